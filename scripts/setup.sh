@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs exactly what mur needs to build and test, with apt-get. Idempotent: a package that
+# is already installed is skipped, and apt-get update runs only when something is missing.
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake pkg-config ccache
+  libcaf-dev librestinio-dev libasio-dev libfmt-dev libhttp-parser-dev
+  nlohmann-json3-dev libyaml-cpp-dev libsodium-dev libcurl4-openssl-dev libcli11-dev
+  catch2
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]})); then
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  echo "setup: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+else
+  echo "setup: every package is present" >&2
+fi
