@@ -1,0 +1,72 @@
+// capsule_store.hpp — the two capsule stores: `<project>/.murmur/artifacts/` and
+// `$MURMUR_HOME/artifacts/`, each capsule at `<name>/<version>/`.
+//
+// Invariants:
+// - A stored capsule holds exactly the files its manifest names, plus `.sha256` (the digest of
+//   those files, recorded at install) and `.meta.json`.
+// - Install never leaves a partial capsule: it stages under a temporary name beside the target
+//   and renames; a failure removes the staging directory and leaves the store as it was.
+// - The same name+version with other bytes is refused unless forced (E-INS-002); the same bytes
+//   again is a no-op.
+// - Resolution is project store first, then global; a resolved capsule's bytes are re-hashed and
+//   must equal the recorded digest — the roster binds a member to exactly those bytes.
+// Seed: "mur doctor checks a roster against the installed capsules."
+#pragma once
+
+#include "member/manifest.hpp"
+
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace mur {
+
+enum class StoreScope { project, global };
+const char* to_string(StoreScope s);
+
+struct StoreRoots {
+  std::string project; // <project>/.murmur/artifacts
+  std::string global;  // $MURMUR_HOME/artifacts
+  static StoreRoots for_project(const std::string& project_dir);
+};
+
+struct StoredCapsule {
+  std::string name;
+  std::string version;
+  std::string sha256;      // as recorded at install
+  std::string dir;         // <store>/<name>/<version>
+  StoreScope scope = StoreScope::project;
+  std::string description;
+  std::string problem;     // empty when intact; else why the stored bytes cannot be trusted
+};
+
+struct InstallOutcome {
+  StoredCapsule capsule;
+  enum class Kind { installed, replaced, unchanged } kind = Kind::installed;
+};
+
+// Installs the capsule folder `source_dir` into `store_root` (E-MAN-*, E-INS-001..003).
+InstallOutcome install_capsule(const std::string& source_dir, const std::string& store_root,
+                               StoreScope scope, bool force);
+
+// Every capsule of one store, sorted by name then version; damaged entries carry a problem.
+// A store that does not exist is empty; one that cannot be read is refused (E-INS-003).
+std::vector<StoredCapsule> list_store(const std::string& store_root, StoreScope scope);
+
+// A capsule resolved for admission: its manifest parsed from the stored bytes.
+struct ResolvedCapsule {
+  StoredCapsule stored;
+  Manifest manifest;
+};
+
+struct ResolveMiss {
+  std::string why; // a sentence for E-ROS-007
+  std::string fix;
+};
+
+std::variant<ResolvedCapsule, ResolveMiss> resolve_capsule(const StoreRoots& roots,
+                                                          const std::string& name,
+                                                          const std::string& version);
+
+} // namespace mur

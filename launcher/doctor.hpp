@@ -1,0 +1,20 @@
+// doctor.hpp — `mur doctor [DIR]`: admission exactly as the launcher does it, reported.
+//
+// Invariant: doctor runs the same `admit()` the launcher runs, so a roster doctor accepts is
+// one the launcher accepts, and the refusal it shows is the one a launch would give (same
+// code, same message). It writes nothing and starts nothing.
+// Output: the Roster block (per member: name, capsule@version, entry, serves/refuses peers,
+// authenticated/public door; the reachability line; warnings), then `All checks passed.`
+// (exit 0), or a tally and one `Fix:` line per warning (exit 0), or the refusal with its code
+// and a `Fix:` line (exit 1).
+// Seed: "mur doctor checks a roster against the installed capsules."
+#pragma once
+
+#include <ostream>
+#include <string>
+
+namespace mur {
+
+int run_doctor(const std::string& dir, std::ostream& out);
+
+} // namespace mur

@@ -1,0 +1,52 @@
+// roster.hpp — `roster.yaml`: the members of a formation and who may call whom.
+//
+// Invariant: a Roster value has the right shape (check 1 of admission, E-ROS-001) and nothing
+// more: names, capsules and versions spelled correctly, exactly the known keys, `entry` a real
+// boolean, each rule's `to` a non-empty list without `from`. Uniqueness, the single entry and
+// rule membership are admission's checks 2–5, so they are not refused here.
+// Parse order (murmur-formation.md §2): YAML syntax → top level is a mapping → unknown
+// top-level keys → roster_version → members (present, list, non-empty; per member: unknown
+// keys, name, capsule, version, entry) → reachability (per rule: unknown keys, from, to,
+// `to` contains `from`).
+// Seed: "Its members are declared in a roster.yaml in the project directory: each is a capsule
+// at an exact version, one of them is the entry member … and the roster says which members
+// may call which."
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace mur {
+
+struct RosterMember {
+  std::string name;
+  std::string capsule;
+  std::string version;
+  bool entry = false;
+};
+
+struct ReachabilityRule {
+  std::string from;
+  std::vector<std::string> to;
+};
+
+struct Roster {
+  std::string project_dir; // the formation's project directory
+  std::string file;        // path of roster.yaml as shown to the user
+  std::vector<RosterMember> members;
+  bool reach_all = false;  // `reachability: all`
+  std::vector<ReachabilityRule> rules;
+};
+
+// Where a `--roster` / `mur doctor` argument points: an existing directory (its roster.yaml),
+// or a path ending in roster.yaml (its parent). Anything else is E-ROS-001.
+struct RosterLocation {
+  std::string project_dir;
+  std::string file;
+};
+RosterLocation locate_roster(const std::string& arg);
+
+Roster parse_roster(const std::string& text, const std::string& label);
+Roster load_roster(const RosterLocation& where);
+
+} // namespace mur

@@ -1,0 +1,32 @@
+// formation_env.hpp — what a member learns from its environment about its formation.
+//
+// Invariant: MURMUR_FORMATION_ID, MURMUR_FORMATION_CHANNEL and MURMUR_FORMATION_LIFELINE are read
+// once per process. The id is `frm_` + 32 lowercase hex (else E-RUN-044, value never echoed);
+// each fd is decimal digits, ≥ 3, open, the read end of a pipe (the channel may also be a regular
+// file), and is made close-on-exec before anything else can spawn (else E-RUN-046). An fd set
+// without an id is E-RUN-046. Blank counts as unset.
+// Seed: "FORMATION_CHANNEL_ENV: The variable a formation launcher sets in each member's
+// environment, naming the inherited file descriptor its formation channel is read from."
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace mur {
+
+struct FormationEnv {
+  std::string formation_id;
+  std::optional<int> channel_fd;  // validated, close-on-exec
+  std::optional<int> lifeline_fd; // validated, close-on-exec
+};
+
+// `lookup` returns a variable's value or nullptr. nullopt when no formation id is set.
+// Throws mur::Failure (E-RUN-044 / E-RUN-046).
+std::optional<FormationEnv> read_formation_env(
+    const std::function<const char*(const char*)>& lookup);
+
+// The process environment, read once: a second call throws E-RUN-046.
+std::optional<FormationEnv> read_formation_env_once();
+
+} // namespace mur

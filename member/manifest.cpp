@@ -1,0 +1,364 @@
+#include "member/manifest.hpp"
+
+#include "member/capsule_names.hpp"
+#include "member/yaml_reader.hpp"
+#include "messages/duration.hpp"
+
+#include <algorithm>
+#include <regex>
+#include <sys/stat.h>
+
+namespace mur {
+namespace {
+
+using yaml::Value;
+
+const char* const fix_manifest = "correct murmur.yaml (see the manifest section of the README)";
+
+template <class Enum>
+Enum one_of(const Value& v, std::initializer_list<std::pair<const char*, Enum>> options) {
+  const std::string s = v.string();
+  std::string list;
+  for (const auto& o : options) {
+    if (s == o.first) return o.second;
+    list += (list.empty() ? "" : ", ") + std::string(o.first);
+  }
+  v.fail("'" + s + "' is not one of " + list, "use one of " + list);
+}
+
+std::vector<ScriptCall> parse_calls(const Value& v) {
+  std::vector<ScriptCall> calls;
+  auto one = [&](const Value& c) {
+    c.expect_map({"member", "task"});
+    ScriptCall call;
+    Value m = c.require("member");
+    call.member = m.string();
+    if (auto p = names::member_name_problem(call.member)) m.fail("the member name " + *p);
+    call.task = c.require("task").text();
+    return call;
+  };
+  if (v.is_seq()) {
+    for (const auto& c : v.items()) calls.push_back(one(c));
+    if (calls.empty()) v.fail("lists no calls", "name at least one {member, task}");
+  } else {
+    calls.push_back(one(v));
+  }
+  return calls;
+}
+
+ScriptTurn parse_turn(const Value& v) {
+  v.expect_map({"call", "reply", "end_without_answer", "think_ms", "fail"});
+  ScriptTurn t;
+  if (auto c = v.get("call")) t.calls = parse_calls(*c);
+  if (auto r = v.get("reply")) t.reply = r->text();
+  if (auto e = v.get("end_without_answer")) t.end_without_answer = e->string();
+  if (auto f = v.get("fail")) t.fail = f->string();
+  if (auto ms = v.get("think_ms")) t.think_ms = ms->integer(0, 86'400'000);
+  const int endings = (t.reply ? 1 : 0) + (t.end_without_answer ? 1 : 0) + (t.fail ? 1 : 0);
+  if (endings > 1)
+    v.fail_with("E-MAN-003", "holds more than one of reply, end_without_answer and fail",
+                "keep one way for this turn to end the task");
+  if (endings == 1 && !t.calls.empty())
+    v.fail_with("E-MAN-003", "both calls members and ends the task in the same turn",
+                "put the call in one turn and the reply in the next");
+  if (endings == 0 && t.calls.empty())
+    v.fail("neither calls a member nor ends the task",
+           "give the turn a call, reply, end_without_answer or fail");
+  return t;
+}
+
+std::vector<ScriptTurn> parse_turns(const Value& v) {
+  std::vector<ScriptTurn> turns;
+  for (const auto& t : v.items()) turns.push_back(parse_turn(t));
+  return turns;
+}
+
+void parse_script(const Value& inf, Inference& out) {
+  if (auto routes = inf.get("routes")) {
+    for (const auto& r : routes->items()) {
+      r.expect_map({"match", "turns"});
+      ScriptRoute route;
+      Value m = r.require("match");
+      route.match = m.text();
+      try {
+        std::regex re(route.match, std::regex::ECMAScript);
+      } catch (const std::regex_error&) {
+        m.fail("is not a valid regular expression", "write an ECMAScript regular expression");
+      }
+      route.turns = parse_turns(r.require("turns"));
+      out.routes.push_back(std::move(route));
+    }
+  }
+  if (auto turns = inf.get("turns")) out.turns = parse_turns(*turns);
+}
+
+bool is_env_reference(const std::string& s) {
+  static const std::regex ref(R"(^\$\{[A-Z_][A-Z0-9_]*\}$)");
+  return std::regex_match(s, ref);
+}
+
+void parse_http(const Value& inf, Inference& out) {
+  Value ep = inf.require("endpoint");
+  out.endpoint = ep.string();
+  static const std::regex url(R"(^https?://[A-Za-z0-9.\-\[\]:]+(/[^\s?#]*)?$)");
+  if (!std::regex_match(out.endpoint, url))
+    ep.fail("must be an http:// or https:// base URL with no query or fragment",
+            "write it like http://localhost:11434/v1");
+  out.model = inf.require("model").string();
+  if (auto k = inf.get("api_key")) {
+    out.api_key = k->string();
+    if (out.api_key.rfind("${", 0) == 0 && !is_env_reference(out.api_key))
+      k->fail("looks like an environment reference but is not ${UPPER_SNAKE_NAME}",
+              "write ${NAME} with capitals, digits and '_'");
+  }
+  auto sp = inf.get("system_prompt");
+  auto spf = inf.get("system_prompt_file");
+  if (sp && spf)
+    spf->fail_with("E-MAN-003", "is set together with inference.system_prompt",
+                   "keep either system_prompt or system_prompt_file");
+  if (sp) out.system_prompt = sp->text();
+  if (spf) {
+    out.system_prompt_file = spf->string();
+    const auto& f = out.system_prompt_file;
+    if (f.front() == '/' || f == ".." || f.rfind("../", 0) == 0 ||
+        f.find("/../") != std::string::npos || (f.size() >= 3 && f.substr(f.size() - 3) == "/.."))
+      spf->fail("must be a path inside the capsule folder", "give a relative path with no '..'");
+  }
+  if (auto mt = inf.get("max_tokens")) out.max_tokens = static_cast<int>(mt->integer(1, 1'000'000));
+}
+
+Inference parse_inference(const Value& inf) {
+  inf.expect_map({"transport", "turns", "routes", "max_turns", "endpoint", "model", "api_key",
+                  "system_prompt", "system_prompt_file", "max_tokens", "command"});
+  Inference out;
+  if (auto t = inf.get("transport"))
+    out.transport = one_of<Transport>(
+      *t, {{"script", Transport::script}, {"http", Transport::http}, {"process", Transport::process}});
+  if (auto mt = inf.get("max_turns")) out.max_turns = static_cast<int>(mt->integer(1, 10'000));
+
+  auto refuse_foreign = [&](std::initializer_list<const char*> keys, const char* transport) {
+    for (const char* k : keys)
+      if (auto v = inf.get(k))
+        v->fail_with("E-MAN-003",
+                     std::string("does not apply to transport: ") + transport,
+                     "remove it, or choose the transport it belongs to");
+  };
+  switch (out.transport) {
+  case Transport::script:
+    refuse_foreign({"endpoint", "model", "api_key", "system_prompt", "system_prompt_file",
+                    "max_tokens", "command"}, "script");
+    parse_script(inf, out);
+    break;
+  case Transport::http:
+    refuse_foreign({"turns", "routes", "command"}, "http");
+    parse_http(inf, out);
+    break;
+  case Transport::process: {
+    refuse_foreign({"turns", "routes", "endpoint", "model", "api_key", "max_tokens"}, "process");
+    Value cmd = inf.require("command");
+    out.command = cmd.strings();
+    if (out.command.empty()) cmd.fail("is an empty list", "give the program and its arguments");
+    if (auto sp = inf.get("system_prompt")) out.system_prompt = sp->text();
+    if (auto spf = inf.get("system_prompt_file"))
+      spf->fail_with("E-MAN-003", "does not apply to transport: process",
+                     "use system_prompt, or choose transport: http");
+    break;
+  }
+  }
+  return out;
+}
+
+Lifecycle parse_lifecycle(const Value& v) {
+  v.expect_map({"task_acceptance", "queue_depth", "after_task", "delegation_deadline_secs"});
+  Lifecycle l;
+  if (auto a = v.get("task_acceptance"))
+    l.task_acceptance = one_of<TaskAcceptance>(
+      *a, {{"none", TaskAcceptance::none}, {"single", TaskAcceptance::single}, {"queue", TaskAcceptance::queue}});
+  if (auto d = v.get("queue_depth")) {
+    l.queue_depth = static_cast<int>(d->integer(0, 10'000));
+    if (l.task_acceptance != TaskAcceptance::queue)
+      d->fail_with("E-MAN-003", "is set but task_acceptance is not queue",
+                   "set lifecycle.task_acceptance: queue, or remove queue_depth");
+  }
+  if (auto a = v.get("after_task"))
+    l.after_task = one_of<AfterTask>(*a, {{"exit", AfterTask::exit}, {"sleep", AfterTask::sleep}});
+  if (auto d = v.get("delegation_deadline_secs"))
+    l.delegation_deadline_secs = static_cast<int>(d->integer(1, 7 * 86'400));
+  return l;
+}
+
+void parse_network_allow(const Value& v, std::vector<std::string>& out) {
+  static const std::regex entry(
+    R"(^((https?)://)?([A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?$)");
+  for (const auto& item : v.items()) {
+    std::string s = item.string();
+    if (!std::regex_match(s, entry))
+      item.fail_with("E-CAP-001", "'" + s + "' is not host, host:port or http(s)://host[:port]",
+                     "write a host such as localhost, with no path or query");
+    out.push_back(s);
+  }
+}
+
+Authentication parse_authentication(const Value& v) {
+  v.expect_map({"scheme", "credentials"});
+  Authentication a;
+  if (auto s = v.get("scheme")) {
+    a.scheme = s->string();
+    if (a.scheme != "bearer") s->fail("'" + a.scheme + "' is not a supported scheme", "use scheme: bearer");
+  }
+  if (auto creds = v.get("credentials")) {
+    static const std::regex name_re("^[a-z0-9][a-z0-9_-]{0,63}$");
+    for (const auto& [name, body] : creds->entries()) {
+      if (!std::regex_match(name, name_re))
+        body.fail("the credential name '" + name + "' may hold only a-z, 0-9, '_' and '-' (max 64)",
+                  "rename the credential");
+      if (name == "operator")
+        body.fail("'operator' is the runtime's own credential", "choose another name");
+      body.expect_map({"scopes"});
+      DeclaredCredential c{name, {}};
+      Value scopes = body.require("scopes");
+      for (const auto& s : scopes.items()) {
+        std::string scope = s.string();
+        const auto& known = door_scopes();
+        if (std::find(known.begin(), known.end(), scope) == known.end()) {
+          std::string list;
+          for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+          s.fail("'" + scope + "' is not a door method", "use some of " + list);
+        }
+        if (std::find(c.scopes.begin(), c.scopes.end(), scope) == c.scopes.end()) c.scopes.push_back(scope);
+      }
+      if (c.scopes.empty()) scopes.fail("is empty", "list the door methods this credential reaches");
+      a.credentials.push_back(std::move(c));
+    }
+  }
+  return a;
+}
+
+Retention parse_retention(const Value& v) {
+  v.expect_map({"max_sessions", "max_age"});
+  Retention r;
+  if (auto s = v.get("max_sessions")) r.max_sessions = static_cast<int>(s->integer(1, 1'000'000));
+  if (auto a = v.get("max_age")) {
+    auto parsed = parse_duration(a->text());
+    if (auto* err = std::get_if<DurationError>(&parsed))
+      a->fail("is not a duration: " + err->why, std::string(duration_forms));
+    auto ms = std::get<std::chrono::milliseconds>(parsed);
+    if (ms.count() == 0) a->fail("must be longer than zero", std::string(duration_forms));
+    r.max_age = ms;
+  }
+  if (!r.max_sessions && !r.max_age)
+    v.fail("is empty", "give max_sessions, max_age or both, or remove trace.retain");
+  return r;
+}
+
+} // namespace
+
+const char* to_string(TaskAcceptance a) {
+  switch (a) {
+  case TaskAcceptance::none: return "none";
+  case TaskAcceptance::single: return "single";
+  case TaskAcceptance::queue: return "queue";
+  }
+  return "?";
+}
+const char* to_string(AfterTask a) { return a == AfterTask::exit ? "exit" : "sleep"; }
+const char* to_string(Transport t) {
+  switch (t) {
+  case Transport::script: return "script";
+  case Transport::http: return "http";
+  case Transport::process: return "process";
+  }
+  return "?";
+}
+
+const std::vector<std::string>& door_scopes() {
+  static const std::vector<std::string> scopes{
+    "SendMessage", "SendStreamingMessage", "GetTask", "ListTasks", "CancelTask",
+    "SubscribeToTask", "GetExtendedAgentCard", "session/stop"};
+  return scopes;
+}
+
+int Manifest::tasks_held_at_once() const {
+  switch (lifecycle.task_acceptance) {
+  case TaskAcceptance::none: return 0;
+  case TaskAcceptance::single: return 1;
+  case TaskAcceptance::queue: return lifecycle.queue_depth == 0 ? 0 : lifecycle.queue_depth + 1;
+  }
+  return 0;
+}
+
+bool Manifest::allows_localhost() const {
+  return std::find(network_allow.begin(), network_allow.end(), "localhost") != network_allow.end();
+}
+
+std::vector<std::string> Manifest::files() const {
+  std::vector<std::string> out{"murmur.yaml"};
+  if (!inference.system_prompt_file.empty()) out.push_back(inference.system_prompt_file);
+  return out;
+}
+
+Manifest parse_manifest(const std::string& text, const std::string& label) {
+  const yaml::Origin origin{label, "E-MAN-002", fix_manifest};
+  const yaml::Origin file_origin{label, "E-MAN-001", fix_manifest};
+  Value top(yaml::load_text(text, file_origin), "", &origin);
+  if (top.is_null()) top.fail_with("E-MAN-001", "is empty", "write at least name and version");
+  top.expect_map({"name", "version", "description", "inference", "lifecycle", "exports",
+                  "capabilities", "network", "trace"});
+  Manifest m;
+  Value name = top.require("name");
+  m.name = name.string();
+  if (auto p = names::capsule_name_problem(m.name)) name.fail("'" + m.name + "' " + *p, "rename the capsule");
+  Value version = top.require("version");
+  m.version = version.text();
+  if (auto p = names::version_problem(m.version)) version.fail(*p, "pin an exact version such as 1.0.0");
+  if (auto d = top.get("description")) m.description = d->text();
+  if (auto inf = top.get("inference")) m.inference = parse_inference(*inf);
+  else m.inference.turns = {ScriptTurn{{}, std::string("{{task}}"), {}, {}, 0}}; // the echo script
+  if (auto l = top.get("lifecycle")) m.lifecycle = parse_lifecycle(*l);
+  if (auto e = top.get("exports")) {
+    e->expect_map({"peer_tasks"});
+    if (auto pt = e->get("peer_tasks")) {
+      pt->expect_map({"accept"});
+      if (auto a = pt->get("accept")) m.accepts_peer_tasks = a->boolean();
+    }
+  }
+  if (auto c = top.get("capabilities")) {
+    c->expect_map({"network"});
+    if (auto n = c->get("network")) {
+      n->expect_map({"allow"});
+      if (auto a = n->get("allow")) parse_network_allow(*a, m.network_allow);
+    }
+  }
+  if (auto n = top.get("network")) {
+    n->expect_map({"authentication"});
+    if (auto a = n->get("authentication")) m.authentication = parse_authentication(*a);
+    else if (n->node()["authentication"].IsDefined())
+      n->fail("authentication is empty", "write authentication: {scheme: bearer}");
+  }
+  if (auto t = top.get("trace")) {
+    t->expect_map({"retain"});
+    if (auto r = t->get("retain")) m.retain = parse_retention(*r);
+    else if (t->node()["retain"].IsDefined())
+      t->fail("retain is empty", "give max_sessions, max_age or both, or remove trace.retain");
+  }
+  return m;
+}
+
+Manifest load_manifest_dir(const std::string& dir) {
+  const std::string path = dir + "/murmur.yaml";
+  const yaml::Origin file_origin{path, "E-MAN-001",
+                                 "point at a capsule folder that holds a murmur.yaml"};
+  Manifest m = parse_manifest(yaml::read_text_file(path, file_origin), path);
+  if (!m.inference.system_prompt_file.empty()) {
+    struct stat st {};
+    const std::string f = dir + "/" + m.inference.system_prompt_file;
+    if (::stat(f.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+      throw Failure("E-MAN-002",
+                    path + ": inference.system_prompt_file: '" + m.inference.system_prompt_file +
+                      "' is not a readable file in the capsule folder",
+                    "create the file or correct the path");
+  }
+  return m;
+}
+
+} // namespace mur

@@ -1,0 +1,118 @@
+// manifest.hpp — a capsule's `murmur.yaml`, as decisions.md §2 and §3 define it.
+//
+// Invariant: a Manifest value exists only for a file that passed every rule: known keys only
+// (an unknown key is refused with its path), the right YAML types, name/version spelling,
+// lifecycle values in range, a script whose routes compile, and no two keys that contradict
+// each other. The manifest is what the roster's three reachability layers read: a callee's
+// consent (`exports.peer_tasks.accept`), a caller's egress (`capabilities.network.allow`) and
+// an authenticated door (`network.authentication`).
+// Seed: "The callee declares exports.peer_tasks.accept: true … The caller's own
+// capabilities.network.allow lists localhost".
+//
+// Codes: E-MAN-001 the file is missing, unreadable or not YAML; E-MAN-002 a key or value is
+// wrong; E-MAN-003 two keys contradict each other; E-CAP-001 a network.allow entry is malformed.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mur {
+
+enum class TaskAcceptance { none, single, queue };
+enum class AfterTask { exit, sleep };
+enum class Transport { script, http, process };
+
+const char* to_string(TaskAcceptance a);
+const char* to_string(AfterTask a);
+const char* to_string(Transport t);
+
+// One `call-member` tool call a script turn makes.
+struct ScriptCall {
+  std::string member;
+  std::string task; // a template: {{task}}, {{member}}, {{answer.NAME}}, {{answers}}
+};
+
+// One model turn of a script (decisions.md §3).
+struct ScriptTurn {
+  std::vector<ScriptCall> calls;
+  std::optional<std::string> reply;
+  std::optional<std::string> end_without_answer;
+  std::optional<std::string> fail;
+  std::int64_t think_ms = 0;
+};
+
+struct ScriptRoute {
+  std::string match; // an ECMAScript regular expression, checked to compile
+  std::vector<ScriptTurn> turns;
+};
+
+struct Inference {
+  Transport transport = Transport::script;
+  int max_turns = 10;
+  // script
+  std::vector<ScriptRoute> routes;
+  std::vector<ScriptTurn> turns;
+  // http (OpenAI-compatible Chat Completions)
+  std::string endpoint;
+  std::string model;
+  std::string api_key; // literal or ${ENV_NAME}; never printed
+  std::string system_prompt;
+  std::string system_prompt_file; // relative to the capsule folder
+  int max_tokens = 8192;
+  // process
+  std::vector<std::string> command;
+};
+
+struct Lifecycle {
+  TaskAcceptance task_acceptance = TaskAcceptance::single;
+  int queue_depth = 1;
+  AfterTask after_task = AfterTask::exit;
+  int delegation_deadline_secs = 600;
+};
+
+struct DeclaredCredential {
+  std::string name;
+  std::vector<std::string> scopes;
+};
+
+struct Authentication {
+  std::string scheme = "bearer";
+  std::vector<DeclaredCredential> credentials; // in file order
+};
+
+struct Retention {
+  std::optional<int> max_sessions;
+  std::optional<std::chrono::milliseconds> max_age;
+};
+
+struct Manifest {
+  std::string name;
+  std::string version;
+  std::string description;
+  Inference inference;
+  Lifecycle lifecycle;
+  bool accepts_peer_tasks = false;
+  std::vector<std::string> network_allow;
+  std::optional<Authentication> authentication;
+  std::optional<Retention> retain;
+
+  // How many tasks the door holds at once (running + queued): the W-ROS-001 capacity.
+  int tasks_held_at_once() const;
+  // Whether the bare entry `localhost` is in capabilities.network.allow (a caller's egress).
+  bool allows_localhost() const;
+  // Every file the capsule consists of, relative to its folder: murmur.yaml first.
+  std::vector<std::string> files() const;
+};
+
+// The door methods a declared credential may name as scopes.
+const std::vector<std::string>& door_scopes();
+
+// Parses manifest text; `label` is how the file is named in messages (e.g. "capsules/coder/murmur.yaml").
+Manifest parse_manifest(const std::string& text, const std::string& label);
+// Reads DIR/murmur.yaml; a system_prompt_file must exist inside DIR.
+Manifest load_manifest_dir(const std::string& dir);
+
+} // namespace mur

@@ -1,0 +1,17 @@
+// murmur_home.hpp — where every store, running record and formation directory lives.
+//
+// Invariant: `$MURMUR_HOME` when set and non-empty, else `$HOME/.murmur`; tests set it to
+// isolate themselves (decisions.md §1). Directories made here are owner-only (0700).
+#pragma once
+
+#include <string>
+
+namespace mur {
+
+std::string murmur_home();
+
+// mkdir -p with mode 0700 for every directory it creates; refuses (E-INS-003) when a path
+// component exists and is not a directory, or cannot be made.
+void make_private_dirs(const std::string& path);
+
+} // namespace mur

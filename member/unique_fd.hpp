@@ -1,0 +1,39 @@
+// unique_fd.hpp — one owned file descriptor, closed exactly once.
+//
+// Invariant: a UniqueFd closes the descriptor it holds when dropped or reset, and is only moved,
+// never copied, so no descriptor is closed twice or leaked past its owner.
+// Seed: "a pipe only that member's mur run inherits" — descriptors are owned, never stray.
+#pragma once
+
+#include <unistd.h>
+
+#include <utility>
+
+namespace mur {
+
+class UniqueFd {
+public:
+  UniqueFd() = default;
+  explicit UniqueFd(int fd) noexcept : fd_(fd) {}
+  UniqueFd(UniqueFd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  UniqueFd& operator=(UniqueFd&& other) noexcept {
+    if (this != &other) reset(std::exchange(other.fd_, -1));
+    return *this;
+  }
+  UniqueFd(const UniqueFd&) = delete;
+  UniqueFd& operator=(const UniqueFd&) = delete;
+  ~UniqueFd() { reset(); }
+
+  int get() const noexcept { return fd_; }
+  bool valid() const noexcept { return fd_ >= 0; }
+  int release() noexcept { return std::exchange(fd_, -1); }
+  void reset(int fd = -1) noexcept {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = fd;
+  }
+
+private:
+  int fd_ = -1;
+};
+
+} // namespace mur

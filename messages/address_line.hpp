@@ -1,0 +1,31 @@
+// address_line.hpp — the channel's later lines: where each callee's door answers.
+//
+// Invariant: an address line is {"addresses":[{"name":"<member>","url":"http://host:port"}]};
+// names are member names, each at most once; every url is exactly `http://host:port` (host of
+// `[A-Za-z0-9.-]` or a bracketed IP, port 1–65535, nothing after it). A refusal gives a reason
+// and never quotes the line.
+// Seed: "Read an address line. Every URL must be http://host:port. The error never quotes the
+// line." / "One address line: {"addresses":[{"name":"coder","url":"http://127.0.0.1:41873"}]}."
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mur {
+
+struct MemberAddress {
+  std::string name;
+  std::string url;
+};
+
+// Whether `url` is exactly `http://host:port`.
+bool is_door_url(std::string_view url);
+
+// The line, without its `\n`.
+std::string render_address_line(const std::vector<MemberAddress>& addresses);
+
+// Throws ChannelLineRefused (formation_channel.hpp) with a reason that quotes nothing.
+std::vector<MemberAddress> parse_address_line(std::string_view line);
+
+} // namespace mur

@@ -1,0 +1,22 @@
+// sha256.hpp — content hashes for the capsule store (libsodium's SHA-256, lowercase hex).
+//
+// Invariant: a capsule's digest covers every file it consists of, with each file's path and
+// length framed, so no rename, reordering or split of bytes between files keeps the digest.
+// Seed: "a capsule at an exact version" — the roster binds each member to exactly these bytes.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mur {
+
+std::string sha256_hex(const std::string& bytes);
+
+// Digest of (relative path, bytes) pairs in the order given: for each file,
+// path ‖ 0x00 ‖ decimal length ‖ 0x00 ‖ bytes.
+std::string capsule_digest(const std::vector<std::pair<std::string, std::string>>& files);
+
+bool is_sha256_hex(const std::string& s);
+
+} // namespace mur

@@ -1,0 +1,31 @@
+// run_command.hpp — runs a real binary for process-level tests and captures what it printed.
+//
+// Invariant: the child gets exactly the environment the test gives (plus PATH and HOME), its
+// own working directory, and no descriptor of the test but stdin (/dev/null), stdout and stderr.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace mur::test {
+
+struct Ran {
+  int exit_code = -1; // 128+N when killed by signal N
+  std::string out;
+  std::string err;
+};
+
+Ran run_command(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+                const std::string& cwd = {});
+
+// A fresh directory under $TMPDIR, removed when the object goes away.
+struct TempDir {
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string path;
+};
+
+} // namespace mur::test
