@@ -3,6 +3,7 @@
 #include <sodium.h>
 
 #include <nlohmann/json.hpp>
+#include <algorithm>
 #include <new>
 #include <set>
 #include <stdexcept>
@@ -25,11 +26,22 @@ std::string mac_input(std::string_view payload_b64) {
 
 } // namespace
 
-DoorTokenIssuer::DoorTokenIssuer() {
+void DoorTokenIssuer::allocate_key() {
   ensure_sodium();
   key_ = static_cast<unsigned char*>(sodium_malloc(crypto_auth_hmacsha256_KEYBYTES));
   if (key_ == nullptr) throw std::bad_alloc();
+}
+
+DoorTokenIssuer::DoorTokenIssuer() {
+  allocate_key();
   crypto_auth_hmacsha256_keygen(key_);
+  sodium_mprotect_readonly(key_);
+}
+
+DoorTokenIssuer::DoorTokenIssuer(const unsigned char (&key)[32]) {
+  static_assert(crypto_auth_hmacsha256_KEYBYTES == 32, "HMAC-SHA256 keys are 32 bytes");
+  allocate_key();
+  std::copy(key, key + 32, key_);
   sodium_mprotect_readonly(key_);
 }
 
@@ -49,7 +61,11 @@ DoorToken DoorTokenIssuer::mint(const DoorGrant& grant) const {
   nlohmann::ordered_json payload;
   payload["credential"] = grant.credential;
   payload["scopes"] = grant.scopes;
-  const std::string payload_b64 = b64url::encode(payload.dump());
+  return seal(payload.dump());
+}
+
+DoorToken DoorTokenIssuer::seal(std::string_view payload) const {
+  const std::string payload_b64 = b64url::encode(payload);
   std::string text(DOOR_TOKEN_TAG);
   text.append(".").append(payload_b64).append(".").append(b64url::encode(mac(payload_b64)));
   return DoorToken::adopt(std::move(text));

@@ -39,6 +39,8 @@ struct IssuedDoorToken {
 class DoorTokenIssuer {
 public:
   DoorTokenIssuer(); // a fresh random key
+  // A given 32-byte key: for tests that must seal payloads the issuer itself would refuse to mint.
+  explicit DoorTokenIssuer(const unsigned char (&key)[32]);
   ~DoorTokenIssuer();
   DoorTokenIssuer(const DoorTokenIssuer&) = delete;
   DoorTokenIssuer& operator=(const DoorTokenIssuer&) = delete;
@@ -49,12 +51,15 @@ public:
   std::vector<IssuedDoorToken> issue(const std::vector<DoorGrant>& declared) const;
 
   DoorToken mint(const DoorGrant& grant) const;
+  // Seals any payload bytes (tests use it to build well-MACed but bad payloads).
+  DoorToken seal(std::string_view payload) const;
 
   // The grant `text` carries, if this issuer minted it; nullopt for anything else.
   std::optional<DoorGrant> open(std::string_view text) const;
 
 private:
   std::string mac(std::string_view payload_b64) const;
+  void allocate_key();
   unsigned char* key_ = nullptr; // sodium_malloc'ed, read-only after creation
 };
 

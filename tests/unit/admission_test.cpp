@@ -1,0 +1,243 @@
+// Every admission code at least once, and the order between codes when two faults coexist.
+#include "launcher/admission.hpp"
+#include "messages/failure.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Stores {
+  fs::path root = fs::temp_directory_path() /
+                  ("mur-admit-" + std::to_string(::getpid()) + "-" + std::to_string(counter()++));
+  mur::StoreRoots roots{(root / "project/.murmur/artifacts").string(), (root / "home/artifacts").string()};
+
+  static int& counter() {
+    static int n = 0;
+    return n;
+  }
+  Stores() { fs::create_directories(root); }
+  ~Stores() { fs::remove_all(root); }
+
+  // Writes a capsule folder and installs it into the global (or project) store.
+  void capsule(const std::string& name, const std::string& extra, bool global = true,
+               const std::string& version = "1.0.0") {
+    fs::path src = root / "src" / (name + "-" + version);
+    fs::create_directories(src);
+    std::ofstream(src / "murmur.yaml") << "name: " << name << "\nversion: " << version << "\n" << extra;
+    mur::install_capsule(src.string(), global ? roots.global : roots.project,
+                         global ? mur::StoreScope::global : mur::StoreScope::project, false);
+  }
+  // A callee that accepts peer tasks behind an authenticated door.
+  void callee(const std::string& name, const std::string& lifecycle = "{task_acceptance: queue, after_task: sleep}") {
+    capsule(name, "lifecycle: " + lifecycle +
+                    "\nexports: {peer_tasks: {accept: true}}\nnetwork: {authentication: {scheme: bearer}}\n"
+                    "capabilities: {network: {allow: [localhost]}}\n");
+  }
+  void caller(const std::string& name) {
+    capsule(name, "capabilities: {network: {allow: [localhost]}}\nnetwork: {authentication: {scheme: bearer}}\n");
+  }
+
+  mur::Admission admit(const std::string& roster_text) {
+    auto r = mur::parse_roster(roster_text, "roster.yaml");
+    r.file = "roster.yaml";
+    r.project_dir = (root / "project").string();
+    return mur::admit(r, roots);
+  }
+  mur::Failure refusal(const std::string& roster_text) {
+    try {
+      admit(roster_text);
+    } catch (const mur::Failure& f) {
+      return f;
+    }
+    FAIL("admitted:\n" << roster_text);
+    throw;
+  }
+};
+
+std::string roster(const std::string& members, const std::string& reach = "") {
+  return "roster_version: 1\nmembers:\n" + members + (reach.empty() ? "" : "reachability:\n" + reach);
+}
+const std::string m_lead = "  - {name: lead, capsule: lead-c, version: 1.0.0, entry: true}\n";
+const std::string m_a = "  - {name: a, capsule: worker-c, version: 1.0.0}\n";
+const std::string m_b = "  - {name: b, capsule: worker-c, version: 1.0.0}\n";
+
+void check_code(const mur::Failure& f, const std::string& code, const std::string& fragment) {
+  INFO(f.code() << " " << f.message());
+  CHECK(f.code() == code);
+  CHECK(f.message().find(fragment) != std::string::npos);
+  CHECK_FALSE(f.fix().empty());
+}
+
+} // namespace
+
+TEST_CASE("admission binds each member and expands edges in roster order", "[admission]") {
+  Stores s;
+  s.caller("lead-c");
+  s.callee("worker-c", "{task_acceptance: queue, queue_depth: 1, after_task: sleep}");
+  auto a = s.admit(roster(m_lead + m_a + m_b, "  - {from: lead, to: [b, a, b]}\n  - {from: a, to: [b]}\n"));
+  CHECK(a.entry == 0);
+  CHECK(a.entry_member().declared.name == "lead");
+  CHECK(a.edges == std::vector<mur::Edge>{{"lead", "a"}, {"lead", "b"}, {"a", "b"}});
+  CHECK(a.members[0].callees == std::vector<std::string>{"a", "b"});
+  CHECK(a.members[2].callers == std::vector<std::string>{"lead", "a"});
+  CHECK(a.members[1].capsule.stored.sha256.size() == 64);
+  CHECK(a.members[1].capsule.stored.scope == mur::StoreScope::global);
+  CHECK(a.warnings.empty());
+}
+
+TEST_CASE("reachability: all — pairs of members that both accept, never into the entry", "[admission]") {
+  Stores s;
+  s.caller("lead-c");
+  s.callee("worker-c");
+  auto a = s.admit(roster(m_lead + m_a + m_b, "") + "reachability: all\n");
+  CHECK(a.edges == std::vector<mur::Edge>{{"a", "b"}, {"b", "a"}});
+  CHECK(a.members[0].callees.empty());
+
+  Stores t;
+  t.callee("lead-c");
+  t.callee("worker-c");
+  auto b = t.admit(roster(m_lead + m_a, "") + "reachability: all\n");
+  CHECK(b.edges == std::vector<mur::Edge>{{"lead", "a"}});
+}
+
+TEST_CASE("a roster with no edges admits public doors", "[admission]") {
+  Stores s;
+  s.capsule("lead-c", "");
+  s.capsule("worker-c", "");
+  auto a = s.admit(roster(m_lead + m_a));
+  CHECK(a.edges.empty());
+}
+
+TEST_CASE("E-ROS-003: the first repeated name", "[admission]") {
+  Stores s;
+  check_code(s.refusal(roster(m_lead + m_a + m_a)), "E-ROS-003", "members[2].name: 'a' is already the name of members[1]");
+}
+
+TEST_CASE("E-ROS-002: no entry, or several", "[admission]") {
+  Stores s;
+  check_code(s.refusal(roster(m_a + m_b)), "E-ROS-002", "no member is the entry member");
+  auto f = s.refusal(roster(m_lead + "  - {name: a, capsule: worker-c, version: 1.0.0, entry: true}\n" + m_b +
+                            "  - {name: c, capsule: worker-c, version: 1.0.0, entry: true}\n"));
+  check_code(f, "E-ROS-002", "lead, a, c");
+}
+
+TEST_CASE("E-ROS-004: from first, then each to", "[admission]") {
+  Stores s;
+  check_code(s.refusal(roster(m_lead + m_a, "  - {from: zed, to: [nope]}\n")), "E-ROS-004", "reachability[0].from: 'zed'");
+  check_code(s.refusal(roster(m_lead + m_a, "  - {from: lead, to: [a, nope]}\n")), "E-ROS-004", "reachability[0].to[1]: 'nope'");
+}
+
+TEST_CASE("E-ROS-008: a rule that calls the entry member", "[admission]") {
+  Stores s;
+  check_code(s.refusal(roster(m_lead + m_a, "  - {from: lead, to: [a]}\n  - {from: a, to: [lead]}\n")),
+             "E-ROS-008", "reachability[1].to: lists 'lead', the entry member");
+}
+
+TEST_CASE("E-ROS-007: missing, tampered or unparsable installed capsules", "[admission]") {
+  Stores s;
+  s.caller("lead-c");
+  check_code(s.refusal(roster(m_lead + m_a)), "E-ROS-007", "member 'a' (worker-c@1.0.0): not installed");
+
+  s.callee("worker-c");
+  std::ofstream(fs::path(s.roots.global) / "worker-c/1.0.0/murmur.yaml", std::ios::app) << "# edited\n";
+  check_code(s.refusal(roster(m_lead + m_a)), "E-ROS-007", "no longer match the sha256");
+
+  fs::remove(fs::path(s.roots.global) / "worker-c/1.0.0/.sha256");
+  check_code(s.refusal(roster(m_lead + m_a)), "E-ROS-007", "recorded sha256");
+}
+
+TEST_CASE("E-ROS-007: project store first, then global", "[admission]") {
+  Stores s;
+  s.caller("lead-c");
+  s.capsule("worker-c", "description: global copy\n", true);
+  s.capsule("worker-c", "description: project copy\n", false);
+  auto a = s.admit(roster(m_lead + m_a));
+  CHECK(a.members[1].capsule.stored.scope == mur::StoreScope::project);
+  CHECK(a.members[1].capsule.manifest.description == "project copy");
+  // A damaged project copy is refused rather than silently skipped for the global one.
+  std::ofstream(fs::path(s.roots.project) / "worker-c/1.0.0/murmur.yaml", std::ios::app) << "\n";
+  check_code(s.refusal(roster(m_lead + m_a)), "E-ROS-007", "project store");
+}
+
+TEST_CASE("E-ROS-005: the lowest-index callee without consent", "[admission]") {
+  Stores s;
+  s.caller("lead-c");
+  s.capsule("quiet-c", "network: {authentication: {scheme: bearer}}\n");
+  s.callee("worker-c");
+  auto f = s.refusal(roster(m_lead + m_a + "  - {name: q2, capsule: quiet-c, version: 1.0.0}\n" +
+                              "  - {name: q1, capsule: quiet-c, version: 1.0.0}\n",
+                            "  - {from: lead, to: [q1, a]}\n  - {from: a, to: [q2]}\n"));
+  check_code(f, "E-ROS-005", "member 'q2' (quiet-c@1.0.0) is called by a but");
+}
+
+TEST_CASE("E-ROS-006: any edge needs every member's door authenticated", "[admission]") {
+  Stores s;
+  s.caller("lead-c");
+  s.callee("worker-c");
+  s.capsule("bystander-c", ""); // no calls, but a public door
+  auto f = s.refusal(roster(m_lead + m_a + "  - {name: z, capsule: bystander-c, version: 1.0.0}\n",
+                            "  - {from: lead, to: [a]}\n"));
+  check_code(f, "E-ROS-006", "member 'z' (bystander-c@1.0.0) serves a public door");
+}
+
+TEST_CASE("the order between codes when two faults coexist", "[admission]") {
+  Stores s; // empty stores: every member would also be E-ROS-007
+  // duplicate name (2) beats missing entry (3)
+  CHECK(s.refusal(roster(m_a + m_a)).code() == "E-ROS-003");
+  // missing entry (3) beats unknown rule member (4)
+  CHECK(s.refusal(roster(m_a, "  - {from: a, to: [ghost]}\n")).code() == "E-ROS-002");
+  // unknown member (4) beats calling the entry (5), even in a later rule
+  CHECK(s.refusal(roster(m_lead + m_a, "  - {from: a, to: [lead]}\n  - {from: lead, to: [ghost]}\n")).code() == "E-ROS-004");
+  // calling the entry (5) beats not installed (6)
+  CHECK(s.refusal(roster(m_lead + m_a, "  - {from: a, to: [lead]}\n")).code() == "E-ROS-008");
+  // not installed (6) beats consent (7) and authentication (8)
+  s.capsule("lead-c", "");
+  CHECK(s.refusal(roster(m_lead + m_a, "  - {from: lead, to: [a]}\n")).code() == "E-ROS-007");
+  // consent (7) beats authentication (8): worker-c neither consents nor authenticates
+  s.capsule("worker-c", "");
+  CHECK(s.refusal(roster(m_lead + m_a, "  - {from: lead, to: [a]}\n")).code() == "E-ROS-005");
+  // within E-ROS-007, members go in roster order
+  auto f = s.refusal(roster(m_lead + "  - {name: x, capsule: nope-x, version: 1.0.0}\n" +
+                            "  - {name: y, capsule: nope-y, version: 1.0.0}\n"));
+  CHECK(f.message().find("member 'x'") != std::string::npos);
+}
+
+TEST_CASE("W-ROS-001: more callers than tasks held at once, with the suggested fix", "[admission]") {
+  Stores s;
+  s.caller("lead-c");
+  s.callee("worker-c", "{task_acceptance: single, after_task: sleep}");
+  s.callee("hub-c", "{task_acceptance: queue, queue_depth: 1, after_task: sleep}");
+  const std::string members = m_lead + m_a + m_b + "  - {name: c, capsule: worker-c, version: 1.0.0}\n" +
+                              "  - {name: hub, capsule: hub-c, version: 1.0.0}\n";
+  // a is single (holds 1) and has 2 callers; hub holds 2 and has 3 callers.
+  auto adm = s.admit(roster(members, "  - {from: lead, to: [a, b, c, hub]}\n  - {from: b, to: [a, hub]}\n"
+                                     "  - {from: c, to: [hub]}\n"));
+  std::vector<mur::Warning> ros;
+  for (const auto& w : adm.warnings)
+    if (w.code == "W-ROS-001") ros.push_back(w);
+  REQUIRE(ros.size() == 2);
+  CHECK(ros[0].message.find("member 'a' (worker-c@1.0.0) may be called by 2 members (lead, b) but holds 1") != std::string::npos);
+  CHECK(ros[0].fix.find("lifecycle.task_acceptance: queue and lifecycle.queue_depth: 1") != std::string::npos);
+  CHECK(ros[1].message.find("member 'hub'") != std::string::npos);
+  CHECK(ros[1].fix.find("set lifecycle.queue_depth: 2") != std::string::npos);
+  CHECK(ros[1].fix.find("task_acceptance") == std::string::npos);
+}
+
+TEST_CASE("W-RUN-008 and W-ROS-002: egress and script mismatches are warned about", "[admission]") {
+  Stores s;
+  s.capsule("lead-c", "inference: {turns: [{call: {member: ghost, task: x}}, {reply: done}]}\n"
+                      "network: {authentication: {scheme: bearer}}\n");
+  s.callee("worker-c");
+  auto a = s.admit(roster(m_lead + m_a, "  - {from: lead, to: [a]}\n"));
+  REQUIRE(a.warnings.size() == 2);
+  CHECK(a.warnings[0].code == "W-RUN-008");
+  CHECK(a.warnings[0].message.find("does not list localhost") != std::string::npos);
+  CHECK(a.warnings[1].code == "W-ROS-002");
+  CHECK(a.warnings[1].message.find("its script calls ghost") != std::string::npos);
+}

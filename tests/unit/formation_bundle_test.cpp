@@ -1,0 +1,192 @@
+// The channel's first line and its address lines: round trips, every refusal, no echo.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "launcher/formation_authority.hpp"
+#include "messages/address_line.hpp"
+#include "messages/base64url.hpp"
+#include "messages/formation_bundle.hpp"
+#include "messages/formation_channel.hpp"
+#include "token_forge.hpp"
+
+using namespace mur;
+using test::kFormation;
+
+namespace {
+
+FormationBundle bundle_for(const FormationAuthority& a, const std::string& member,
+                           const std::vector<std::string>& callees, bool launcher = true) {
+  FormationBundle b;
+  b.formation_id = a.formation_id();
+  b.member = member;
+  if (launcher) b.launcher = LauncherIdentity{4242, "987654"};
+  b.verify_key = a.verify_key();
+  for (const auto& c : callees) b.calls.push_back({c, a.mint(member, c)});
+  return b;
+}
+
+// Parsing `line` is refused, and the reason quotes no token and no stretch of the line.
+void expect_refused_quietly(const std::string& line, std::optional<std::string> expected_id = {}) {
+  std::string reason;
+  try {
+    if (expected_id) parse_bundle(line, *expected_id);
+    else parse_bundle(line);
+  } catch (const ChannelLineRefused& e) {
+    reason = e.what();
+  }
+  INFO("line: " << line.substr(0, 200));
+  REQUIRE_FALSE(reason.empty());
+  // No 12-character window of the line (tokens, key, id, pid, urls) appears in the reason.
+  for (std::size_t i = 0; i + 12 <= line.size(); ++i) {
+    const std::string window = line.substr(i, 12);
+    if (window.find("\"calls\"") != std::string::npos || window.find("ormation_id") != std::string::npos ||
+        window.find("verify_key") != std::string::npos || window.find("process_star") != std::string::npos)
+      continue; // field names may be named in a reason
+    INFO("window: " << window);
+    REQUIRE(reason.find(window) == std::string::npos);
+  }
+}
+
+} // namespace
+
+TEST_CASE("a bundle renders in the fixed field order and round-trips", "[credentials]") {
+  FormationAuthority a(kFormation);
+  FormationBundle b = bundle_for(a, "coder", {"reviewer", "tester"});
+  const std::string line = render_bundle(b);
+  const std::string prefix = "{\"formation_id\":\"" + kFormation +
+                             "\",\"member\":\"coder\",\"launcher\":{\"pid\":4242,\"process_start\":\"987654\"},"
+                             "\"verify_key\":\"" + b64url::encode(a.verify_key().data(), 32) +
+                             "\",\"calls\":[{\"name\":\"reviewer\",\"token\":\"mft1.";
+  CHECK(line.rfind(prefix, 0) == 0);
+  CHECK(line.find('\n') == std::string::npos);
+
+  FormationBundle back = parse_bundle(line, kFormation);
+  CHECK(back.formation_id == kFormation);
+  CHECK(back.member == "coder");
+  REQUIRE(back.launcher);
+  CHECK(back.launcher->pid == 4242);
+  CHECK(back.launcher->process_start == "987654");
+  CHECK(back.verify_key == a.verify_key());
+  REQUIRE(back.calls.size() == 2);
+  CHECK(back.calls[0].name == "reviewer");
+  CHECK(back.calls[0].token.expose() == b.calls[0].token.expose());
+  CHECK(render_bundle(back) == line);
+
+  FormationBundle bare = bundle_for(a, "reviewer", {}, /*launcher=*/false);
+  const std::string bare_line = render_bundle(bare);
+  CHECK(bare_line == "{\"formation_id\":\"" + kFormation + "\",\"member\":\"reviewer\",\"verify_key\":\"" +
+                         b64url::encode(a.verify_key().data(), 32) + "\",\"calls\":[]}");
+  CHECK(parse_bundle(bare_line).calls.empty());
+}
+
+TEST_CASE("bad bundles are refused without quoting the line", "[credentials]") {
+  FormationAuthority a(kFormation), other(kFormation);
+  FormationAuthority foreign(test::kOtherFormation);
+  const FormationBundle good = bundle_for(a, "coder", {"reviewer", "tester"});
+  const nlohmann::json j = nlohmann::json::parse(render_bundle(good));
+  auto edited = [&](auto&& edit) {
+    nlohmann::ordered_json o = nlohmann::ordered_json::parse(render_bundle(good));
+    edit(o);
+    return o.dump();
+  };
+  const std::string tok_rev = good.calls[0].token.expose();
+  const std::string tok_test = good.calls[1].token.expose();
+
+  std::vector<std::string> bad = {
+      edited([](auto& o) { o["formation_id"] = "frm_XYZ"; }),
+      edited([](auto& o) { o["member"] = "Coder"; }),
+      edited([](auto& o) { o.erase("member"); }),
+      edited([](auto& o) { o.erase("calls"); }),
+      edited([](auto& o) { o.erase("verify_key"); }),
+      edited([](auto& o) { o["extra"] = 1; }),
+      edited([](auto& o) { o["launcher"]["pid"] = 0; }),
+      edited([](auto& o) { o["launcher"]["pid"] = 2147483648LL; }),
+      edited([](auto& o) { o["launcher"]["pid"] = "4242"; }),
+      edited([](auto& o) { o["launcher"]["process_start"] = ""; }),
+      edited([](auto& o) { o["launcher"]["x"] = 1; }),
+      edited([](auto& o) { o["verify_key"] = std::string(o["verify_key"]) + "="; }),
+      edited([](auto& o) { o["verify_key"] = std::string(o["verify_key"]).substr(0, 42); }),
+      edited([&](auto& o) { o["verify_key"] = b64url::encode(other.verify_key().data(), 32); }),
+      edited([](auto& o) { o["calls"] = nlohmann::ordered_json::object(); }),
+      edited([](auto& o) { o["calls"][0]["name"] = "tester"; }),                  // token for reviewer
+      edited([&](auto& o) { o["calls"][1] = o["calls"][0]; }),                    // repeated callee
+      edited([](auto& o) { o["calls"][0]["extra"] = true; }),
+      edited([](auto& o) { o["calls"][0].erase("token"); }),
+      edited([&](auto& o) { o["calls"][0]["token"] = tok_rev + "x"; }),
+      edited([&](auto& o) { o["calls"][0]["token"] = other.mint("coder", "reviewer").expose(); }),
+      edited([&](auto& o) { o["calls"][0]["token"] = a.mint("tester", "reviewer").expose(); }),  // from another member
+      edited([&](auto& o) { o["calls"][0]["token"] = foreign.mint("coder", "reviewer").expose(); }),
+      edited([](auto& o) { o["member"] = "tester"; }),                            // tokens not from tester
+      render_bundle(good).substr(0, 300),                                          // truncated
+      render_bundle(good) + "x",
+      "[" + render_bundle(good) + "]",
+      "{\"formation_id\":\"" + kFormation + "\"," + render_bundle(good).substr(1),  // repeated key
+      "{\"formation_id\":\"" + kFormation + "\",\"member\":\"co\xff\"}",
+  };
+  for (const auto& line : bad) expect_refused_quietly(line);
+  // Another formation than MURMUR_FORMATION_ID.
+  expect_refused_quietly(render_bundle(good), test::kOtherFormation);
+  // Over 1 MiB (all JSON, all valid otherwise).
+  std::string huge = render_bundle(good);
+  huge.insert(1, "\"pad\":\"" + std::string(FORMATION_CHANNEL_LINE_MAX, 'a') + "\",");
+  expect_refused_quietly(huge);
+  (void)j;
+  (void)tok_test;
+}
+
+TEST_CASE("address lines round-trip and bad ones are refused without echo", "[credentials]") {
+  const std::vector<MemberAddress> addrs = {{"coder", "http://127.0.0.1:41873"},
+                                            {"reviewer", "http://[::1]:8080"},
+                                            {"tester", "http://localhost:1"}};
+  const std::string line = render_address_line(addrs);
+  CHECK(line == "{\"addresses\":[{\"name\":\"coder\",\"url\":\"http://127.0.0.1:41873\"},"
+                "{\"name\":\"reviewer\",\"url\":\"http://[::1]:8080\"},"
+                "{\"name\":\"tester\",\"url\":\"http://localhost:1\"}]}");
+  auto back = parse_address_line(line);
+  REQUIRE(back.size() == 3);
+  CHECK(back[1].name == "reviewer");
+  CHECK(back[1].url == "http://[::1]:8080");
+  CHECK(parse_address_line("{\"addresses\":[]}").empty());
+
+  for (const char* url : {"https://127.0.0.1:80", "http://127.0.0.1", "http://127.0.0.1:0",
+                          "http://127.0.0.1:65536", "http://127.0.0.1:99999", "http://127.0.0.1:80/",
+                          "http://127.0.0.1:80/x", "http://u@host:80", "http://:80", "http://ho_st:80",
+                          "http://127.0.0.1:08080", "http://[::1:80", "http://[]:80",
+                          "http://[zz]:80", "HTTP://h:80", "http://h:80?q", "http://h: 80", "http://h:-1"}) {
+    INFO(url);
+    CHECK_FALSE(is_door_url(url));
+    const std::string bad = render_address_line({{"coder", url}});
+    std::string reason;
+    try {
+      parse_address_line(bad);
+    } catch (const ChannelLineRefused& e) {
+      reason = e.what();
+    }
+    REQUIRE_FALSE(reason.empty());
+    CHECK(reason.find(url) == std::string::npos);
+    CHECK(reason.find("coder") == std::string::npos);
+  }
+  for (std::string bad : {std::string("{\"addresses\":[{\"name\":\"coder\",\"url\":\"http://h:1\"},"
+                                      "{\"name\":\"coder\",\"url\":\"http://h:2\"}]}"),
+                          std::string("{\"addresses\":[{\"name\":\"Coder\",\"url\":\"http://h:1\"}]}"),
+                          std::string("{\"addresses\":[{\"name\":\"coder\"}]}"),
+                          std::string("{\"addresses\":[{\"name\":\"coder\",\"url\":\"http://h:1\",\"x\":1}]}"),
+                          std::string("{\"addresses\":[{\"name\":\"coder\",\"name\":\"x\",\"url\":\"http://h:1\"}]}"),
+                          std::string("{\"addresses\":{}}"), std::string("{\"addresses\":[],\"x\":1}"),
+                          std::string("{\"addresses\":[],\"addresses\":[]}"), std::string("{}"),
+                          std::string("not json"), std::string("{\"addresses\":[\"\xe0\x80\xaf\"]}"),
+                          "{\"addresses\":[],\"p\":\"" + std::string(FORMATION_CHANNEL_LINE_MAX, 'b') + "\"}"}) {
+    INFO(bad.substr(0, 100));
+    std::string reason;
+    try {
+      parse_address_line(bad);
+    } catch (const ChannelLineRefused& e) {
+      reason = e.what();
+    }
+    REQUIRE_FALSE(reason.empty());
+    CHECK(reason.find("http://h") == std::string::npos);
+    CHECK(reason.find("bbbbbbbb") == std::string::npos);
+    CHECK(reason.find("not json") == std::string::npos);
+  }
+}

@@ -1,0 +1,137 @@
+#include "launcher/roster.hpp"
+#include "messages/failure.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+using mur::parse_roster;
+
+namespace {
+
+mur::Failure refusal(const std::string& text) {
+  try {
+    parse_roster(text, "roster.yaml");
+  } catch (const mur::Failure& f) {
+    return f;
+  }
+  FAIL("the roster was accepted:\n" << text);
+  throw;
+}
+
+void refused(const std::string& text, const std::string& fragment) {
+  auto f = refusal(text);
+  INFO(text << "\n=> " << f.code() << " " << f.message());
+  CHECK(f.code() == "E-ROS-001");
+  CHECK(f.message().rfind("roster.yaml: ", 0) == 0);
+  CHECK(f.message().find(fragment) != std::string::npos);
+  CHECK_FALSE(f.fix().empty());
+}
+
+const std::string lead = "roster_version: 1\nmembers:\n  - {name: lead, capsule: acme-lead, version: 1.0.0, entry: true}\n";
+
+} // namespace
+
+TEST_CASE("a roster parses members in order, versions as written", "[roster]") {
+  auto r = parse_roster(R"(
+roster_version: 1
+members:
+  - {name: boss,  capsule: acme-boss,  version: 2.0.1, entry: true}
+  - {name: fixer, capsule: acme-fixer, version: 1.10}
+  - {name: tester, capsule: acme-fixer, version: "1.10", entry: false}
+reachability:
+  - {from: boss,  to: [fixer, tester]}
+  - {from: fixer, to: [tester]}
+)", "roster.yaml");
+  REQUIRE(r.members.size() == 3);
+  CHECK(r.members[0].entry);
+  CHECK(r.members[1].version == "1.10");
+  CHECK_FALSE(r.members[2].entry);
+  CHECK(r.members[2].capsule == "acme-fixer");
+  REQUIRE(r.rules.size() == 2);
+  CHECK(r.rules[0].to == std::vector<std::string>{"fixer", "tester"});
+  CHECK_FALSE(r.reach_all);
+}
+
+TEST_CASE("reachability: all, absent, null and empty", "[roster]") {
+  CHECK(parse_roster(lead + "reachability: all\n", "r").reach_all);
+  CHECK(parse_roster(lead, "r").rules.empty());
+  CHECK(parse_roster(lead + "reachability:\n", "r").rules.empty());
+  CHECK(parse_roster(lead + "reachability: []\n", "r").rules.empty());
+  CHECK_FALSE(parse_roster(lead + "reachability: []\n", "r").reach_all);
+}
+
+TEST_CASE("shape refusals are E-ROS-001 with the key path and member", "[roster]") {
+  refused("", "is empty");
+  refused("roster_version: 1\nmembers: [\n", "not valid YAML");
+  refused("- 1\n", "(top level): must be a mapping");
+  refused(lead + "version: 2\n", "version: is not a known key");
+  refused("members: []\n", "roster_version: is required");
+  refused("roster_version: '1'\nmembers: []\n", "roster_version: must be the number 1");
+  refused("roster_version: 2\nmembers: []\n", "roster_version: must be the number 1");
+  refused("roster_version: 1\n", "members: is required");
+  refused("roster_version: 1\nmembers: {a: 1}\n", "members: must be a list");
+  refused("roster_version: 1\nmembers: []\n", "members: is empty");
+  refused("roster_version: 1\nmembers:\n  - {name: a, capsule: c, version: 1, role: x}\n", "members[0].role: is not a known key");
+  refused("roster_version: 1\nmembers:\n  - {capsule: c, version: 1}\n", "members[0].name: is required");
+  refused("roster_version: 1\nmembers:\n  - {name: 1abc, capsule: c, version: 1}\n", "members[0].name: '1abc' must start with a lowercase letter");
+  refused("roster_version: 1\nmembers:\n  - {name: " + std::string(33, 'a') + ", capsule: c, version: 1}\n", "longer than 32");
+  refused("roster_version: 1\nmembers:\n  - {name: a.b, capsule: c, version: 1}\n", "members[0].name");
+  refused("roster_version: 1\nmembers:\n  - {name: a, version: 1}\n", "members[0].capsule (member 'a'): is required");
+  refused("roster_version: 1\nmembers:\n  - {name: a, capsule: C, version: 1}\n", "members[0].capsule (member 'a'): 'C'");
+  refused("roster_version: 1\nmembers:\n  - {name: a, capsule: c}\n", "members[0].version (member 'a'): is required");
+  refused("roster_version: 1\nmembers:\n  - {name: a, capsule: c, version: Latest}\n", "members[0].version (member 'a'): is a floating tag");
+  refused("roster_version: 1\nmembers:\n  - {name: a, capsule: c, version: ''}\n", "members[0].version (member 'a'): is blank");
+  refused("roster_version: 1\nmembers:\n  - {name: a, capsule: c, version: 1, entry: 'true'}\n", "members[0].entry (member 'a'): must be true or false");
+  refused("roster_version: 1\nmembers:\n  - {name: a, capsule: c, version: 1, entry: 1}\n", "must be true or false");
+  refused(lead + "reachability: some\n", "reachability: 'some' is not a reachability rule");
+  refused(lead + "reachability: {from: a}\n", "reachability: must be 'all' or a list");
+  refused(lead + "reachability: [{from: lead, to: [a], via: b}]\n", "reachability[0].via: is not a known key");
+  refused(lead + "reachability: [{to: [a]}]\n", "reachability[0].from: is required");
+  refused(lead + "reachability: [{from: lead}]\n", "reachability[0].to: is required");
+  refused(lead + "reachability: [{from: lead, to: a}]\n", "reachability[0].to: must be a list");
+  refused(lead + "reachability: [{from: lead, to: []}]\n", "reachability[0].to: is empty");
+  refused(lead + "reachability: [{from: lead, to: [a, lead]}]\n", "reachability[0].to: lists 'lead', the rule's own from");
+  refused(lead + "members: []\n", "members: appears more than once");
+}
+
+TEST_CASE("the parse order: top-level keys before roster_version before members", "[roster]") {
+  auto f = refusal("colour: red\nroster_version: 2\nmembers: []\n");
+  CHECK(f.message().find("colour") != std::string::npos);
+  f = refusal("roster_version: 2\nmembers: []\n");
+  CHECK(f.message().find("roster_version") != std::string::npos);
+  f = refusal("roster_version: 1\nmembers:\n  - {name: A, capsule: C, version: latest, bogus: 1}\n");
+  CHECK(f.message().find("bogus") != std::string::npos);
+  f = refusal("roster_version: 1\nmembers:\n  - {name: A, capsule: C, version: latest}\n");
+  CHECK(f.message().find("name") != std::string::npos);
+  f = refusal("roster_version: 1\nmembers:\n  - {name: a, capsule: c, version: 1, entry: maybe}\nreachability: nope\n");
+  CHECK(f.message().find("entry") != std::string::npos);
+}
+
+TEST_CASE("locating a roster: a directory, a roster.yaml path, anything else", "[roster]") {
+  namespace fs = std::filesystem;
+  auto dir = fs::temp_directory_path() / ("mur-roster-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  auto at_dir = mur::locate_roster(dir.string() + "/");
+  CHECK(at_dir.project_dir == dir.string());
+  CHECK(at_dir.file == dir.string() + "/roster.yaml");
+  auto at_file = mur::locate_roster(dir.string() + "/roster.yaml");
+  CHECK(at_file.project_dir == dir.string());
+  CHECK(mur::locate_roster("roster.yaml").project_dir == ".");
+  try {
+    mur::locate_roster(dir.string() + "/formation.yaml");
+    FAIL("accepted a file not named roster.yaml");
+  } catch (const mur::Failure& f) {
+    CHECK(f.code() == "E-ROS-001");
+  }
+  try {
+    mur::load_roster(at_dir); // the file does not exist
+    FAIL("accepted a missing roster");
+  } catch (const mur::Failure& f) {
+    CHECK(f.code() == "E-ROS-001");
+    CHECK(f.message().find("cannot be read") != std::string::npos);
+  }
+  fs::remove_all(dir);
+}
