@@ -61,8 +61,8 @@ std::string render_address_line(const std::vector<MemberAddress>& addresses) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const MemberAddress& a : addresses) {
     nlohmann::ordered_json entry;
-    entry.at("name") = a.name;
-    entry.at("url") = a.url;
+    entry["name"] = a.name;
+    entry["url"] = a.url;
     list.push_back(std::move(entry));
   }
   nlohmann::ordered_json line;

@@ -1,0 +1,70 @@
+// a2a_task.hpp — an A2A task as the door holds and answers it (the values, not the JSON).
+//
+// Invariant: a task's state only moves forward: SUBMITTED → WORKING → one terminal state
+// (COMPLETED, FAILED, REJECTED, CANCELED); a terminal task never changes again. A busy refusal
+// is a REJECTED task with `busy` set; a task ended with end-without-answer is FAILED with
+// `no_answer` set and the reason as its status text.
+// Seed: "Its answer comes back into the caller's same task" / "ends its task with
+// end-without-answer instead of replying".
+#pragma once
+
+#include <caf/meta/type_name.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mur {
+
+enum class TaskState : std::uint8_t { submitted, working, input_required, completed, failed, rejected, canceled };
+
+// `TASK_STATE_COMPLETED`, … (the A2A v1.0 wire names).
+std::string to_string(TaskState s);
+// `completed`, `failed`, … (the words traces and call outcomes use).
+std::string state_word(TaskState s);
+bool is_terminal(TaskState s);
+
+// A member further down that gave no answer: `metadata.murmur.noAnswerBelow` entries.
+struct NoAnswer {
+  std::string member;
+  std::string status; // failed, canceled, rejected, timed_out, unreachable, abandoned, no_answer
+  bool operator==(const NoAnswer& o) const { return member == o.member && status == o.status; }
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, NoAnswer& x) {
+  return f(caf::meta::type_name("mur::NoAnswer"), x.member, x.status);
+}
+
+struct TaskView {
+  std::string id;          // tsk_…
+  std::string context_id;  // ctx_…
+  TaskState state = TaskState::submitted;
+  std::string status_text; // terminal status message (the answer's summary, the reason, busy text)
+  std::string answer;      // the `response` artifact's text when COMPLETED
+  std::string request;     // the task text as received
+  bool busy = false;       // metadata.murmur.busy
+  bool no_answer = false;  // metadata.murmur.noAnswer
+  std::vector<NoAnswer> no_answer_below; // metadata.murmur.noAnswerBelow (≤ 8)
+  std::string submitter;   // the credential that started it (never sent on the wire)
+  std::int64_t created_ms = 0;
+
+  bool operator==(const TaskView& o) const {
+    return id == o.id && context_id == o.context_id && state == o.state && status_text == o.status_text &&
+           answer == o.answer && request == o.request && busy == o.busy && no_answer == o.no_answer &&
+           no_answer_below == o.no_answer_below && submitter == o.submitter && created_ms == o.created_ms;
+  }
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, TaskView& x) {
+  return f(caf::meta::type_name("mur::TaskView"), x.id, x.context_id, x.state, x.status_text, x.answer,
+           x.request, x.busy, x.no_answer, x.no_answer_below, x.submitter, x.created_ms);
+}
+
+// The door's status text for a busy refusal.
+inline constexpr const char* busy_status_text = "task rejected: capsule is busy";
+inline constexpr const char* closing_status_text = "task rejected: the session is closing";
+inline constexpr std::size_t max_no_answer_below = 8;
+
+} // namespace mur
