@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "launcher/formation_authority.hpp"
+#include "messages/formation_authority.hpp"
 #include "messages/base64url.hpp"
 #include "messages/formation_verifier.hpp"
 

@@ -1,7 +1,7 @@
 // Authorization header handling (murmur-door.md §2.2) with both token families.
 #include <catch2/catch.hpp>
 
-#include "launcher/formation_authority.hpp"
+#include "messages/formation_authority.hpp"
 #include "messages/door_authorization.hpp"
 #include "messages/door_scope.hpp"
 #include "messages/door_token.hpp"

@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "launcher/formation_authority.hpp"
+#include "messages/formation_authority.hpp"
 #include "messages/address_line.hpp"
 #include "messages/base64url.hpp"
 #include "messages/formation_bundle.hpp"

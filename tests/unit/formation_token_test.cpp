@@ -3,7 +3,7 @@
 
 #include <sodium.h>
 
-#include "launcher/formation_authority.hpp"
+#include "messages/formation_authority.hpp"
 #include "messages/base64url.hpp"
 #include "messages/formation_verifier.hpp"
 #include "token_forge.hpp"

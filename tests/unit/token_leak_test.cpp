@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "launcher/formation_authority.hpp"
+#include "messages/formation_authority.hpp"
 #include "messages/door_authorization.hpp"
 #include "messages/door_token.hpp"
 #include "messages/formation_bundle.hpp"

@@ -1,4 +1,4 @@
-#include "launcher/formation_authority.hpp"
+#include "messages/formation_authority.hpp"
 
 #include <sodium.h>
 

@@ -1,0 +1,318 @@
+#include "actors/door.hpp"
+
+#include "actors/atoms.hpp"
+#include "messages/door_request.hpp"
+#include "messages/door_scope.hpp"
+#include "messages/ids.hpp"
+#include "messages/task_progress.hpp"
+#include "messages/trace_event.hpp"
+
+#include <caf/all.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <set>
+
+namespace mur {
+namespace {
+
+using json = nlohmann::json;
+
+struct Entry {
+  TaskView view;
+  caf::actor task; // the task actor while it runs
+  std::vector<caf::strong_actor_ptr> subscribers;
+};
+
+struct DoorState {
+  DoorSetup setup;
+  std::map<std::string, Entry> tasks;   // by task id (ids sort by minting time)
+  std::string running;                  // the task holding the slot, or ""
+  std::deque<std::string> queued;       // admitted, waiting for the slot
+  bool closing = false;
+  std::vector<caf::response_promise> drained; // winddown callers waiting for running tasks to end
+  static inline const char* name = "mur.door";
+};
+
+using door_actor = caf::stateful_actor<DoorState>;
+
+bool known_method(const std::string& m) {
+  return is_door_scope(m) || m == card_method;
+}
+
+DoorReply refusal(std::int32_t status, std::string code, std::string message, std::string scope = {}) {
+  DoorReply r;
+  r.http_status = status;
+  r.refusal = std::move(code);
+  r.refusal_message = std::move(message);
+  r.refusal_scope = std::move(scope);
+  return r;
+}
+
+DoorReply rpc_error(std::int32_t code, std::string message, std::string reason = {}) {
+  DoorReply r;
+  r.rpc_code = code;
+  r.rpc_message = std::move(message);
+  r.rpc_reason = std::move(reason);
+  return r;
+}
+
+DoorReply not_found(const std::string& id) {
+  return rpc_error(-32001, "Task not found: " + id, "TASK_NOT_FOUND");
+}
+
+DoorReply with_task(const TaskView& v) {
+  DoorReply r;
+  r.task = v;
+  return r;
+}
+
+void trace(door_actor* self, const char* type, json fields) {
+  if (self->state.setup.trace) self->send(self->state.setup.trace, TraceEvent{type, fields.dump()});
+}
+
+// Sends the task's new state to every subscriber; drops them all at a terminal state.
+void publish(door_actor* self, Entry& e) {
+  for (auto& s : e.subscribers)
+    self->send(caf::actor_cast<caf::actor>(s), TaskEvent{e.view});
+  if (is_terminal(e.view.state)) e.subscribers.clear();
+}
+
+// Whether `caller` may see task `e` (formation callers see only their own).
+bool reachable(const DoorRequest& req, const Entry& e) {
+  return !req.verdict.is_formation || e.view.submitter == req.verdict.credential;
+}
+
+void start_next(door_actor* self);
+
+void maybe_drained(door_actor* self) {
+  auto& st = self->state;
+  if (!st.closing || !st.running.empty()) return;
+  for (auto& rp : st.drained) rp.deliver(std::int32_t{1});
+  st.drained.clear();
+}
+
+void start_next(door_actor* self) {
+  auto& st = self->state;
+  if (!st.running.empty() || st.queued.empty() || st.closing) return;
+  const std::string id = st.queued.front();
+  st.queued.pop_front();
+  auto& e = st.tasks[id];
+  st.running = id;
+  e.task = st.setup.start_task(e.view, caf::actor_cast<caf::actor>(self));
+}
+
+// Room for one more task under the acceptance policy?
+bool has_room(const DoorState& st) {
+  switch (st.setup.acceptance.kind) {
+  case AcceptancePolicy::Kind::none: return false;
+  case AcceptancePolicy::Kind::single: return st.running.empty() && st.queued.empty();
+  case AcceptancePolicy::Kind::queue:
+    return st.running.empty() ? st.queued.size() <= static_cast<std::size_t>(st.setup.acceptance.queue_depth)
+                              : st.queued.size() < static_cast<std::size_t>(st.setup.acceptance.queue_depth);
+  }
+  return false;
+}
+
+DoorReply send_message(door_actor* self, const DoorRequest& req) {
+  auto& st = self->state;
+  if (st.setup.acceptance.kind == AcceptancePolicy::Kind::none)
+    return rpc_error(-32601, "Method not found: this capsule takes no tasks at its door");
+  TaskView v;
+  v.id = ids::mint(ids::task);
+  v.context_id = req.context_id.empty() ? ids::mint(ids::context) : req.context_id;
+  v.request = req.text;
+  v.submitter = req.verdict.credential;
+  v.created_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                   self->clock().now().time_since_epoch()).count();
+  if (st.closing || !has_room(st)) {
+    v.state = TaskState::rejected;
+    v.busy = !st.closing;
+    v.status_text = st.closing ? closing_status_text : busy_status_text;
+    trace(self, "task_rejected", {{"task_id", v.id}, {"cause", st.closing ? "session_ended" : "busy"},
+                                  {"caller_member", req.verdict.is_formation ? req.verdict.caller : ""}});
+    return with_task(v);
+  }
+  json received{{"task_id", v.id}, {"context_id", v.context_id}, {"message_id", req.message_id}};
+  if (req.verdict.is_formation) received["caller_member"] = req.verdict.caller;
+  trace(self, "a2a_task_received", received);
+  st.tasks[v.id] = Entry{v, {}, {}};
+  st.queued.push_back(v.id);
+  start_next(self);
+  return with_task(st.tasks[v.id].view);
+}
+
+DoorReply cancel(door_actor* self, Entry& e) {
+  auto& st = self->state;
+  if (is_terminal(e.view.state))
+    return rpc_error(-32002, "Task cannot be canceled: it has ended " + state_word(e.view.state),
+                     "TASK_NOT_CANCELABLE");
+  e.view.state = TaskState::canceled;
+  e.view.status_text = "canceled";
+  auto q = std::find(st.queued.begin(), st.queued.end(), e.view.id);
+  if (q != st.queued.end()) st.queued.erase(q);
+  if (e.task) self->send(e.task, cancel_atom::value);
+  publish(self, e);
+  return with_task(e.view);
+}
+
+DoorReply list_tasks(door_actor* self, const DoorRequest& req) {
+  std::vector<TaskView> matching;
+  for (auto it = self->state.tasks.rbegin(); it != self->state.tasks.rend(); ++it) // newest first
+    if (reachable(req, it->second) &&
+        (req.filter_context_id.empty() || it->second.view.context_id == req.filter_context_id))
+      matching.push_back(it->second.view);
+  const std::size_t size = static_cast<std::size_t>(std::clamp(req.page_size, 1, 100));
+  std::size_t offset = 0;
+  if (!req.page_token.empty()) {
+    try {
+      offset = std::stoul(req.page_token);
+    } catch (...) {
+      return rpc_error(-32602, "Invalid params: pageToken is not one this door issued");
+    }
+    if (offset > matching.size()) return rpc_error(-32602, "Invalid params: pageToken is past the end");
+  }
+  DoorReply r;
+  r.total_size = static_cast<std::int32_t>(matching.size());
+  for (std::size_t i = offset; i < matching.size() && i < offset + size; ++i) r.tasks.push_back(matching[i]);
+  r.next_page_token = offset + size < matching.size() ? std::to_string(offset + size) : "";
+  return r;
+}
+
+DoorReply handle(door_actor* self, const DoorRequest& req) {
+  auto& st = self->state;
+  if (req.method == card_method) {
+    DoorReply r;
+    r.session_id = st.setup.session_id;
+    return r;
+  }
+  const std::string realm = st.setup.capsule_name;
+  if (st.setup.authenticated) {
+    switch (req.verdict.kind) {
+    case DoorAuthorization::Kind::Missing:
+      return refusal(401, "unauthenticated",
+                     "this door takes a token minted by this capsule's runtime, sent as Authorization: Bearer <token>");
+    case DoorAuthorization::Kind::Invalid:
+      return refusal(401, "invalid_token", "the Authorization header holds no token this session minted");
+    case DoorAuthorization::Kind::NotPermitted:
+      return refusal(403, "not_permitted", "member '" + req.verdict.caller + "' may not call this capsule");
+    case DoorAuthorization::Kind::Ok: break;
+    }
+  }
+  const bool formation = st.setup.authenticated && req.verdict.is_formation;
+  if ((formation || req.peer_origin) && !st.setup.accepts_peer_tasks)
+    return refusal(403, "peer_not_accepted", "this capsule does not accept tasks from peers");
+  if (!known_method(req.method)) return rpc_error(-32601, "Method not found");
+  const bool reaches = st.setup.authenticated ? req.verdict.reaches(req.method) : req.method != "session/stop";
+  if (!reaches)
+    return refusal(403, "insufficient_scope",
+                   "credential '" + (st.setup.authenticated ? req.verdict.credential : std::string("public")) +
+                     "' does not reach " + req.method,
+                   req.method);
+
+  DoorRequest scoped = req;
+  scoped.verdict.is_formation = formation;
+  if (req.method == "SendMessage" || req.method == "SendStreamingMessage") return send_message(self, scoped);
+  if (req.method == "ListTasks") return list_tasks(self, scoped);
+  if (req.method == "GetExtendedAgentCard") {
+    if (!st.setup.authenticated) return rpc_error(-32004, "Unsupported operation: this door is public", "UNSUPPORTED_OPERATION");
+    DoorReply r;
+    r.session_id = st.setup.session_id;
+    return r;
+  }
+  if (req.method == "session/stop") {
+    self->send(st.setup.owner, sigterm_atom::value);
+    DoorReply r;
+    r.session_id = st.setup.session_id;
+    return r;
+  }
+  // GetTask, CancelTask, SubscribeToTask
+  if (req.task_id.empty()) return rpc_error(-32602, "Invalid params: " + req.method + " requires an id");
+  auto it = st.tasks.find(req.task_id);
+  if (it == st.tasks.end() || !reachable(scoped, it->second)) return not_found(req.task_id);
+  auto& e = it->second;
+  if (req.method == "CancelTask") return cancel(self, e);
+  if (req.method == "SubscribeToTask" && !is_terminal(e.view.state))
+    e.subscribers.push_back(self->current_sender());
+  return with_task(e.view);
+}
+
+caf::behavior door(door_actor* self, DoorSetup setup) {
+  self->state.setup = std::move(setup);
+  return {
+    [=](const DoorRequest& req) -> DoorReply {
+      DoorReply r = handle(self, req);
+      if ((req.method == "SendStreamingMessage") && r.ok() && !is_terminal(r.task.state))
+        self->state.tasks[r.task.id].subscribers.push_back(self->current_sender());
+      return r;
+    },
+    [=](const TaskWorking& w) {
+      auto it = self->state.tasks.find(w.task_id);
+      if (it == self->state.tasks.end() || is_terminal(it->second.view.state)) return;
+      it->second.view.state = TaskState::working;
+      publish(self, it->second);
+    },
+    [=](const TaskFinished& f) {
+      auto& st = self->state;
+      auto it = st.tasks.find(f.task_id);
+      if (it == st.tasks.end()) return;
+      auto& e = it->second;
+      e.task = nullptr;
+      if (!is_terminal(e.view.state)) { // an accepted cancel overrides the loop's final state
+        e.view.state = f.state;
+        e.view.status_text = f.status_text;
+        e.view.answer = f.answer;
+        e.view.no_answer = f.no_answer;
+        e.view.no_answer_below = f.no_answer_below;
+        publish(self, e);
+      }
+      if (st.running == f.task_id) st.running.clear();
+      start_next(self);
+      maybe_drained(self);
+      if (st.running.empty() && st.queued.empty() && st.setup.acceptance.exit_after_task && !st.closing &&
+          st.setup.owner)
+        self->send(st.setup.owner, ended_atom::value);
+    },
+    // Wind-down: accept nothing more, refuse what waits, cancel what runs; answer when drained.
+    // Answers how many tasks were running (0 or 1) once none runs any more.
+    [=](winddown_atom) -> caf::result<std::int32_t> {
+      auto& st = self->state;
+      st.closing = true;
+      for (const auto& id : st.queued) {
+        auto& e = st.tasks[id];
+        e.view.state = TaskState::rejected;
+        e.view.status_text = closing_status_text;
+        trace(self, "task_rejected", {{"task_id", id}, {"cause", "session_ended"}});
+        publish(self, e);
+      }
+      st.queued.clear();
+      if (st.running.empty()) return std::int32_t{0};
+      auto& e = st.tasks[st.running];
+      if (!is_terminal(e.view.state)) {
+        e.view.state = TaskState::canceled;
+        e.view.status_text = "canceled: the session is ending";
+        publish(self, e);
+      }
+      if (e.task) self->send(e.task, cancel_atom::value);
+      auto rp = self->make_response_promise();
+      st.drained.push_back(rp);
+      return caf::delegated<std::int32_t>{};
+    },
+    // Read-only view for operators and tests: every task, oldest first.
+    [=](caf::get_atom) -> std::vector<TaskView> {
+      std::vector<TaskView> out;
+      for (const auto& [id, e] : self->state.tasks) out.push_back(e.view);
+      return out;
+    },
+  };
+}
+
+} // namespace
+
+caf::actor spawn_door(caf::actor_system& sys, DoorSetup setup) {
+  return sys.spawn(door, std::move(setup));
+}
+
+} // namespace mur

@@ -1,0 +1,57 @@
+// door.hpp — the door actor: a member's task table, its acceptance policy and who may reach what.
+//
+// State table (per request): authenticate → peer consent → method → scope → admit or refuse busy
+// → answer (or stream TaskEvents to a subscriber).
+//   - verdict Missing ⇒ 401 unauthenticated; Invalid ⇒ 401 invalid_token; NotPermitted ⇒ 403
+//     not_permitted (an authenticated door only; a public door ignores Authorization);
+//   - a formation credential or `x-murmur-task-origin: peer` at a door that does not accept
+//     peer tasks ⇒ 403 peer_not_accepted;
+//   - an unknown method ⇒ -32601; a method outside the credential's scopes ⇒ 403
+//     insufficient_scope;
+//   - a formation caller reaches only the tasks it started: any other id answers -32001, and
+//     ListTasks lists only its own.
+// Acceptance: `none` serves no SendMessage (-32601); `single` holds one task at a time; `queue`
+// runs one and holds up to `queue_depth` waiting. No room ⇒ a REJECTED task with `busy` set and
+// the busy status text. A closing door rejects every new task ("the session is closing").
+// Invariants: a task's state only moves forward; every subscriber receives every state change
+// of its task in order, the last one terminal; a canceled task stays canceled whatever its task
+// actor reports afterwards.
+// Seed: "A member with no room for it turns it away busy" / "A formation credential reaches
+// exactly five methods … the tasks the calling member started. It reaches no other member's
+// task, and nothing that watches or stops the session."
+#pragma once
+
+#include "messages/a2a_task.hpp"
+
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+
+#include <functional>
+#include <string>
+
+namespace mur {
+
+struct AcceptancePolicy {
+  enum class Kind { none, single, queue } kind = Kind::single;
+  int queue_depth = 1;          // queue: tasks waiting beside the running one
+  bool exit_after_task = true;  // lifecycle.after_task: exit
+};
+
+struct DoorSetup {
+  std::string session_id;
+  std::string capsule_name;            // the realm of WWW-Authenticate
+  AcceptancePolicy acceptance;
+  bool authenticated = false;          // the manifest declares network.authentication
+  bool accepts_peer_tasks = false;
+  caf::actor trace;                    // receives TraceEvent
+  caf::actor owner;                    // the member actor: told `ended_atom` when after_task: exit applies
+  // Starts the task actor for an admitted task; the door is handed so the task reports to it.
+  std::function<caf::actor(const TaskView& task, const caf::actor& door)> start_task;
+};
+
+caf::actor spawn_door(caf::actor_system& sys, DoorSetup setup);
+
+// The door methods this project serves (decisions.md §1), plus the public card probe.
+inline constexpr const char* card_method = "agent-card"; // GET /.well-known/agent-card.json
+
+} // namespace mur

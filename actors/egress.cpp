@@ -1,0 +1,389 @@
+#include "actors/egress.hpp"
+
+#include "actors/atoms.hpp"
+#include "messages/door_call.hpp"
+#include "messages/door_request.hpp"
+#include "messages/member_call.hpp"
+#include "messages/model_turn.hpp"
+#include "messages/trace_event.hpp"
+
+#include <caf/all.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+
+namespace mur {
+namespace {
+
+using json = nlohmann::json;
+using namespace std::chrono_literals;
+
+constexpr auto poll_interval = 500ms;
+constexpr auto request_timeout = 5s;
+constexpr std::size_t output_cap = 64 * 1024;
+
+enum class Phase { waiting_address, offering, busy, following };
+
+struct Call {
+  CallMember req;
+  caf::actor task;                // who asked; receives CallEnded
+  caf::response_promise start;    // answered once with CallStart
+  bool start_sent = false;
+  Phase phase = Phase::waiting_address;
+  int offers = 0;
+  int transport_failures = 0;
+  bool abandoned = false;
+  bool polling = false;
+  std::string member_task_id;
+  caf::actor_clock::time_point began;
+};
+
+struct EgressState {
+  EgressSetup setup;
+  std::map<std::string, std::string> addresses;   // member → door url
+  std::map<std::string, Call> calls;              // by call id
+  std::map<std::string, std::string> by_task;     // callee task id → call id
+  static inline const char* name = "mur.egress";
+};
+
+using egress_actor = caf::stateful_actor<EgressState>;
+
+std::int64_t ms_since(egress_actor* self, caf::actor_clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(self->clock().now() - t).count();
+}
+
+void trace(egress_actor* self, const char* type, json fields) {
+  if (self->state.setup.trace) self->send(self->state.setup.trace, TraceEvent{type, fields.dump()});
+}
+
+std::shared_ptr<const FormationToken> token_for(const EgressState& st, const std::string& member) {
+  for (const auto& c : st.setup.bundle->calls)
+    if (c.name == member) return std::shared_ptr<const FormationToken>(st.setup.bundle, &c.token);
+  return nullptr;
+}
+
+bool is_callee(const EgressState& st, const std::string& member) {
+  return st.setup.bundle && token_for(st, member) != nullptr;
+}
+
+std::string callee_list(const EgressState& st) {
+  std::string out;
+  if (st.setup.bundle)
+    for (const auto& c : st.setup.bundle->calls) out += (out.empty() ? "" : ", ") + c.name;
+  return out;
+}
+
+void answer_start(Call& c, const std::string& status, const std::string& message) {
+  if (c.start_sent) return;
+  c.start_sent = true;
+  c.start.deliver(CallStart{c.req.call_id, status, c.member_task_id, message});
+}
+
+void forget(egress_actor* self, const std::string& call_id) {
+  auto it = self->state.calls.find(call_id);
+  if (it == self->state.calls.end()) return;
+  if (!it->second.member_task_id.empty()) self->state.by_task.erase(it->second.member_task_id);
+  self->state.calls.erase(it);
+}
+
+// Ends a call once: its CallStart (if not yet given) and its CallEnded.
+void end_call(egress_actor* self, const std::string& call_id, const std::string& status, std::string output,
+              std::vector<NoAnswer> below = {}) {
+  auto it = self->state.calls.find(call_id);
+  if (it == self->state.calls.end()) return;
+  Call& c = it->second;
+  if (output.size() > output_cap) output = output.substr(0, output_cap) + "\n[answer cut at 64 KiB]";
+  answer_start(c, status, output);
+  if (!c.abandoned)
+    self->send(c.task, CallEnded{call_id, c.req.member, status, output, c.member_task_id, std::move(below),
+                                 ms_since(self, c.began)});
+  forget(self, call_id);
+}
+
+// Refuses a call before anything was sent: a tool error, and no CallEnded.
+void refuse(egress_actor* self, const std::string& call_id, const std::string& message) {
+  auto it = self->state.calls.find(call_id);
+  if (it == self->state.calls.end()) return;
+  answer_start(it->second, "refused", message);
+  forget(self, call_id);
+}
+
+std::vector<NoAnswer> below_of(const TaskView& v) {
+  static const std::vector<std::string> statuses{"failed", "canceled", "rejected", "timed_out",
+                                                 "unreachable", "abandoned", "no_answer"};
+  std::vector<NoAnswer> out;
+  for (const auto& n : v.no_answer_below)
+    if (out.size() < max_no_answer_below && is_member_name(n.member) &&
+        std::find(statuses.begin(), statuses.end(), n.status) != statuses.end())
+      out.push_back(n);
+  return out;
+}
+
+// A callee task reached a terminal state: map it to the call's outcome.
+void finish_from(egress_actor* self, const std::string& call_id, const TaskView& v) {
+  auto it = self->state.calls.find(call_id);
+  if (it == self->state.calls.end()) return;
+  const std::string& m = it->second.req.member;
+  if (v.state == TaskState::completed) {
+    end_call(self, call_id, "completed", v.answer, below_of(v));
+  } else if (v.state == TaskState::failed && v.no_answer) {
+    end_call(self, call_id, "no_answer",
+             v.status_text.empty() ? m + " ended its task without an answer" : v.status_text, below_of(v));
+  } else {
+    end_call(self, call_id, state_word(v.state),
+             v.status_text.empty() ? m + "'s task ended " + state_word(v.state) : v.status_text);
+  }
+}
+
+void offer(egress_actor* self, const std::string& call_id);
+void follow(egress_actor* self, const std::string& call_id);
+
+DoorRequest send_request(const Call& c) {
+  DoorRequest r;
+  r.method = "SendMessage";
+  r.peer_origin = true;
+  r.text = c.req.text;
+  r.message_id = "msg_" + c.req.call_id.substr(4);
+  return r;
+}
+
+void transport_failed(egress_actor* self, const std::string& call_id, const caf::error& err) {
+  auto it = self->state.calls.find(call_id);
+  if (it == self->state.calls.end()) return;
+  Call& c = it->second;
+  if (++c.transport_failures >= 2) {
+    end_call(self, call_id, "unreachable",
+             c.req.member + "'s door could not be reached (" + self->system().render(err) + ")");
+    return;
+  }
+  self->delayed_send(self, poll_interval, retry_atom::value, call_id);
+}
+
+void on_offer_reply(egress_actor* self, const std::string& call_id, const DoorReply& r) {
+  auto it = self->state.calls.find(call_id);
+  if (it == self->state.calls.end()) return;
+  Call& c = it->second;
+  c.transport_failures = 0;
+  const std::string& m = c.req.member;
+  if (r.http_status != 200) {
+    end_call(self, call_id, "failed",
+             m + "'s door refused the call: " + std::to_string(r.http_status) + " " + r.refusal + ": " + r.refusal_message);
+    return;
+  }
+  if (r.rpc_code != 0) {
+    end_call(self, call_id, "failed",
+             m + "'s door answered error " + std::to_string(r.rpc_code) + ": " + r.rpc_message);
+    return;
+  }
+  const TaskView& v = r.task;
+  if (v.state == TaskState::rejected && v.busy) {
+    if (c.abandoned) { forget(self, call_id); return; }
+    c.phase = Phase::busy;
+    trace(self, "member_call_busy", {{"task_id", c.req.task_id}, {"call_id", call_id}, {"member", m},
+                                     {"offer", c.offers}, {"waited_ms", ms_since(self, c.began)},
+                                     {"message", v.status_text}});
+    answer_start(c, "busy", m + " is busy and has not taken the task; the runtime keeps offering it");
+    self->delayed_send(self, reoffer_delay(call_id, c.offers), retry_atom::value, call_id);
+    return;
+  }
+  if (v.state == TaskState::rejected) {
+    end_call(self, call_id, "rejected", v.status_text.empty() ? m + " rejected the task" : v.status_text);
+    return;
+  }
+  if (v.id.empty()) {
+    end_call(self, call_id, "failed", m + "'s door answered without a task id");
+    return;
+  }
+  c.member_task_id = v.id;
+  self->state.by_task[v.id] = call_id;
+  if (c.abandoned) { // the callee took it after the calling task ended: take it back
+    DoorRequest cancel;
+    cancel.method = "CancelTask";
+    cancel.task_id = v.id;
+    self->send(self->state.setup.network, DoorCallTo{self->state.addresses[m]},
+               Bearer{token_for(self->state, m)}, cancel);
+    forget(self, call_id);
+    return;
+  }
+  trace(self, "member_call_start",
+        {{"task_id", c.req.task_id}, {"call_id", call_id}, {"member", m}, {"member_task_id", v.id}});
+  answer_start(c, "started", m + " holds the task");
+  if (is_terminal(v.state)) {
+    finish_from(self, call_id, v);
+    return;
+  }
+  c.phase = Phase::following;
+  follow(self, call_id);
+}
+
+void offer(egress_actor* self, const std::string& call_id) {
+  auto it = self->state.calls.find(call_id);
+  if (it == self->state.calls.end()) return;
+  Call& c = it->second;
+  c.phase = Phase::offering;
+  ++c.offers;
+  const auto& st = self->state;
+  self->request(st.setup.network, request_timeout, DoorCallTo{st.addresses.at(c.req.member)},
+                Bearer{token_for(st, c.req.member)}, send_request(c))
+    .then([=](const DoorReply& r) { on_offer_reply(self, call_id, r); },
+          [=](const caf::error& err) { transport_failed(self, call_id, err); });
+}
+
+void poll(egress_actor* self, const std::string& call_id) {
+  auto it = self->state.calls.find(call_id);
+  if (it == self->state.calls.end()) return;
+  const Call& c = it->second;
+  DoorRequest get;
+  get.method = "GetTask";
+  get.task_id = c.member_task_id;
+  self->request(self->state.setup.network, request_timeout, DoorCallTo{self->state.addresses.at(c.req.member)},
+                Bearer{token_for(self->state, c.req.member)}, get)
+    .then(
+      [=](const DoorReply& r) {
+        auto i = self->state.calls.find(call_id);
+        if (i == self->state.calls.end()) return;
+        if (!r.ok()) {
+          end_call(self, call_id, "failed", i->second.req.member + "'s door stopped answering for the task: " +
+                                              (r.refusal.empty() ? r.rpc_message : r.refusal));
+          return;
+        }
+        i->second.transport_failures = 0;
+        if (is_terminal(r.task.state)) finish_from(self, call_id, r.task);
+        else self->delayed_send(self, poll_interval, retry_atom::value, call_id);
+      },
+      [=](const caf::error& err) { transport_failed(self, call_id, err); });
+}
+
+// Follows the callee task with SubscribeToTask; polls GetTask if the subscription fails.
+void follow(egress_actor* self, const std::string& call_id) {
+  auto it = self->state.calls.find(call_id);
+  if (it == self->state.calls.end()) return;
+  const Call& c = it->second;
+  DoorRequest sub;
+  sub.method = "SubscribeToTask";
+  sub.task_id = c.member_task_id;
+  self->request(self->state.setup.network, request_timeout, DoorCallTo{self->state.addresses.at(c.req.member)},
+                Bearer{token_for(self->state, c.req.member)}, sub)
+    .then(
+      [=](const DoorReply& r) {
+        auto i = self->state.calls.find(call_id);
+        if (i == self->state.calls.end()) return;
+        if (!r.ok()) {
+          i->second.polling = true;
+          self->delayed_send(self, poll_interval, retry_atom::value, call_id);
+          return;
+        }
+        if (is_terminal(r.task.state)) finish_from(self, call_id, r.task);
+      },
+      [=](const caf::error&) {
+        auto i = self->state.calls.find(call_id);
+        if (i == self->state.calls.end()) return;
+        i->second.polling = true;
+        self->delayed_send(self, poll_interval, retry_atom::value, call_id);
+      });
+}
+
+// The checks after the address is known: egress allow-list, then the first offer.
+void proceed(egress_actor* self, const std::string& call_id) {
+  auto& st = self->state;
+  if (!st.setup.allows_localhost) {
+    refuse(self, call_id,
+           "this member's egress does not reach other members: its capabilities.network.allow does not "
+           "list localhost. Fix: add capabilities: {network: {allow: [localhost]}} to its murmur.yaml");
+    return;
+  }
+  offer(self, call_id);
+}
+
+caf::behavior egress(egress_actor* self, EgressSetup setup) {
+  self->state.setup = std::move(setup);
+  return {
+    [=](const CallMember& req) -> caf::result<CallStart> {
+      auto& st = self->state;
+      auto asker = caf::actor_cast<caf::actor>(self->current_sender()); // before the promise takes it
+      auto rp = self->make_response_promise<CallStart>();
+      if (!is_callee(st, req.member)) {
+        const std::string list = callee_list(st);
+        rp.deliver(CallStart{req.call_id, "refused", "",
+                             "'" + req.member + "' is not a member this one may call" +
+                               (list.empty() ? std::string(" (it may call none)") : "; it may call: " + list)});
+        return rp;
+      }
+      Call c;
+      c.req = req;
+      c.task = asker;
+      c.start = rp;
+      c.began = self->clock().now();
+      st.calls.emplace(req.call_id, std::move(c));
+      self->delayed_send(self, st.setup.call_deadline, deadline_atom::value, req.call_id);
+      if (st.addresses.count(req.member)) {
+        proceed(self, req.call_id);
+      } else {
+        self->delayed_send(self, st.setup.address_wait, wait_atom::value, req.call_id);
+      }
+      return rp;
+    },
+    [=](address_atom, const std::vector<MemberText>& addresses) {
+      auto& st = self->state;
+      for (const auto& a : addresses)
+        if (is_callee(st, a.member)) st.addresses[a.member] = a.text;
+      std::vector<std::string> ready;
+      for (const auto& [id, c] : st.calls)
+        if (c.phase == Phase::waiting_address && st.addresses.count(c.req.member)) ready.push_back(id);
+      for (const auto& id : ready) proceed(self, id);
+    },
+    [=](wait_atom, const std::string& call_id) {
+      auto it = self->state.calls.find(call_id);
+      if (it == self->state.calls.end() || it->second.phase != Phase::waiting_address) return;
+      refuse(self, call_id,
+             "the address of " + it->second.req.member +
+               " did not arrive within 10 seconds, so nothing was sent; it may not have started");
+    },
+    [=](retry_atom, const std::string& call_id) {
+      auto it = self->state.calls.find(call_id);
+      if (it == self->state.calls.end()) return;
+      if (it->second.phase == Phase::following) poll(self, call_id);
+      else offer(self, call_id);
+    },
+    [=](deadline_atom, const std::string& call_id) {
+      auto it = self->state.calls.find(call_id);
+      if (it == self->state.calls.end()) return;
+      const Call& c = it->second;
+      const auto secs = std::to_string(self->state.setup.call_deadline.count() / 1000);
+      if (c.phase == Phase::following)
+        end_call(self, call_id, "timed_out",
+                 c.req.member + " did not finish the task within the call deadline of " + secs + " s");
+      else
+        end_call(self, call_id, "rejected",
+                 c.req.member + " stayed busy for the whole call deadline of " + secs + " s and never took the task");
+    },
+    [=](const TaskEvent& ev) {
+      auto it = self->state.by_task.find(ev.task.id);
+      if (it == self->state.by_task.end()) return;
+      if (is_terminal(ev.task.state)) finish_from(self, it->second, ev.task);
+    },
+    [=](const AbandonCall& a) {
+      auto it = self->state.calls.find(a.call_id);
+      if (it == self->state.calls.end()) return;
+      it->second.abandoned = true;
+      if (it->second.phase != Phase::offering) forget(self, a.call_id);
+    },
+  };
+}
+
+} // namespace
+
+std::chrono::milliseconds reoffer_delay(const std::string& call_id, int offers_so_far) {
+  const int n = std::max(1, offers_so_far);
+  const long long base = std::min<long long>(4000, 250LL << std::min(n - 1, 5));
+  const auto jitter = static_cast<long long>(std::hash<std::string>{}(call_id + "#" + std::to_string(n)) % 251);
+  return std::chrono::milliseconds(base + jitter);
+}
+
+caf::actor spawn_egress(caf::actor_system& sys, EgressSetup setup) {
+  return sys.spawn(egress, std::move(setup));
+}
+
+} // namespace mur

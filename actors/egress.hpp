@@ -1,0 +1,56 @@
+// egress.hpp — the egress actor: every call-member call of one member, from offer to answer.
+//
+// Per call (state table):
+//   new       --callee not in the bundle-->            refused (tool error naming whom it may call)
+//   new       --address unknown-->                     waiting for address (≤ 10 s)
+//   waiting   --address line--> check egress;  --10 s--> refused (the address never arrived)
+//   check     --network.allow lacks localhost-->       refused (with the fix)
+//   check     --ok-->                                  offering (token attached by the port)
+//   offering  --REJECTED + busy-->                     busy: re-offer after 250 ms doubling to 4 s
+//                                                      (+0–250 ms jitter) until the call deadline
+//   offering  --held (SUBMITTED/WORKING)-->            following (SubscribeToTask; GetTask every
+//                                                      500 ms if the stream fails)
+//   offering  --other REJECTED / error-->              ended rejected / failed
+//   following --terminal TaskEvent-->                  ended: completed, failed, canceled, rejected,
+//                                                      no_answer (noAnswer), with noAnswerBelow
+//   busy      --call deadline-->                       ended rejected (it stayed busy)
+//   following --call deadline-->                       ended timed_out (the callee is not canceled)
+//   any       --2 transport failures in a row-->       ended unreachable
+//   any       --AbandonCall-->                         dropped; a task the callee took from an
+//                                                      offer in flight is canceled
+// Invariants: the model never sees the token, the URL or the port; each call answers its
+// CallMember once (CallStart) and ends at most once (CallEnded); busy is the only refusal that
+// is offered again.
+// Seed: "A member with no room for it turns it away busy; the call returns at once, and the
+// runtime keeps offering it the task." / "The caller's egress: the caller's own
+// capabilities.network.allow lists localhost".
+#pragma once
+
+#include "messages/formation_bundle.hpp"
+
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+namespace mur {
+
+struct EgressSetup {
+  std::string member;                              // this member
+  std::shared_ptr<const FormationBundle> bundle;   // its callees and their tokens
+  bool allows_localhost = false;                   // capabilities.network.allow lists localhost
+  std::chrono::milliseconds call_deadline{600'000};// lifecycle.delegation_deadline_secs
+  std::chrono::milliseconds address_wait{10'000};  // FORMATION_ADDRESS_WAIT
+  caf::actor network;                              // the door-call port
+  caf::actor trace;                                // receives TraceEvent
+};
+
+caf::actor spawn_egress(caf::actor_system& sys, EgressSetup setup);
+
+// The busy re-offer delay before offer n+1 (n ≥ 1): 250 ms doubling to 4 s, plus a jitter of
+// 0–250 ms derived from the call id and n (so a simulation replays it exactly).
+std::chrono::milliseconds reoffer_delay(const std::string& call_id, int offers_so_far);
+
+} // namespace mur

@@ -1,0 +1,238 @@
+#include "actors/launcher.hpp"
+
+#include "actors/atoms.hpp"
+#include "actors/door.hpp"
+#include "actors/lifeline.hpp"
+#include "messages/formation_authority.hpp"
+#include "messages/door_call.hpp"
+#include "messages/door_request.hpp"
+#include "messages/formation_messages.hpp"
+#include "messages/ids.hpp"
+
+#include <caf/all.hpp>
+
+#include <map>
+#include <memory>
+#include <set>
+
+namespace mur {
+namespace {
+
+enum class Phase { starting, entry_running, stopping, ended };
+
+struct Started {
+  MemberStarted info;
+  bool ready = false;
+  caf::actor_clock::time_point spawned;
+};
+
+struct LauncherState {
+  LauncherSetup setup;
+  std::unique_ptr<FormationAuthority> authority; // the signing key: memory only, dies with the actor
+  std::string formation_id;
+  caf::actor lifelines;
+  Phase phase = Phase::starting;
+  std::map<std::string, Started> started;        // spawned members (peers and entry)
+  std::set<std::string> running;                 // members whose process/actor has not exited
+  std::vector<std::string> failures;             // E-RUN-045 lines
+  std::int32_t exit_code = 0;
+  std::string ending;
+  static inline const char* name = "mur.launcher";
+};
+
+using launcher_actor = caf::stateful_actor<LauncherState>;
+
+void report(launcher_actor* self, FormationProgress p) {
+  p.formation_id = self->state.formation_id;
+  if (self->state.setup.reporter) self->send(self->state.setup.reporter, std::move(p));
+}
+
+const PlannedMember* planned(const LauncherState& st, const std::string& name) {
+  for (const auto& m : st.setup.members)
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+std::shared_ptr<const FormationBundle> bundle_for(const LauncherState& st, const PlannedMember& m) {
+  auto b = std::make_shared<FormationBundle>();
+  b->formation_id = st.formation_id;
+  b->member = m.name;
+  b->verify_key = st.authority->verify_key();
+  for (const auto& callee : m.callees) b->calls.push_back(FormationCall{callee, st.authority->mint(m.name, callee)});
+  return b;
+}
+
+void finish_if_done(launcher_actor* self) {
+  auto& st = self->state;
+  if (st.phase != Phase::stopping || !st.running.empty()) return;
+  st.phase = Phase::ended;
+  st.authority.reset(); // drop the key: nothing can mint for this formation again
+  FormationProgress p;
+  p.event = "ended";
+  p.detail = st.ending;
+  p.exit_code = st.exit_code;
+  report(self, p);
+  self->send_exit(st.lifelines, caf::exit_reason::user_shutdown);
+  self->quit();
+}
+
+// Ends the formation: every lifeline closes; members still running after the grace are killed.
+void stop(launcher_actor* self, std::int32_t code, std::string why) {
+  auto& st = self->state;
+  if (st.phase == Phase::stopping || st.phase == Phase::ended) return;
+  st.phase = Phase::stopping;
+  st.exit_code = code;
+  st.ending = std::move(why);
+  self->send(st.lifelines, caf::close_atom::value);
+  self->delayed_send(self, st.setup.stop_grace, deadline_atom::value, std::string("grace"));
+  finish_if_done(self);
+}
+
+void fail_launch(launcher_actor* self, const std::string& member, const std::string& reason) {
+  auto& st = self->state;
+  if (st.phase != Phase::starting) return;
+  st.failures.push_back("'" + member + "': " + reason);
+  std::string started;
+  for (const auto& name : st.running) started += (started.empty() ? "" : ", ") + name;
+  std::string detail = "E-RUN-045: a member of the formation did not come up:";
+  for (const auto& f : st.failures) detail += "\n  " + f;
+  detail += "\n  stopped: " + (started.empty() ? std::string("none") : started);
+  FormationProgress p;
+  p.event = "failed";
+  p.member = member;
+  p.detail = detail;
+  p.exit_code = 1;
+  report(self, p);
+  stop(self, 1, detail);
+}
+
+void start_entry(launcher_actor* self) {
+  auto& st = self->state;
+  const PlannedMember* entry = nullptr;
+  for (const auto& m : st.setup.members)
+    if (m.entry) entry = &m;
+  std::vector<MemberText> addresses;
+  for (const auto& callee : entry->callees) addresses.push_back({callee, st.started[callee].info.url});
+  SpawnMember sm{entry->name, st.formation_id, true, st.setup.task, addresses};
+  st.started[entry->name].spawned = self->clock().now();
+  self->request(st.setup.spawn, caf::infinite, sm, BundleRef{bundle_for(st, *entry)})
+    .then(
+      [=](const MemberStarted& info, const caf::actor& lifeline_end) {
+        auto& s = self->state;
+        s.running.insert(info.name);
+        s.started[info.name].info = info;
+        self->send(s.lifelines, caf::put_atom::value, info.name, lifeline_end);
+        if (s.phase != Phase::starting) return; // stopped meanwhile: its lifeline closes now
+        s.phase = Phase::entry_running;
+        FormationProgress p{"entry", "", info.name, info.session_id, info.url, info.pid, "", 0};
+        report(self, p);
+        if (s.phase == Phase::stopping) self->send(s.lifelines, caf::close_atom::value);
+      },
+      [=](const caf::error& err) { fail_launch(self, sm.name, "could not be started: " + self->system().render(err)); });
+}
+
+void peers_ready(launcher_actor* self) {
+  auto& st = self->state;
+  for (const auto& m : st.setup.members)
+    if (!m.entry && !m.callees.empty()) {
+      std::vector<MemberText> addresses;
+      for (const auto& callee : m.callees) addresses.push_back({callee, st.started[callee].info.url});
+      self->send(st.setup.spawn, SendAddresses{m.name, addresses});
+    }
+  start_entry(self);
+}
+
+void probe(launcher_actor* self, const std::string& name) {
+  auto& st = self->state;
+  if (st.phase != Phase::starting) return;
+  const Started& s = st.started[name];
+  if (self->clock().now() - s.spawned > st.setup.ready_deadline) {
+    fail_launch(self, name, "its door did not answer as session " + s.info.session_id + " in time");
+    return;
+  }
+  DoorRequest card;
+  card.method = card_method;
+  self->request(st.setup.network, std::chrono::seconds(2), DoorCallTo{s.info.url}, Bearer{}, card)
+    .then(
+      [=](const DoorReply& r) {
+        auto& st2 = self->state;
+        auto& peer = st2.started[name];
+        if (r.session_id == peer.info.session_id) {
+          peer.ready = true;
+          report(self, FormationProgress{"ready", "", name, peer.info.session_id, peer.info.url, peer.info.pid, "", 0});
+          for (const auto& m : st2.setup.members)
+            if (!m.entry && !st2.started[m.name].ready) return;
+          if (st2.phase == Phase::starting) peers_ready(self);
+          return;
+        }
+        self->delayed_send(self, st2.setup.probe_interval, retry_atom::value, name);
+      },
+      [=](const caf::error&) { self->delayed_send(self, self->state.setup.probe_interval, retry_atom::value, name); });
+}
+
+caf::behavior launcher(launcher_actor* self, LauncherSetup setup) {
+  auto& st = self->state;
+  st.setup = std::move(setup);
+  st.formation_id = st.setup.formation_id.empty() ? ids::mint(ids::formation) : st.setup.formation_id;
+  st.authority = std::make_unique<FormationAuthority>(st.formation_id);
+  st.lifelines = spawn_lifelines(self->system());
+  self->link_to(st.lifelines); // if this actor is killed, every lifeline closes with it
+  report(self, FormationProgress{"formation", "", "", "", "", 0, "", 0});
+
+  bool any_peer = false;
+  for (const auto& m : st.setup.members) {
+    if (m.entry) continue;
+    any_peer = true;
+    st.started[m.name].spawned = self->clock().now();
+    SpawnMember sm{m.name, st.formation_id, false, "", {}};
+    self->request(st.setup.spawn, st.setup.ready_deadline, sm, BundleRef{bundle_for(st, m)})
+      .then(
+        [=](const MemberStarted& info, const caf::actor& lifeline_end) {
+          auto& s = self->state;
+          s.running.insert(info.name);
+          s.started[info.name].info = info;
+          self->send(s.lifelines, caf::put_atom::value, info.name, lifeline_end);
+          if (s.phase == Phase::stopping) self->send(s.lifelines, caf::close_atom::value, info.name);
+          else probe(self, info.name);
+        },
+        [=](const caf::error& err) { fail_launch(self, sm.name, "could not be started: " + self->system().render(err)); });
+  }
+  if (!any_peer) start_entry(self);
+  if (st.setup.deadline.count() > 0)
+    self->delayed_send(self, st.setup.deadline, deadline_atom::value, std::string("formation"));
+
+  return {
+    [=](caf::get_atom) -> std::string { return self->state.formation_id; },
+    [=](retry_atom, const std::string& name) { probe(self, name); },
+    [=](const MemberExited& ex) {
+      auto& s = self->state;
+      s.running.erase(ex.name);
+      const PlannedMember* m = planned(s, ex.name);
+      if (s.phase == Phase::starting && m && !m->entry) {
+        fail_launch(self, ex.name, "exited (code " + std::to_string(ex.exit_code) + ") before its door answered");
+      } else if (m && m->entry && s.phase == Phase::entry_running) {
+        stop(self, ex.exit_code, "the entry member ended");
+      }
+      finish_if_done(self);
+    },
+    [=](sigterm_atom, std::int32_t signal) {
+      stop(self, 128 + signal, "signal " + std::to_string(signal) + ": the formation was stopped");
+    },
+    [=](deadline_atom, const std::string& which) {
+      auto& s = self->state;
+      if (which == "formation") {
+        stop(self, 124, "the formation's deadline passed");
+      } else if (which == "grace" && s.phase == Phase::stopping) {
+        for (const auto& name : s.running) self->send(s.setup.spawn, KillMember{name});
+      }
+    },
+  };
+}
+
+} // namespace
+
+caf::actor spawn_launcher(caf::actor_system& sys, LauncherSetup setup) {
+  return sys.spawn(launcher, std::move(setup));
+}
+
+} // namespace mur

@@ -1,0 +1,53 @@
+// launcher.hpp — the launcher actor: one formation, from minted id to every member ended.
+//
+// State table:
+//   admitted        --start-->                    mint frm_ id and signing key; one token per edge;
+//                                                 spawn every peer at once (peers starting)
+//   peers starting  --MemberStarted-->            probe its door until it answers as the reported
+//                                                 session (100 ms apart, within the ready deadline)
+//   peers starting  --all peers ready-->          address lines to every caller; spawn the entry
+//                                                 last (entry running)
+//   peers starting  --a spawn or probe fails-->   stopping, exit 1 (E-RUN-045 lists each failure)
+//   entry running   --entry MemberExited-->       stopping, the entry's exit code
+//   entry running   --sigterm_atom(N)-->          stopping, 128+N
+//   entry running   --deadline-->                 stopping, 124
+//   stopping        --close every lifeline; all MemberExited--> ended (reported, then quit)
+//   stopping        --grace passed-->             KillMember for every member still running
+// Invariants: the signing key lives only in this actor's state and dies with it; a member's
+// bundle carries tokens for exactly its roster edges; the entry member is never a callee and
+// starts only after every peer answers; every member ends when the formation ends.
+// Seed: "What a formation is", steps 1–3, and "How a formation ends".
+#pragma once
+
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace mur {
+
+struct PlannedMember {
+  std::string name;
+  bool entry = false;
+  std::vector<std::string> callees; // roster order
+};
+
+struct LauncherSetup {
+  std::vector<PlannedMember> members;                 // roster order, exactly one entry
+  std::string formation_id;                           // "" ⇒ mint one
+  std::string task;                                   // --task; "" ⇒ serve mode
+  std::chrono::milliseconds deadline{0};              // --deadline; 0 ⇒ none
+  std::chrono::milliseconds ready_deadline{180'000};  // per peer, from its spawn
+  std::chrono::milliseconds probe_interval{100};
+  std::chrono::milliseconds stop_grace{25'000};       // then KillMember
+  caf::actor spawn;                                   // the spawn port
+  caf::actor network;                                 // probes doors
+  caf::actor reporter;                                // receives FormationProgress
+};
+
+// Answers (caf::get_atom) with its formation id. `(sigterm_atom, int32 signal)` stops it.
+caf::actor spawn_launcher(caf::actor_system& sys, LauncherSetup setup);
+
+} // namespace mur

@@ -1,0 +1,69 @@
+#include "actors/lifeline.hpp"
+
+#include "actors/atoms.hpp"
+
+#include <caf/all.hpp>
+
+#include <map>
+#include <memory>
+
+namespace mur {
+namespace {
+
+struct LifelinesState {
+  std::shared_ptr<std::map<std::string, caf::actor>> ends = std::make_shared<std::map<std::string, caf::actor>>();
+  static inline const char* name = "mur.lifelines";
+};
+
+caf::behavior lifelines(caf::stateful_actor<LifelinesState>* self) {
+  auto ends = self->state.ends;
+  // However this actor ends (closed, its launcher killed), every end it holds is closed.
+  self->attach_functor([ends](const caf::error&) {
+    for (auto& [name, end] : *ends) caf::anon_send_exit(end, caf::exit_reason::user_shutdown);
+    ends->clear();
+  });
+  return {
+    [=](caf::put_atom, const std::string& name, const caf::actor& end) { (*ends)[name] = end; },
+    [=](caf::close_atom, const std::string& name) {
+      auto it = ends->find(name);
+      if (it == ends->end()) return;
+      caf::anon_send_exit(it->second, caf::exit_reason::user_shutdown);
+      ends->erase(it);
+    },
+    [=](caf::close_atom) {
+      for (auto& [name, end] : *ends) caf::anon_send_exit(end, caf::exit_reason::user_shutdown);
+      ends->clear();
+    },
+  };
+}
+
+caf::behavior lifeline_end(caf::event_based_actor*) {
+  return {[](caf::get_atom) {}};
+}
+
+struct WatchState {
+  bool reported = false;
+  static inline const char* name = "mur.lifeline_watch";
+};
+
+caf::behavior lifeline_watch(caf::stateful_actor<WatchState>* self, caf::actor end, caf::actor member) {
+  self->monitor(end);
+  self->set_down_handler([=](const caf::down_msg&) {
+    if (!self->state.reported) {
+      self->state.reported = true;
+      self->send(member, lifeline_atom::value);
+    }
+    self->quit();
+  });
+  return {[](caf::get_atom) {}};
+}
+
+} // namespace
+
+caf::actor spawn_lifelines(caf::actor_system& sys) { return sys.spawn(lifelines); }
+caf::actor spawn_lifeline_end(caf::actor_system& sys) { return sys.spawn(lifeline_end); }
+caf::actor spawn_lifeline_watch(caf::actor_system& sys, caf::actor end, caf::actor member) {
+  return sys.spawn(lifeline_watch, std::move(end), std::move(member));
+}
+
+} // namespace mur

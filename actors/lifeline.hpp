@@ -1,0 +1,30 @@
+// lifeline.hpp — the lifeline, both sides, as actors.
+//
+// Launcher side (`spawn_lifelines`): holds one end per member; `(close_atom, name)` closes one,
+// `(close_atom)` closes all; when the holder ends for any reason — including its launcher
+// being killed, since it is linked to it — every end it still holds is closed.
+// Member side (`spawn_lifeline_watch`): watches one end and tells its member `lifeline_atom`
+// exactly once when that end closes.
+// An end is an actor: in a simulation a plain actor whose exit is the pipe's EOF; in a real
+// launcher an actor owning the pipe's write end, which closes the fd when it exits.
+// Invariant: the only way a member learns that its formation ended is its lifeline, and it
+// learns it however the launcher ended (closed deliberately, or killed).
+// Seed: "Each member holds one end of a lifeline whose other end only the launcher holds; when
+// the launcher ends the formation, or dies — even by SIGKILL — every member's lifeline closes."
+#pragma once
+
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+
+namespace mur {
+
+// Launcher side. Register an end with `(caf::put_atom, std::string name, caf::actor end)`.
+caf::actor spawn_lifelines(caf::actor_system& sys);
+
+// A simulated end: an actor that does nothing until it is closed (sent an exit).
+caf::actor spawn_lifeline_end(caf::actor_system& sys);
+
+// Member side: monitors `end`; when it goes away, sends `lifeline_atom` to `member` once.
+caf::actor spawn_lifeline_watch(caf::actor_system& sys, caf::actor end, caf::actor member);
+
+} // namespace mur

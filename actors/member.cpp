@@ -1,0 +1,182 @@
+#include "actors/member.hpp"
+
+#include "actors/atoms.hpp"
+#include "actors/egress.hpp"
+#include "actors/task.hpp"
+#include "messages/door_request.hpp"
+#include "messages/door_scope.hpp"
+#include "messages/model_turn.hpp"
+#include "messages/trace_event.hpp"
+
+#include <caf/all.hpp>
+#include <nlohmann/json.hpp>
+
+namespace mur {
+namespace {
+
+using json = nlohmann::json;
+
+enum class Phase { serving, winding_down, ended };
+
+struct MemberState {
+  MemberSetup setup;
+  caf::actor door;
+  caf::actor egress;
+  Phase phase = Phase::serving;
+  bool lifeline_closed = false;
+  std::string launch_task_id;
+  TaskState launch_state = TaskState::submitted;
+  static inline const char* name = "mur.member";
+};
+
+using member_actor = caf::stateful_actor<MemberState>;
+
+void trace(member_actor* self, const char* type, json fields) {
+  self->send(self->state.setup.trace, TraceEvent{type, fields.dump()});
+}
+
+std::vector<std::string> callees_of(const MemberSetup& s) {
+  std::vector<std::string> out;
+  if (s.bundle)
+    for (const auto& c : s.bundle->calls) out.push_back(c.name);
+  return out;
+}
+
+// The exit code of a session: 0 unless the launch task ended failed or canceled.
+std::int32_t exit_code(const MemberState& st) {
+  if (st.launch_task_id.empty()) return 0;
+  return st.launch_state == TaskState::completed ? 0 : 1;
+}
+
+void end_session(member_actor* self, const std::string& status) {
+  auto& st = self->state;
+  if (st.phase == Phase::ended) return;
+  st.phase = Phase::ended;
+  trace(self, "session_end", {{"exit_status", status}});
+  if (st.setup.supervisor)
+    self->send(st.setup.supervisor, ended_atom::value, st.setup.member, exit_code(st));
+  if (st.egress) self->send_exit(st.egress, caf::exit_reason::user_shutdown);
+  if (st.door) self->send_exit(st.door, caf::exit_reason::user_shutdown);
+  self->quit();
+}
+
+void wind_down(member_actor* self, const char* cause) {
+  auto& st = self->state;
+  if (st.phase != Phase::serving) return;
+  st.phase = Phase::winding_down;
+  const std::string why = cause;
+  self->request(st.door, caf::infinite, winddown_atom::value)
+    .then(
+      [=](std::int32_t was_running) {
+        const bool formation = why == "formation_ended";
+        end_session(self, was_running > 0 ? (formation ? "formation_ended" : "canceled") : "ok");
+      },
+      [=](const caf::error&) { end_session(self, "failed"); });
+}
+
+caf::behavior member(member_actor* self, MemberSetup setup) {
+  auto& st = self->state;
+  st.setup = std::move(setup);
+  const auto callees = callees_of(st.setup);
+
+  json start{{"capsule_name", st.setup.capsule_name}, {"capsule_version", st.setup.capsule_version},
+             {"max_turns", st.setup.max_turns}};
+  if (!st.setup.formation_id.empty()) {
+    start["formation_id"] = st.setup.formation_id;
+    start["formation_member"] = st.setup.member;
+    start["formation_callees"] = callees;
+  }
+  trace(self, "session_start", start);
+
+  if (!callees.empty()) {
+    EgressSetup e;
+    e.member = st.setup.member;
+    e.bundle = st.setup.bundle;
+    e.allows_localhost = st.setup.allows_localhost;
+    e.call_deadline = st.setup.call_deadline;
+    e.network = st.setup.network;
+    e.trace = st.setup.trace;
+    st.egress = spawn_egress(self->system(), std::move(e));
+  }
+
+  DoorSetup d;
+  d.session_id = st.setup.session_id;
+  d.capsule_name = st.setup.capsule_name;
+  d.acceptance = st.setup.acceptance;
+  d.authenticated = st.setup.authenticated;
+  d.accepts_peer_tasks = st.setup.accepts_peer_tasks;
+  d.trace = st.setup.trace;
+  d.owner = self;
+  auto& sys = self->system();
+  d.start_task = [&sys, member = st.setup.member, callees, max_turns = st.setup.max_turns,
+                  model = st.setup.model, egress = st.egress, trace = st.setup.trace](const TaskView& t,
+                                                                                     const caf::actor& door) {
+    TaskSetup ts;
+    ts.task = t;
+    ts.member = member;
+    ts.callees = callees;
+    ts.max_turns = max_turns;
+    ts.model = model;
+    ts.egress = egress;
+    ts.trace = trace;
+    ts.door = door;
+    return spawn_task(sys, std::move(ts));
+  };
+  st.door = spawn_door(sys, std::move(d));
+
+  if (!st.setup.launch_task.empty()) {
+    DoorRequest req;
+    req.method = "SendMessage";
+    req.text = st.setup.launch_task;
+    req.verdict.kind = DoorAuthorization::Kind::Ok;
+    req.verdict.credential = std::string(OPERATOR_CREDENTIAL);
+    for (auto s : DOOR_SCOPES) req.verdict.scopes.emplace_back(s);
+    self->request(st.door, caf::infinite, req).then([=](const DoorReply& r) {
+      self->state.launch_task_id = r.task.id;
+      self->state.launch_state = r.task.state;
+    });
+  }
+
+  return {
+    [=](caf::get_atom) -> caf::actor { return self->state.door; },
+    [=](address_atom, const std::vector<MemberText>& addresses) {
+      if (self->state.egress) self->send(self->state.egress, address_atom::value, addresses);
+    },
+    [=](lifeline_atom) {
+      auto& s = self->state;
+      if (s.lifeline_closed || s.phase != Phase::serving) return; // after a SIGTERM: nothing
+      s.lifeline_closed = true;
+      trace(self, "formation_ended", {{"formation_id", s.setup.formation_id}});
+      wind_down(self, "formation_ended");
+    },
+    [=](sigterm_atom) {
+      if (self->state.phase == Phase::winding_down) {
+        end_session(self, "canceled"); // a second SIGTERM ends at once
+        return;
+      }
+      wind_down(self, "sigterm");
+    },
+    [=](deadline_atom) { wind_down(self, "deadline"); },
+    // The door has nothing left and the lifecycle says exit: read the launch task's ending.
+    [=](ended_atom) {
+      if (self->state.phase != Phase::serving) return;
+      self->state.phase = Phase::winding_down;
+      self->request(self->state.door, caf::infinite, caf::get_atom::value)
+        .then(
+          [=](const std::vector<TaskView>& tasks) {
+            for (const auto& t : tasks)
+              if (t.id == self->state.launch_task_id) self->state.launch_state = t.state;
+            end_session(self, exit_code(self->state) == 0 ? "ok" : "failed");
+          },
+          [=](const caf::error&) { end_session(self, "failed"); });
+    },
+  };
+}
+
+} // namespace
+
+caf::actor spawn_member(caf::actor_system& sys, MemberSetup setup) {
+  return sys.spawn(member, std::move(setup));
+}
+
+} // namespace mur

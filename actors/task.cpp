@@ -1,0 +1,378 @@
+// task.cpp — the session loop of one task (see task.hpp for the state table).
+#include "actors/task.hpp"
+
+#include "actors/atoms.hpp"
+#include "actors/continuation.hpp"
+#include "actors/no_answer_ledger.hpp"
+#include "actors/task_texts.hpp"
+#include "messages/ids.hpp"
+#include "messages/member_call.hpp"
+#include "messages/model_turn.hpp"
+#include "messages/task_progress.hpp"
+#include "messages/trace_event.hpp"
+
+#include <caf/all.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <optional>
+
+namespace mur {
+
+bool sent_by_member(const TaskView& task) { return task.submitter.rfind("member:", 0) == 0; }
+
+namespace {
+
+constexpr std::size_t output_cap = 64 * 1024;
+constexpr const char* cut_marker = "\n[runtime: output cut at 64 KiB]";
+
+// A call of the current round, from the moment it is claimed until its outcome is delivered.
+enum class Phase { claimed, outstanding, arrived };
+
+struct PendingCall {
+  std::string call_id;
+  std::string member;
+  std::string member_task_id;
+  Phase phase = Phase::claimed;
+  caf::actor_clock::time_point made;
+  std::size_t result_slot = 0; // where its call-member result goes in tool_results
+  CallEnded ended;        // once arrived (output already cut)
+  bool truncated = false;
+};
+
+struct TaskActorState {
+  TaskSetup setup;
+  bool member_sent = false;
+  int turn = 0;                          // model turns produced so far = the next turn's number
+  int continuations = 0;
+  std::vector<PendingCall> pending;      // claimed, outstanding or arrived-but-undelivered
+  std::vector<std::string> arrival;      // call ids, in the order their outcomes arrived
+  int starts_awaited = 0;                // CallStart replies of this turn not yet in
+  std::optional<caf::actor_clock::time_point> wait_started;
+  std::vector<std::string> tool_results; // for the next turn, in the order the tools were called
+  std::vector<MemberText> answers;       // latest output per member
+  std::string continuation;              // the last continuation message
+  NoAnswerLedger ledger;
+  bool ending = false;                   // end-without-answer accepted
+  std::string ending_reason;
+  bool finished = false;
+  static inline const char* name = "mur.task";
+};
+
+using task_ptr = caf::stateful_actor<TaskActorState>*;
+
+std::int64_t ms_between(caf::actor_clock::time_point a, caf::actor_clock::time_point b) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(b - a).count();
+}
+
+void trace(task_ptr self, const char* type, const nlohmann::json& fields) {
+  if (!self->state.setup.trace) return;
+  self->send(self->state.setup.trace,
+             TraceEvent{type, fields.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)});
+}
+
+// Cuts `text` to the output cap (at a UTF-8 boundary) and marks the cut.
+bool cut_output(std::string& text) {
+  if (text.size() <= output_cap) return false;
+  std::size_t at = output_cap;
+  while (at > 0 && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) --at;
+  text.resize(at);
+  text += cut_marker;
+  return true;
+}
+
+PendingCall* find_call(task_ptr self, const std::string& call_id) {
+  for (auto& c : self->state.pending)
+    if (c.call_id == call_id) return &c;
+  return nullptr;
+}
+
+PendingCall* find_member(task_ptr self, const std::string& member) {
+  for (auto& c : self->state.pending)
+    if (c.member == member) return &c;
+  return nullptr;
+}
+
+bool any_out(task_ptr self) {
+  return std::any_of(self->state.pending.begin(), self->state.pending.end(),
+                     [](const PendingCall& c) { return c.phase != Phase::arrived; });
+}
+
+void trace_member_call(task_ptr self, const PendingCall& c, const std::string& status, std::int64_t duration_ms,
+                       const std::string& output, bool truncated, bool delivered) {
+  nlohmann::json f{{"task_id", self->state.setup.task.id}, {"call_id", c.call_id}, {"member", c.member}};
+  if (!c.member_task_id.empty()) f["member_task_id"] = c.member_task_id;
+  f["status"] = status;
+  f["duration_ms"] = duration_ms;
+  f["output"] = output;
+  f["truncated"] = truncated;
+  f["delivered"] = delivered;
+  trace(self, "member_call", f);
+}
+
+// Ends the task: abandons what is still out, records what arrived but was never delivered,
+// traces task_end, sends the one TaskFinished, quits.
+void finish(task_ptr self, TaskFinished done) {
+  auto& st = self->state;
+  if (st.finished) return;
+  st.finished = true;
+  const auto now = self->clock().now();
+  for (const auto& c : st.pending) {
+    if (c.phase == Phase::arrived) {
+      const std::string status = c.ended.status == "completed" ? "abandoned" : c.ended.status;
+      trace_member_call(self, c, status, c.ended.duration_ms, c.ended.output, c.truncated, false);
+    } else {
+      if (st.setup.egress) self->send(st.setup.egress, AbandonCall{c.call_id});
+      trace_member_call(self, c, "abandoned", ms_between(c.made, now), "", false, false);
+    }
+  }
+  st.pending.clear();
+  done.task_id = st.setup.task.id;
+  trace(self, "task_end", {{"task_id", st.setup.task.id}, {"exit_status", done.exit_status}, {"turns", st.turn}});
+  if (st.setup.door) self->send(st.setup.door, std::move(done));
+  self->quit();
+}
+
+void fail(task_ptr self, const std::string& text, const char* exit_status) {
+  TaskFinished done;
+  done.state = TaskState::failed;
+  done.status_text = text;
+  done.exit_status = exit_status;
+  finish(self, std::move(done));
+}
+
+void complete(task_ptr self, const std::string& reply) {
+  TaskFinished done;
+  done.state = TaskState::completed;
+  done.status_text = "completed";
+  done.exit_status = "ok";
+  done.answer = reply;
+  auto report = self->state.ledger.report();
+  if (!report.empty()) {
+    if (!done.answer.empty()) done.answer += "\n\n";
+    done.answer += task_texts::answered_without(report);
+    done.no_answer_below = std::move(report);
+  }
+  finish(self, std::move(done));
+}
+
+void end_without_answer_now(task_ptr self) {
+  TaskFinished done;
+  done.state = TaskState::failed;
+  done.status_text = self->state.ending_reason;
+  done.no_answer = true;
+  done.no_answer_below = self->state.ledger.report();
+  done.exit_status = "no_answer";
+  finish(self, std::move(done));
+}
+
+void on_turn(task_ptr self, int turn, ModelTurn t);
+
+void ask_turn(task_ptr self) {
+  auto& st = self->state;
+  if (st.finished) return;
+  if (st.turn >= st.setup.max_turns) {
+    fail(self, "the task used all " + std::to_string(st.setup.max_turns) + " model turns without an answer",
+         "max_turns_reached");
+    return;
+  }
+  ModelTurnRequest req{st.setup.task.id, st.setup.task.request, st.turn, st.setup.member, st.setup.callees,
+                       st.answers, st.continuation, std::move(st.tool_results)};
+  st.tool_results.clear();
+  const int turn = st.turn;
+  self->request(st.setup.model, caf::infinite, std::move(req))
+    .then([=](ModelTurn& t) { on_turn(self, turn, std::move(t)); },
+          [=](caf::error& err) { fail(self, "the model did not answer: " + self->system().render(err), "failed"); });
+}
+
+// Delivers every outcome of the round in ONE continuation, then asks the next turn.
+void deliver(task_ptr self) {
+  auto& st = self->state;
+  std::vector<CallEnded> outcomes;
+  for (const auto& id : st.arrival) {
+    const PendingCall* c = find_call(self, id);
+    if (c == nullptr) continue;
+    outcomes.push_back(c->ended);
+    auto it = std::find_if(st.answers.begin(), st.answers.end(),
+                           [&](const MemberText& a) { return a.member == c->member; });
+    const std::string text = task_texts::answer_text(c->ended);
+    if (it != st.answers.end())
+      it->text = text;
+    else
+      st.answers.push_back(MemberText{c->member, text});
+    st.ledger.record(c->ended);
+    trace_member_call(self, *c, c->ended.status, c->ended.duration_ms, c->ended.output, c->truncated, true);
+  }
+  st.continuation = build_continuation(outcomes, st.member_sent);
+  ++st.continuations;
+  const auto now = self->clock().now();
+  trace(self, "task_continued",
+        {{"task_id", st.setup.task.id},
+         {"continuation_number", st.continuations},
+         {"member_calls", outcomes.size()},
+         {"delegations", 0},
+         {"waited_ms", st.wait_started ? ms_between(*st.wait_started, now) : 0},
+         {"turns_remaining", std::max(0, st.setup.max_turns - st.turn)}});
+  st.pending.clear();
+  st.arrival.clear();
+  st.wait_started.reset();
+  ask_turn(self);
+}
+
+// Every CallStart of the turn is in: end, wait, continue, or ask again with the tool results.
+void after_starts(task_ptr self) {
+  auto& st = self->state;
+  if (st.finished) return;
+  if (st.ending) {
+    end_without_answer_now(self);
+  } else if (any_out(self)) {
+    if (!st.wait_started) st.wait_started = self->clock().now();
+  } else if (!st.pending.empty()) {
+    deliver(self);
+  } else {
+    ask_turn(self);
+  }
+}
+
+void on_start(task_ptr self, const std::string& call_id, const std::string& member, CallStart s) {
+  auto& st = self->state;
+  if (st.finished) return;
+  --st.starts_awaited;
+  s.call_id = call_id;
+  if (PendingCall* c = find_call(self, call_id)) {
+    std::string& result = st.tool_results.at(c->result_slot);
+    if (s.status == "refused") {
+      result = task_texts::tool_error(s.message);
+      st.pending.erase(st.pending.begin() + (c - st.pending.data()));
+    } else {
+      c->member_task_id = s.member_task_id;
+      if (c->phase == Phase::claimed) c->phase = Phase::outstanding;
+      if (s.status == "started")
+        result = task_texts::call_started(s, member);
+      else if (s.status == "busy")
+        result = task_texts::call_busy(s, member);
+      else
+        result = task_texts::call_ended_at_once(s, member, st.member_sent);
+    }
+  }
+  if (st.starts_awaited == 0) after_starts(self);
+}
+
+void make_call(task_ptr self, const MemberText& call) {
+  auto& st = self->state;
+  if (st.ending) {
+    st.tool_results.push_back(task_texts::call_while_ending(call.member));
+    return;
+  }
+  const auto& callees = st.setup.callees;
+  if (std::find(callees.begin(), callees.end(), call.member) == callees.end()) {
+    st.tool_results.push_back(task_texts::not_callable(call.member, callees));
+    return;
+  }
+  if (const PendingCall* p = find_member(self, call.member)) {
+    st.tool_results.push_back(task_texts::still_pending(call.member, p->call_id));
+    return;
+  }
+  PendingCall c;
+  c.call_id = ids::mint(ids::member_call);
+  c.member = call.member;
+  c.made = self->clock().now();
+  c.result_slot = st.tool_results.size();
+  st.tool_results.emplace_back(); // filled in when its CallStart arrives
+  st.pending.push_back(c);
+  ++st.starts_awaited;
+  const std::string call_id = c.call_id;
+  const std::string member = c.member;
+  self->request(st.setup.egress, caf::infinite, CallMember{st.setup.task.id, call_id, member, call.text})
+    .then([=](CallStart& s) { on_start(self, call_id, member, std::move(s)); },
+          [=](caf::error& err) {
+            on_start(self, call_id, member,
+                     CallStart{call_id, "refused", "", "the call could not be made (" + self->system().render(err) +
+                                                           "); nothing was sent."});
+          });
+}
+
+void end_without_answer(task_ptr self, const std::string& reason) {
+  auto& st = self->state;
+  std::string refusal;
+  if (st.setup.callees.empty())
+    refusal = task_texts::ewa_no_callees();
+  else if (!st.member_sent)
+    refusal = task_texts::ewa_not_member_sent();
+  else if (!st.pending.empty())
+    refusal = task_texts::ewa_call_out(st.pending.front().member, st.pending.front().call_id);
+  else if (reason.find_first_not_of(" \t\r\n") == std::string::npos)
+    refusal = task_texts::ewa_blank_reason();
+  else if (st.ending)
+    refusal = task_texts::ewa_already_ending();
+  if (!refusal.empty()) {
+    st.tool_results.push_back(refusal);
+    return;
+  }
+  st.ending = true;
+  st.ending_reason = reason;
+}
+
+void on_turn(task_ptr self, int turn, ModelTurn t) {
+  auto& st = self->state;
+  if (st.finished) return;
+  st.turn = turn + 1;
+  // A turn with tool calls ends the model's turn; a reply ends the task (calls beside it are not made).
+  const bool tools = !t.fails && !t.replies && (!t.calls.empty() || t.ends_without_answer);
+  const char* decision = t.fails ? "error" : tools ? "tool_call" : "end_turn";
+  trace(self, "inference", {{"task_id", st.setup.task.id}, {"turn", turn}, {"decision", decision}});
+  if (t.fails) {
+    fail(self, t.failure, "failed");
+    return;
+  }
+  if (!tools) {
+    complete(self, t.reply);
+    return;
+  }
+  for (const auto& call : t.calls) make_call(self, call);
+  if (t.ends_without_answer) end_without_answer(self, t.reason);
+  if (st.starts_awaited == 0) after_starts(self);
+}
+
+void on_ended(task_ptr self, CallEnded e) {
+  auto& st = self->state;
+  if (st.finished) return;
+  PendingCall* c = find_call(self, e.call_id);
+  if (c == nullptr || c->phase == Phase::arrived) return;
+  e.member = c->member;
+  if (c->member_task_id.empty()) c->member_task_id = e.member_task_id;
+  c->truncated = cut_output(e.output);
+  c->ended = std::move(e);
+  c->phase = Phase::arrived;
+  st.arrival.push_back(c->call_id);
+  if (st.starts_awaited == 0 && !st.ending && !any_out(self)) deliver(self);
+}
+
+caf::behavior task_actor(task_ptr self, TaskSetup setup) {
+  auto& st = self->state;
+  st.setup = std::move(setup);
+  st.member_sent = sent_by_member(st.setup.task);
+  if (st.setup.door) self->send(st.setup.door, TaskWorking{st.setup.task.id});
+  trace(self, "task_start",
+        {{"task_id", st.setup.task.id},
+         {"context_id", st.setup.task.context_id},
+         {"source", "a2a"},
+         {"origin", st.member_sent ? "peer" : "user"}});
+  ask_turn(self);
+  return {
+    [=](const CallEnded& e) { on_ended(self, e); },
+    [=](cancel_atom) {
+      TaskFinished done;
+      done.state = TaskState::canceled;
+      done.status_text = "the task was canceled";
+      done.exit_status = "canceled";
+      finish(self, std::move(done));
+    },
+  };
+}
+
+} // namespace
+
+caf::actor spawn_task(caf::actor_system& sys, TaskSetup setup) { return sys.spawn(task_actor, std::move(setup)); }
+
+} // namespace mur

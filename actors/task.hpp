@@ -1,0 +1,48 @@
+// task.hpp — the task actor: one per task, the session loop over a model port.
+//
+// State table:
+//   running turn      --ModelTurn(calls)-->           offering (awaiting CallStart per call)
+//   offering          --all CallStart in, none out--> running turn (tool results only)
+//   offering          --all CallStart in, some out--> waiting on calls
+//   waiting on calls  --last CallEnded-->             continuing: ONE message with every answer
+//                                                     fenced as coming from its member → running turn
+//   running turn      --ModelTurn(reply)-->           completed (outstanding calls abandoned)
+//   running turn      --ModelTurn(end_without_answer) accepted--> failed/no answer
+//   running turn      --ModelTurn(fail)-->            failed
+//   any               --cancel_atom-->                canceled (outstanding calls abandoned)
+//   running turn      --turn == max_turns-->          failed (max_turns_reached)
+// Invariants: one outstanding call per member per task (a second call to a member is refused,
+// with nothing sent, until the first call's answer has been delivered); different members never
+// block each other; every answer is delivered fenced as `member:<name>`; a call that ends with
+// no answer is named, with the members further down that gave none.
+// Seed: "How a member gives another work" (formations.txt), steps 1–5.
+#pragma once
+
+#include "messages/a2a_task.hpp"
+
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+
+#include <string>
+#include <vector>
+
+namespace mur {
+
+struct TaskSetup {
+  TaskView task;                      // id, context_id, request (the text), submitter
+  std::string member;                 // this member's name ("" outside a formation)
+  std::vector<std::string> callees;   // whom call-member may name, roster order; empty ⇒ no tool
+  int max_turns = 10;
+  caf::actor model;                   // replies ModelTurn to ModelTurnRequest
+  caf::actor egress;                  // replies CallStart to CallMember, later sends CallEnded
+  caf::actor trace;                   // receives TraceEvent
+  caf::actor door;                    // receives TaskWorking, TaskFinished
+};
+
+// True when a task's submitter credential is a formation member (`member:<name>`).
+bool sent_by_member(const TaskView& task);
+
+// Spawns a task actor; it starts its first turn at once and exits after TaskFinished.
+caf::actor spawn_task(caf::actor_system& sys, TaskSetup setup);
+
+} // namespace mur

@@ -1,0 +1,101 @@
+#include "actors/task_texts.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace mur::task_texts {
+
+namespace {
+
+std::string result_json(const CallStart& start, const std::string& member, const std::string& output) {
+  nlohmann::json j{{"call_id", start.call_id}, {"member", member}, {"status", start.status}};
+  if (!start.member_task_id.empty()) j["task_id"] = start.member_task_id;
+  if (!output.empty()) j["output"] = output;
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+} // namespace
+
+std::string call_started(const CallStart& start, const std::string& member) {
+  return result_json(start, member, "") + "\n" + member +
+         " is now working on this call. Its answer is not in this result and no tool fetches it: "
+         "the runtime adds it to the conversation after you end your turn. Unless you have other "
+         "work to give a different member, end your turn now by replying without a tool call. "
+         "Calling " + member + " again before its answer arrives is refused.";
+}
+
+std::string call_busy(const CallStart& start, const std::string& member) {
+  std::string out = result_json(start, member, member + " is busy and has not taken the task yet.") + "\n" +
+                    "The runtime keeps offering " + member + " the task until the call deadline";
+  if (!start.message.empty()) out += " (" + start.message + ")";
+  out += ". After you end your turn, its answer, or word that it stayed busy, is added to the "
+         "conversation.";
+  return out;
+}
+
+std::string call_ended_at_once(const CallStart& start, const std::string& member, bool sent_by_member) {
+  std::string out = result_json(start, member, start.message) + "\n" + "Call " + start.call_id + " to " +
+                    member + " ended " + start.status + " with no answer from " + member +
+                    ". Do not present an answer of your own as " + member + "'s.";
+  if (sent_by_member)
+    out += " If there is no answer to give without " + member +
+           ", call end-without-answer with the reason; your caller is told plainly.";
+  return out;
+}
+
+std::string tool_error(const std::string& text) { return "tool error: " + text; }
+
+std::string not_callable(const std::string& member, const std::vector<std::string>& callees) {
+  if (callees.empty())
+    return tool_error("this member has no call-member tool: the roster lets it call no member. "
+                      "Nothing was sent.");
+  std::string names;
+  for (const auto& c : callees) names += (names.empty() ? "" : ", ") + c;
+  return tool_error("\"" + member + "\" is not a member you may call; you may call: " + names +
+                    ". Nothing was sent.");
+}
+
+std::string still_pending(const std::string& member, const std::string& call_id) {
+  return tool_error("call " + call_id + " to " + member + " has not had its answer delivered yet, so "
+                    "this call was refused and nothing was sent. End your turn now; the answer is "
+                    "added after it.");
+}
+
+std::string call_while_ending(const std::string& member) {
+  return tool_error("this task is ending without an answer, so nothing was sent to " + member + ".");
+}
+
+std::string ewa_no_callees() {
+  return tool_error("end-without-answer is only for a member that may call other members; this one "
+                    "may call none.");
+}
+
+std::string ewa_not_member_sent() {
+  return tool_error("this task was not sent by a formation member, so end-without-answer does not "
+                    "apply. Reply in text instead, and say which part has no answer.");
+}
+
+std::string ewa_call_out(const std::string& member, const std::string& call_id) {
+  return tool_error("call " + call_id + " to " + member + " is still out; its answer arrives after "
+                    "this turn. Call end-without-answer only when nothing is left to wait for.");
+}
+
+std::string ewa_blank_reason() {
+  return tool_error("end-without-answer needs a reason: give it as a sentence.");
+}
+
+std::string ewa_already_ending() { return tool_error("this task is already ending without an answer."); }
+
+std::string answered_without(const std::vector<NoAnswer>& report) {
+  std::string names;
+  for (const auto& n : report) names += (names.empty() ? "" : ", ") + n.member + " (" + n.status + ")";
+  return "[runtime: this answer was given without answers from " + names + ".]";
+}
+
+std::string answer_text(const CallEnded& ended) {
+  if (ended.status == "completed") return ended.output;
+  std::string out = ended.member + " gave no answer (" + ended.status + ")";
+  if (!ended.output.empty()) out += ": " + ended.output;
+  return out;
+}
+
+} // namespace mur::task_texts

@@ -1,0 +1,42 @@
+// task_texts.hpp — what a task actor tells its model about its tool calls, in the project's words.
+//
+// Invariant: these texts carry member names, call ids, statuses and the door's or egress's own
+// reasons — never a token, a URL or a port. A tool error always says that nothing was sent.
+// Seed: "A second call to a member is refused, with nothing sent, until the first call's answer
+// has been delivered." / "A member that replies anyway after a missing answer has its reply
+// delivered with a line saying which members it answered without."
+#pragma once
+
+#include "messages/a2a_task.hpp"
+#include "messages/member_call.hpp"
+
+#include <string>
+#include <vector>
+
+namespace mur::task_texts {
+
+// call-member results, by how the call started.
+std::string call_started(const CallStart& start, const std::string& member);
+std::string call_busy(const CallStart& start, const std::string& member);
+std::string call_ended_at_once(const CallStart& start, const std::string& member, bool sent_by_member);
+
+// call-member tool errors (nothing was sent).
+std::string tool_error(const std::string& text);
+std::string not_callable(const std::string& member, const std::vector<std::string>& callees);
+std::string still_pending(const std::string& member, const std::string& call_id);
+std::string call_while_ending(const std::string& member);
+
+// end-without-answer refusals, in the order they are checked, and its acceptance.
+std::string ewa_no_callees();
+std::string ewa_not_member_sent();
+std::string ewa_call_out(const std::string& member, const std::string& call_id);
+std::string ewa_blank_reason();
+std::string ewa_already_ending();
+
+// The line appended to an answer given without answers from the members in `report`.
+std::string answered_without(const std::vector<NoAnswer>& report);
+
+// A member's answer as the model reads it back: its output, or its no-answer text.
+std::string answer_text(const CallEnded& ended);
+
+} // namespace mur::task_texts

@@ -1,0 +1,56 @@
+#include "actors/trace_recorder.hpp"
+
+#include "actors/atoms.hpp"
+#include "messages/ids.hpp"
+#include "messages/trace_event.hpp"
+
+#include <caf/all.hpp>
+#include <nlohmann/json.hpp>
+
+namespace mur {
+namespace {
+
+struct TraceState {
+  std::string session_id;
+  TraceSink sink;
+  std::string root;  // the session_start event's id
+  std::vector<std::string> lines;
+  static inline const char* name = "mur.trace";
+};
+
+caf::behavior recorder(caf::stateful_actor<TraceState>* self, std::string session_id, TraceSink sink) {
+  self->state.session_id = std::move(session_id);
+  self->state.sink = std::move(sink);
+  return {
+    [=](const TraceEvent& ev) {
+      auto& st = self->state;
+      nlohmann::ordered_json line;
+      const std::string id = ids::mint(ids::event);
+      line["event_type"] = ev.type;
+      line["event_id"] = id;
+      line["parent_id"] = st.root.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(st.root);
+      line["session_id"] = st.session_id;
+      line["timestamp"] = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            self->clock().now().time_since_epoch()).count();
+      if (ev.type == "session_start" && st.root.empty()) {
+        st.root = id;
+        line["parent_id"] = nullptr;
+      }
+      auto fields = nlohmann::ordered_json::parse(ev.fields, nullptr, false);
+      if (fields.is_object())
+        for (auto it = fields.begin(); it != fields.end(); ++it) line[it.key()] = it.value();
+      std::string text = line.dump();
+      if (st.sink) st.sink(text);
+      st.lines.push_back(std::move(text));
+    },
+    [=](trace_atom) -> std::vector<std::string> { return self->state.lines; },
+  };
+}
+
+} // namespace
+
+caf::actor spawn_trace_recorder(caf::actor_system& sys, std::string session_id, TraceSink sink) {
+  return sys.spawn(recorder, std::move(session_id), std::move(sink));
+}
+
+} // namespace mur

@@ -1,0 +1,122 @@
+// script_model.cpp — the script model actor (see script_model.hpp).
+#include "member/script_model.hpp"
+
+#include "actors/atoms.hpp"
+#include "messages/model_turn.hpp"
+
+#include <caf/all.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <regex>
+#include <string>
+#include <vector>
+
+namespace mur {
+
+namespace {
+
+struct ScriptModelState {
+  Inference script;
+  std::vector<std::regex> routes;                          // compiled `match` of each route
+  std::uint64_t next_key = 0;
+  std::map<std::uint64_t, std::pair<caf::typed_response_promise<ModelTurn>, ModelTurn>> thinking;
+  static inline const char* name = "mur.script_model";
+};
+
+// Fills {{task}}, {{member}}, {{answer.NAME}} and {{answers}} in one pass: a filled-in value is
+// never read as a template again; an unknown placeholder stays as written.
+std::string fill(const std::string& tpl, const ModelTurnRequest& req) {
+  std::string out;
+  std::size_t at = 0;
+  while (at < tpl.size()) {
+    const std::size_t open = tpl.find("{{", at);
+    const std::size_t close = open == std::string::npos ? open : tpl.find("}}", open + 2);
+    if (open == std::string::npos || close == std::string::npos) {
+      out.append(tpl, at, std::string::npos);
+      break;
+    }
+    out.append(tpl, at, open - at);
+    const std::string key = tpl.substr(open + 2, close - open - 2);
+    if (key == "task") {
+      out += req.task_text;
+    } else if (key == "member") {
+      out += req.member;
+    } else if (key == "answers") {
+      out += req.continuation;
+    } else if (key.rfind("answer.", 0) == 0) {
+      const std::string name = key.substr(7);
+      for (const auto& a : req.answers)
+        if (a.member == name) out += a.text;
+    } else {
+      out.append(tpl, open, close + 2 - open);
+    }
+    at = close + 2;
+  }
+  return out;
+}
+
+const std::vector<ScriptTurn>& turns_for(const ScriptModelState& st, const std::string& task_text) {
+  for (std::size_t i = 0; i < st.routes.size(); ++i)
+    if (std::regex_search(task_text, st.routes[i])) return st.script.routes[i].turns;
+  return st.script.turns;
+}
+
+ModelTurn play(const ScriptTurn& entry, const ModelTurnRequest& req) {
+  ModelTurn t;
+  for (const auto& c : entry.calls) t.calls.push_back(MemberText{c.member, fill(c.task, req)});
+  if (entry.reply) {
+    t.replies = true;
+    t.reply = fill(*entry.reply, req);
+  }
+  if (entry.end_without_answer) {
+    t.ends_without_answer = true;
+    t.reason = fill(*entry.end_without_answer, req);
+  }
+  if (entry.fail) {
+    t.fails = true;
+    t.failure = fill(*entry.fail, req);
+  }
+  if (t.calls.empty() && !t.replies && !t.ends_without_answer && !t.fails) t.replies = true; // an empty entry
+  return t;
+}
+
+caf::behavior script_model(caf::stateful_actor<ScriptModelState>* self, Inference script) {
+  self->state.script = std::move(script);
+  for (const auto& r : self->state.script.routes)
+    self->state.routes.emplace_back(r.match, std::regex::ECMAScript);
+  return {
+    [=](const ModelTurnRequest& req) -> caf::result<ModelTurn> {
+      const auto& turns = turns_for(self->state, req.task_text);
+      if (req.turn < 0 || static_cast<std::size_t>(req.turn) >= turns.size()) {
+        ModelTurn done;
+        done.replies = true; // out of entries: an empty answer
+        return done;
+      }
+      const ScriptTurn& entry = turns[static_cast<std::size_t>(req.turn)];
+      ModelTurn t = play(entry, req);
+      if (entry.think_ms <= 0) return t;
+      auto rp = self->make_response_promise<ModelTurn>();
+      const auto key = self->state.next_key++;
+      self->state.thinking.emplace(key, std::make_pair(rp, std::move(t)));
+      self->delayed_send(self, std::chrono::milliseconds(entry.think_ms), think_atom::value, key);
+      return rp;
+    },
+    [=](think_atom, std::uint64_t key) {
+      auto it = self->state.thinking.find(key);
+      if (it == self->state.thinking.end()) return;
+      auto [rp, t] = std::move(it->second);
+      self->state.thinking.erase(it);
+      rp.deliver(std::move(t));
+    },
+  };
+}
+
+} // namespace
+
+caf::actor spawn_script_model(caf::actor_system& sys, const Inference& script) {
+  return sys.spawn(script_model, script);
+}
+
+} // namespace mur

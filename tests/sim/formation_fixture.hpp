@@ -1,0 +1,124 @@
+// formation_fixture.hpp — one whole formation under CAF's test scheduler: the launcher actor,
+// the sim spawn port and network, and helpers to read members' traces and the progress lines.
+#pragma once
+
+#include "caf_catch.hpp"
+
+#include "actors/atoms.hpp"
+#include "actors/launcher.hpp"
+#include "member/manifest.hpp"
+#include "messages/door_request.hpp"
+#include "messages/formation_messages.hpp"
+#include "sim_world.hpp"
+
+#include <caf/all.hpp>
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace mur::sim {
+
+struct sim_config : caf::actor_system_config {};
+
+struct formation_fixture : test_coordinator_fixture<sim_config> {
+  caf::actor network;
+  caf::actor spawner;
+  caf::actor progress;
+  caf::actor launcher;
+
+  ~formation_fixture() override {
+    for (auto* a : {&launcher, &spawner, &network, &progress})
+      if (*a) anon_send_exit(*a, caf::exit_reason::kill);
+    sched.run();
+    sched.clock().cancel_all();
+    sched.run();
+  }
+
+  static Manifest manifest(const std::string& yaml) { return parse_manifest(yaml, "murmur.yaml"); }
+
+  // Starts a formation: members in roster order, the first one the entry.
+  void launch(std::vector<std::pair<std::string, std::string>> members, std::map<std::string, std::vector<std::string>> edges,
+              std::string task = "", Knobs knobs = {}, std::chrono::milliseconds deadline = {}) {
+    std::map<std::string, Manifest> manifests;
+    LauncherSetup ls;
+    bool first = true;
+    for (auto& [name, yaml] : members) {
+      manifests.emplace(name, manifest(yaml));
+      ls.members.push_back(PlannedMember{name, first, edges[name]});
+      first = false;
+    }
+    network = spawn_sim_network(sys);
+    spawner = spawn_sim_spawner(sys, std::move(manifests), network, std::move(knobs));
+    progress = spawn_progress_log(sys);
+    ls.spawn = spawner;
+    ls.network = network;
+    ls.reporter = progress;
+    ls.task = std::move(task);
+    ls.deadline = deadline;
+    launcher = spawn_launcher(sys, std::move(ls));
+    sched.run();
+  }
+
+  void advance(std::chrono::milliseconds d) {
+    sched.clock().advance_time(d);
+    sched.run();
+  }
+  // Advances simulated time in small steps until nothing is pending or `limit` passed.
+  void run_for(std::chrono::milliseconds limit, std::chrono::milliseconds step = std::chrono::milliseconds(50)) {
+    for (auto t = std::chrono::milliseconds(0); t < limit; t += step) advance(step);
+  }
+
+  template <class T, class... Ts>
+  T ask(const caf::actor& who, Ts&&... xs) {
+    self->send(who, std::forward<Ts>(xs)...);
+    sched.run();
+    T out{};
+    bool got = false;
+    self->receive([&](T& x) { out = std::move(x); got = true; },
+                  caf::after(std::chrono::seconds(0)) >> [] {});
+    REQUIRE(got);
+    return out;
+  }
+
+  std::vector<nlohmann::json> trace(const std::string& member) {
+    std::vector<nlohmann::json> out;
+    for (const auto& line : ask<std::vector<std::string>>(spawner, trace_atom::value, member))
+      out.push_back(nlohmann::json::parse(line));
+    return out;
+  }
+  std::vector<nlohmann::json> events(const std::string& member, const std::string& type) {
+    std::vector<nlohmann::json> out;
+    for (auto& e : trace(member))
+      if (e["event_type"] == type) out.push_back(e);
+    return out;
+  }
+  std::vector<FormationProgress> progress_lines() { return ask<std::vector<FormationProgress>>(progress, caf::get_atom::value); }
+  const FormationProgress* progress_event(const std::string& event) {
+    static std::vector<FormationProgress> keep;
+    keep = progress_lines();
+    for (const auto& p : keep)
+      if (p.event == event) return &p;
+    return nullptr;
+  }
+  caf::actor member_actor(const std::string& name) { return ask<caf::actor>(spawner, caf::get_atom::value, name); }
+  caf::actor door_of(const std::string& name) { return ask<caf::actor>(member_actor(name), caf::get_atom::value); }
+  std::vector<TaskView> tasks_of(const std::string& name) {
+    return ask<std::vector<TaskView>>(door_of(name), caf::get_atom::value);
+  }
+};
+
+// Manifests used across scenarios.
+inline std::string callee_yaml(const std::string& name, const std::string& inference,
+                               const std::string& lifecycle = "{task_acceptance: queue, queue_depth: 1, after_task: sleep}") {
+  return "name: " + name + "\nversion: 1.0.0\n" + inference + "lifecycle: " + lifecycle +
+         "\nexports: {peer_tasks: {accept: true}}\ncapabilities: {network: {allow: [localhost]}}\n"
+         "network: {authentication: {scheme: bearer}}\n";
+}
+inline std::string entry_yaml(const std::string& name, const std::string& inference,
+                              const std::string& extra = "capabilities: {network: {allow: [localhost]}}\n") {
+  return "name: " + name + "\nversion: 1.0.0\n" + inference + extra + "network: {authentication: {scheme: bearer}}\n";
+}
+
+} // namespace mur::sim

@@ -1,0 +1,30 @@
+// sim_world.hpp — the in-process adapters behind the ports, for whole formations under CAF's
+// test scheduler: a loopback network (door calls by direct message, with the same
+// Authorization verification a real door does), a spawn port that starts members as actors,
+// lifelines that close when the launcher's lifeline holder ends, trace recorders kept in memory.
+#pragma once
+
+#include "member/manifest.hpp"
+
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+
+#include <map>
+#include <set>
+#include <string>
+
+namespace mur::sim {
+
+struct Knobs {
+  std::set<std::string> fail_spawn;        // the spawn port refuses these members
+  std::set<std::string> never_ready;       // their doors answer as another session
+  std::set<std::string> withhold_addresses;// their address lines are dropped
+};
+
+// Manifests by member name (the roster's name, not the capsule's).
+caf::actor spawn_sim_spawner(caf::actor_system& sys, std::map<std::string, Manifest> manifests,
+                             caf::actor network, Knobs knobs = {});
+caf::actor spawn_sim_network(caf::actor_system& sys);
+caf::actor spawn_progress_log(caf::actor_system& sys);
+
+} // namespace mur::sim
