@@ -58,7 +58,11 @@ std::shared_ptr<const FormationBundle> bundle_for(const LauncherState& st, const
   b->formation_id = st.formation_id;
   b->member = m.name;
   b->verify_key = st.authority->verify_key();
-  for (const auto& callee : m.callees) b->calls.push_back(FormationCall{callee, st.authority->mint(m.name, callee)});
+  for (const auto& callee : m.callees) {
+    const PlannedMember* to = planned(st, callee);
+    if (to == nullptr || to->entry || callee == m.name) continue; // no credential ever names the entry member
+    b->calls.push_back(FormationCall{callee, st.authority->mint(m.name, callee)});
+  }
   return b;
 }
 

@@ -165,7 +165,11 @@ caf::behavior member(member_actor* self, MemberSetup setup) {
         .then(
           [=](const std::vector<TaskView>& tasks) {
             for (const auto& t : tasks)
-              if (t.id == self->state.launch_task_id) self->state.launch_state = t.state;
+              if (t.id == self->state.launch_task_id) {
+                self->state.launch_state = t.state;
+                // The launch task's ending, for whoever prints the answer (stdout, or a test).
+                if (self->state.setup.supervisor) self->send(self->state.setup.supervisor, TaskEvent{t});
+              }
             end_session(self, exit_code(self->state) == 0 ? "ok" : "failed");
           },
           [=](const caf::error&) { end_session(self, "failed"); });

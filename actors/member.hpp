@@ -44,7 +44,8 @@ struct MemberSetup {
   caf::actor trace;                                // the trace port
   caf::actor network;                              // the door-call port (for the egress)
   caf::actor model;                                // the model port
-  caf::actor supervisor;                           // told (ended_atom, member, int32 exit code)
+  caf::actor supervisor;                           // told TaskEvent{launch task} when it ended, then
+                                                   // (ended_atom, member, int32 exit code)
 };
 
 // Answers (caf::get_atom) with its door actor; accepts (address_atom, vector<MemberText>).

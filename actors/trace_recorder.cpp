@@ -15,12 +15,19 @@ struct TraceState {
   TraceSink sink;
   std::string root;  // the session_start event's id
   std::vector<std::string> lines;
+  // Unix ms at spawn, and the actor clock then: timestamps advance with the actor clock (so a
+  // simulation's are deterministic offsets) and read as wall-clock time in a real session.
+  std::int64_t epoch_ms = 0;
+  caf::actor_clock::time_point started;
   static inline const char* name = "mur.trace";
 };
 
 caf::behavior recorder(caf::stateful_actor<TraceState>* self, std::string session_id, TraceSink sink) {
   self->state.session_id = std::move(session_id);
   self->state.sink = std::move(sink);
+  self->state.epoch_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                           std::chrono::system_clock::now().time_since_epoch()).count();
+  self->state.started = self->clock().now();
   return {
     [=](const TraceEvent& ev) {
       auto& st = self->state;
@@ -30,8 +37,8 @@ caf::behavior recorder(caf::stateful_actor<TraceState>* self, std::string sessio
       line["event_id"] = id;
       line["parent_id"] = st.root.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(st.root);
       line["session_id"] = st.session_id;
-      line["timestamp"] = std::chrono::duration_cast<std::chrono::milliseconds>(
-                            self->clock().now().time_since_epoch()).count();
+      line["timestamp"] = st.epoch_ms + std::chrono::duration_cast<std::chrono::milliseconds>(
+                                          self->clock().now() - st.started).count();
       if (ev.type == "session_start" && st.root.empty()) {
         st.root = id;
         line["parent_id"] = nullptr;

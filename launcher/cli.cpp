@@ -1,6 +1,8 @@
 #include "launcher/cli.hpp"
 
 #include "launcher/capsule_store.hpp"
+#include "launcher/cmd_run_capsule.hpp"
+#include "launcher/cmd_send.hpp"
 #include "launcher/doctor.hpp"
 #include "member/murmur_home.hpp"
 #include "messages/duration.hpp"
@@ -110,6 +112,11 @@ int run_cli(int argc, char** argv) {
   run->add_flag("--json", run_json, "print JSON lines on stdout");
   run->add_option("--deadline", deadline, "end the formation after DUR (500ms, 90s, 10m, 2h, 7d)");
   run->add_flag("-v,--verbose", verbose, "more progress on stderr");
+  RunCapsuleOptions one; // hidden flags the launcher passes to each member
+  run->add_option("--capsule-sha256", one.capsule_sha256, "")->group("");
+  run->add_option("--store-root", one.store_root, "")->group("");
+  run->add_option("--lifecycle-task-acceptance", one.task_acceptance, "")->group("");
+  run->add_option("--lifecycle-after-task", one.after_task, "")->group("");
   roster_opt->excludes(capsule_opt)->excludes(manifest_opt);
 
   // send / stop / ps / trace
@@ -157,9 +164,14 @@ int run_cli(int argc, char** argv) {
                    "--capsule NAME --capsule-version V for one capsule\n";
       return exit_usage;
     }
+    if (roster_opt->count() == 0) {
+      one.capsule = capsule, one.capsule_version = capsule_version, one.manifest_dir = manifest_dir;
+      one.workdir = workdir, one.task = task, one.json = run_json;
+      return cmd_run_capsule(one);
+    }
     return not_yet("run");
   }
-  if (*send) return not_yet("send");
+  if (*send) return cmd_send(target, text, send_json);
   if (*stop) return not_yet("stop");
   if (*ps) return not_yet("ps");
   if (*trace_show) return not_yet("trace show");

@@ -27,3 +27,13 @@ if ((${#missing[@]})); then
 else
   echo "setup: every package is present" >&2
 fi
+
+# Node >= 20 runs the interop suite (tests/interop); installed only where node is missing.
+if ! command -v node >/dev/null; then
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  echo "setup: installing nodejs npm" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+fi

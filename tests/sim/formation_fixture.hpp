@@ -32,7 +32,11 @@ struct formation_fixture : test_coordinator_fixture<sim_config> {
     for (auto* a : {&launcher, &spawner, &network, &progress})
       if (*a) anon_send_exit(*a, caf::exit_reason::kill);
     sched.run();
+    // Let pending timers fire (a model still "thinking" holds a promise until its timer fires);
+    // bounded, so a timer that re-arms itself cannot keep the fixture here.
+    for (int i = 0; i < 100000 && sched.trigger_timeout(); ++i) sched.run();
     sched.clock().cancel_all();
+    launcher = spawner = network = progress = nullptr;
     sched.run();
   }
 
@@ -101,6 +105,15 @@ struct formation_fixture : test_coordinator_fixture<sim_config> {
     for (const auto& p : keep)
       if (p.event == event) return &p;
     return nullptr;
+  }
+  // How the entry's --task ended (what a real entry prints on stdout).
+  TaskView launch_task(const std::string& name) {
+    return ask<TaskView>(spawner, caf::get_atom::value, name, caf::get_atom::value);
+  }
+  std::int32_t exit_code() {
+    auto* e = progress_event("ended");
+    REQUIRE(e);
+    return e->exit_code;
   }
   caf::actor member_actor(const std::string& name) { return ask<caf::actor>(spawner, caf::get_atom::value, name); }
   caf::actor door_of(const std::string& name) { return ask<caf::actor>(member_actor(name), caf::get_atom::value); }

@@ -16,17 +16,6 @@
 #include <caf/all.hpp>
 
 namespace mur::sim {
-
-struct DoorKeys {
-  std::shared_ptr<DoorTokenIssuer> issuer;
-  std::shared_ptr<FormationVerifier> verifier;
-};
-
-} // namespace mur::sim
-
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mur::sim::DoorKeys)
-
-namespace mur::sim {
 namespace {
 
 using unplug_atom = caf::atom_constant<caf::atom("unplug")>;
@@ -61,6 +50,8 @@ struct Running {
   std::string url;
   std::int32_t code = 137; // killed unless it said otherwise
   caf::actor watch;        // the member side of its lifeline (held here, as a process holds its thread)
+  TaskView launch_task;    // --task: how the one task ended (what a real entry prints)
+  bool alive = true;
 };
 
 struct SpawnerState {
@@ -86,6 +77,7 @@ caf::behavior spawner(spawner_actor* self, std::map<std::string, Manifest> manif
     if (it == st.by_addr.end()) return;
     const std::string name = it->second;
     self->send(st.network, unplug_atom::value, st.members[name].url);
+    st.members[name].alive = false;
     if (st.launcher) self->send(st.launcher, MemberExited{name, st.members[name].code});
   });
   return {
@@ -159,6 +151,14 @@ caf::behavior spawner(spawner_actor* self, std::map<std::string, Manifest> manif
       auto it = self->state.members.find(k.name);
       if (it != self->state.members.end()) self->send_exit(it->second.member, caf::exit_reason::kill);
     },
+    [=](const TaskEvent& ev) {
+      for (auto& [name, r] : self->state.members)
+        if (caf::actor_cast<caf::actor>(self->current_sender()) == r.member) r.launch_task = ev.task;
+    },
+    [=](caf::get_atom, const std::string& name, caf::get_atom) -> TaskView {
+      auto it = self->state.members.find(name);
+      return it == self->state.members.end() ? TaskView{} : it->second.launch_task;
+    },
     [=](ended_atom, const std::string& name, std::int32_t code) {
       auto it = self->state.members.find(name);
       if (it != self->state.members.end()) it->second.code = code;
@@ -171,7 +171,7 @@ caf::behavior spawner(spawner_actor* self, std::map<std::string, Manifest> manif
     },
     [=](caf::get_atom, const std::string& name) -> caf::actor { // a member's actor (for tests)
       auto it = self->state.members.find(name);
-      return it == self->state.members.end() ? caf::actor{} : it->second.member;
+      return it == self->state.members.end() || !it->second.alive ? caf::actor{} : it->second.member;
     },
     [=](caf::get_atom, const std::string& name, const std::string& what) -> std::string {
       auto it = self->state.members.find(name);

@@ -5,6 +5,10 @@
 #pragma once
 
 #include "member/manifest.hpp"
+#include "messages/door_token.hpp"
+#include "messages/formation_verifier.hpp"
+
+#include <caf/allowed_unsafe_message_type.hpp>
 
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
@@ -14,6 +18,13 @@
 #include <string>
 
 namespace mur::sim {
+
+// What the loopback network verifies a door's Authorization with (a real door server holds the same).
+// Register a door with (caf::put_atom, std::string url, caf::actor door, DoorKeys).
+struct DoorKeys {
+  std::shared_ptr<DoorTokenIssuer> issuer;
+  std::shared_ptr<FormationVerifier> verifier;
+};
 
 struct Knobs {
   std::set<std::string> fail_spawn;        // the spawn port refuses these members
@@ -28,3 +39,5 @@ caf::actor spawn_sim_network(caf::actor_system& sys);
 caf::actor spawn_progress_log(caf::actor_system& sys);
 
 } // namespace mur::sim
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mur::sim::DoorKeys)

@@ -1,0 +1,206 @@
+#include "http/curl_pool.hpp"
+
+#include <curl/curl.h>
+#include <sodium.h>
+
+#include <atomic>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <thread>
+
+namespace mur {
+namespace {
+
+std::once_flag curl_global;
+
+struct Transfer {
+  std::uint64_t id = 0;
+  HttpCall call;
+  CURL* easy = nullptr;
+  curl_slist* headers = nullptr;
+  std::string body;      // a plain reply
+  std::string pending;   // an event stream's unfinished text
+  int mode = 0;          // 0 undecided, 1 body, 2 event stream
+
+  ~Transfer() {
+    if (headers) curl_slist_free_all(headers);
+    for (auto& h : call.headers)
+      if (!h.empty()) sodium_memzero(h.data(), h.size());
+  }
+};
+
+// Cuts complete events out of `t.pending`, handing each `data:` payload on.
+void drain_events(Transfer& t) {
+  std::size_t end;
+  while ((end = t.pending.find("\n\n")) != std::string::npos) {
+    std::string block = t.pending.substr(0, end);
+    t.pending.erase(0, end + 2);
+    std::string data;
+    std::size_t pos = 0;
+    while (pos <= block.size()) {
+      std::size_t nl = block.find('\n', pos);
+      std::string line = block.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+      if (line.rfind("data:", 0) == 0) {
+        std::string v = line.substr(5);
+        if (!v.empty() && v[0] == ' ') v.erase(0, 1);
+        data += (data.empty() ? "" : "\n") + v;
+      }
+      if (nl == std::string::npos) break;
+      pos = nl + 1;
+    }
+    if (!data.empty() && t.call.on_event) t.call.on_event(data);
+  }
+}
+
+std::size_t on_write(char* ptr, std::size_t size, std::size_t n, void* user) {
+  auto& t = *static_cast<Transfer*>(user);
+  const std::size_t len = size * n;
+  if (t.mode == 0) {
+    char* ct = nullptr;
+    curl_easy_getinfo(t.easy, CURLINFO_CONTENT_TYPE, &ct);
+    t.mode = ct && std::string(ct).rfind("text/event-stream", 0) == 0 ? 2 : 1;
+  }
+  if (t.mode == 1) {
+    t.body.append(ptr, len);
+    return len;
+  }
+  for (std::size_t i = 0; i < len; ++i)
+    if (ptr[i] != '\r') t.pending.push_back(ptr[i]);
+  drain_events(t);
+  return len;
+}
+
+} // namespace
+
+struct CurlPool::Impl {
+  std::mutex mu;
+  std::deque<std::unique_ptr<Transfer>> incoming;
+  std::vector<std::uint64_t> cancels;
+  bool stopping = false;
+  std::atomic<std::uint64_t> next{1};
+  CURLM* multi = nullptr;
+  std::map<CURL*, std::unique_ptr<Transfer>> live;
+  std::thread thread;
+
+  void start(std::unique_ptr<Transfer> t) {
+    CURL* e = curl_easy_init();
+    t->easy = e;
+    curl_easy_setopt(e, CURLOPT_URL, t->call.url.c_str());
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http");
+    curl_easy_setopt(e, CURLOPT_PROXY, "");
+    if (t->call.method == "POST") {
+      curl_easy_setopt(e, CURLOPT_POST, 1L);
+      curl_easy_setopt(e, CURLOPT_POSTFIELDS, t->call.body.c_str());
+      curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE, static_cast<long>(t->call.body.size()));
+    } else {
+      curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+    }
+    for (const auto& h : t->call.headers) t->headers = curl_slist_append(t->headers, h.c_str());
+    t->headers = curl_slist_append(t->headers, "Expect:");
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, t->headers);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, t.get());
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
+    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(t->call.timeout.count()));
+    if (t->call.timeout.count() == 0) {
+      curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
+      curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, static_cast<long>(std::max<long long>(1, t->call.stall_limit.count() / 1000)));
+    }
+    curl_multi_add_handle(multi, e);
+    live.emplace(e, std::move(t));
+  }
+
+  void finish(CURL* e, long status, const std::string& error) {
+    auto it = live.find(e);
+    if (it == live.end()) return;
+    std::unique_ptr<Transfer> t = std::move(it->second);
+    live.erase(it);
+    curl_multi_remove_handle(multi, e);
+    curl_easy_cleanup(e);
+    if (t->call.on_done) t->call.on_done(status, std::move(t->body), error);
+  }
+
+  void run() {
+    for (;;) {
+      std::deque<std::unique_ptr<Transfer>> fresh;
+      std::vector<std::uint64_t> cancel;
+      bool stop;
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        fresh.swap(incoming);
+        cancel.swap(cancels);
+        stop = stopping;
+      }
+      for (auto& t : fresh) start(std::move(t));
+      for (auto id : cancel)
+        for (auto& [e, t] : live)
+          if (t->id == id) {
+            finish(e, 0, "canceled");
+            break;
+          }
+      if (stop) {
+        while (!live.empty()) finish(live.begin()->first, 0, "the client is stopping");
+        return;
+      }
+      int running = 0;
+      curl_multi_perform(multi, &running);
+      int left = 0;
+      while (CURLMsg* m = curl_multi_info_read(multi, &left)) {
+        if (m->msg != CURLMSG_DONE) continue;
+        CURL* e = m->easy_handle;
+        if (m->data.result == CURLE_OK) {
+          long status = 0;
+          curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
+          finish(e, status, "");
+        } else {
+          finish(e, 0, curl_easy_strerror(m->data.result));
+        }
+      }
+      curl_multi_poll(multi, nullptr, 0, 1000, nullptr);
+    }
+  }
+};
+
+CurlPool::CurlPool() : impl_(std::make_unique<Impl>()) {
+  std::call_once(curl_global, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+  impl_->multi = curl_multi_init();
+  impl_->thread = std::thread([this] { impl_->run(); });
+}
+
+CurlPool::~CurlPool() {
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    impl_->stopping = true;
+  }
+  curl_multi_wakeup(impl_->multi);
+  impl_->thread.join();
+  for (auto& t : impl_->incoming) // submitted after the loop ended
+    if (t->call.on_done) t->call.on_done(0, "", "the client is stopping");
+  impl_->incoming.clear();
+  curl_multi_cleanup(impl_->multi);
+}
+
+std::uint64_t CurlPool::submit(HttpCall call) {
+  auto t = std::make_unique<Transfer>();
+  t->id = impl_->next++;
+  t->call = std::move(call);
+  const auto id = t->id;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    impl_->incoming.push_back(std::move(t));
+  }
+  curl_multi_wakeup(impl_->multi);
+  return id;
+}
+
+void CurlPool::cancel(std::uint64_t id) {
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    impl_->cancels.push_back(id);
+  }
+  curl_multi_wakeup(impl_->multi);
+}
+
+} // namespace mur

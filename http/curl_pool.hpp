@@ -1,0 +1,51 @@
+// curl_pool.hpp — every outgoing HTTP call of a process, on ONE thread driving libcurl's multi
+// interface: many plain calls and Server-Sent-Event streams at once, no thread per call.
+//
+// Invariant: each submitted call ends exactly once through `on_done` (status 0 and a reason on
+// a transport failure, a timeout or a cancel); a reply whose Content-Type is
+// text/event-stream is cut into events and each event's `data:` payload goes to `on_event`
+// before `on_done`. Header lines may carry a bearer secret: they are handed only to libcurl and
+// wiped when the call ends; nothing here prints a header, a body or a URL. Callbacks run on the
+// pool thread and must only hand work on (e.g. send an actor a message).
+// Spec: ARCHITECTURE.md "libcurl runs in one client thread using the multi interface".
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mur {
+
+struct HttpCall {
+  std::string url;
+  std::string method = "POST";                 // POST or GET
+  std::string body;
+  std::vector<std::string> headers;            // "Name: value" lines
+  std::chrono::milliseconds timeout{30000};    // whole call; streams: 0 (none) and a stall limit
+  std::chrono::milliseconds stall_limit{30000};// a stream that sends nothing this long has failed
+  std::function<void(const std::string& data)> on_event;
+  std::function<void(long status, std::string body, std::string error)> on_done;
+};
+
+class CurlPool {
+public:
+  CurlPool();  // starts the thread
+  ~CurlPool(); // ends every open call (on_done with "the client is stopping") and joins
+  CurlPool(const CurlPool&) = delete;
+  CurlPool& operator=(const CurlPool&) = delete;
+
+  // Queues a call; returns its id (for cancel).
+  std::uint64_t submit(HttpCall call);
+  // Ends an open call early: on_done(0, "", "canceled"). Unknown ids are ignored.
+  void cancel(std::uint64_t id);
+
+  struct Impl;
+
+private:
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace mur

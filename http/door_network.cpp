@@ -1,0 +1,193 @@
+#include "http/door_network.hpp"
+
+#include "actors/door.hpp"
+#include "http/curl_pool.hpp"
+#include "messages/a2a_json.hpp"
+#include "messages/agent_card.hpp"
+#include "messages/door_call.hpp"
+#include "messages/door_request.hpp"
+#include "messages/jsonrpc_call.hpp"
+
+#include <caf/all.hpp>
+
+#include <map>
+
+namespace mur {
+namespace {
+
+using json = nlohmann::json;
+using namespace std::chrono_literals;
+
+struct HttpDone {
+  std::uint64_t id = 0;
+  std::int64_t status = 0;
+  std::string body;
+  std::string error;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, HttpDone& x) {
+  return f(caf::meta::type_name("mur::HttpDone"), x.id, x.status, x.body, x.error);
+}
+
+struct HttpEvent {
+  std::uint64_t id = 0;
+  std::string data;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, HttpEvent& x) {
+  return f(caf::meta::type_name("mur::HttpEvent"), x.id, x.data);
+}
+
+struct Pending {
+  std::string method;
+  DoorCallTo to;           // kept to read an ended task with GetTask
+  Bearer bearer;
+  caf::response_promise promise;
+  bool answered = false;
+  caf::actor subscriber;   // SubscribeToTask: who gets the later TaskEvents
+  TaskView task;           // a stream's task so far
+};
+
+struct NetworkState {
+  std::shared_ptr<CurlPool> pool;
+  std::uint64_t next_local = 1;
+  std::map<std::uint64_t, Pending> pending; // by local id
+  static inline const char* name = "mur.door_network";
+};
+
+using network_actor = caf::stateful_actor<NetworkState>;
+
+caf::error transport_error(const std::string&) { return caf::make_error(caf::sec::request_timeout); }
+
+HttpCall make_call(network_actor* self, std::uint64_t local, const DoorCallTo& to, const Bearer& bearer,
+                   const DoorRequest& req) {
+  HttpCall call;
+  auto me = caf::actor_cast<caf::actor>(self);
+  if (req.method == card_method) {
+    call.method = "GET";
+    call.url = to.url + "/.well-known/agent-card.json";
+    call.timeout = 5s;
+  } else {
+    call.url = to.url + "/";
+    call.body = a2a::request_json(json("mur-" + std::to_string(local)), req).dump();
+    call.headers = {"Content-Type: application/json", "A2A-Version: 1.0"};
+    if (bearer.token) {
+      call.headers.push_back("Authorization: Bearer " + bearer.token->expose());
+      call.headers.push_back("x-murmur-task-origin: peer");
+    }
+    const bool stream = req.method == "SubscribeToTask" || req.method == "SendStreamingMessage";
+    call.timeout = stream ? 0ms : 30s;
+    if (stream) {
+      call.headers.push_back("Accept: text/event-stream");
+      call.on_event = [me, local](const std::string& data) { caf::anon_send(me, HttpEvent{local, data}); };
+    }
+  }
+  call.on_done = [me, local](long status, std::string body, std::string error) {
+    caf::anon_send(me, HttpDone{local, status, std::move(body), std::move(error)});
+  };
+  return call;
+}
+
+void on_event(network_actor* self, const HttpEvent& ev) {
+  auto it = self->state.pending.find(ev.id);
+  if (it == self->state.pending.end()) return;
+  Pending& p = it->second;
+  json doc = json::parse(ev.data, nullptr, false);
+  DoorReply reply;
+  if (!doc.is_object() || (!doc.contains("result") && !doc.contains("error"))) return; // not an event of ours
+  if (doc.contains("error")) {
+    reply = a2a::door_reply_from(200, ev.data);
+    if (!p.answered) {
+      p.answered = true;
+      p.promise.deliver(reply);
+    }
+    return;
+  }
+  bool changed = false;
+  try {
+    changed = a2a::apply_stream_event(p.task, doc["result"]);
+  } catch (const std::exception&) {
+    return;
+  }
+  if (!p.answered) {
+    p.answered = true;
+    reply.task = p.task;
+    p.promise.deliver(reply);
+    return;
+  }
+  if (changed && p.subscriber) self->send(p.subscriber, TaskEvent{p.task});
+}
+
+void on_done(network_actor* self, const HttpDone& d) {
+  auto it = self->state.pending.find(d.id);
+  if (it == self->state.pending.end()) return;
+  Pending p = std::move(it->second);
+  self->state.pending.erase(it);
+  if (p.answered) return; // a stream that ended after its first event
+  if (d.status == 0) {
+    p.promise.deliver(transport_error(d.error));
+    return;
+  }
+  if (p.method == card_method) {
+    json card = json::parse(d.body, nullptr, false);
+    if (d.status != 200 || !card.is_object()) {
+      p.promise.deliver(transport_error("no card"));
+      return;
+    }
+    DoorReply r;
+    r.session_id = a2a::card_session_id(card);
+    p.promise.deliver(r);
+    return;
+  }
+  if (d.status != 200 && d.status != 401 && d.status != 403) {
+    p.promise.deliver(transport_error("http status"));
+    return;
+  }
+  DoorReply r = a2a::door_reply_from(d.status, d.body);
+  if (p.method == "SubscribeToTask" && r.rpc_code == -32004) {
+    // The task has ended: its current state is what GetTask answers.
+    DoorRequest get;
+    get.method = "GetTask";
+    get.task_id = p.task.id;
+    const std::uint64_t local = self->state.next_local++;
+    auto to = p.to;
+    auto bearer = p.bearer;
+    p.method = "GetTask";
+    p.subscriber = caf::actor{};
+    self->state.pending.emplace(local, std::move(p));
+    self->state.pool->submit(make_call(self, local, to, bearer, get));
+    return;
+  }
+  p.promise.deliver(r);
+}
+
+caf::behavior door_network(network_actor* self, std::shared_ptr<CurlPool> pool) {
+  self->state.pool = std::move(pool);
+  return {
+    [=](const DoorCallTo& to, const Bearer& bearer, const DoorRequest& req) -> caf::result<DoorReply> {
+      auto& st = self->state;
+      const std::uint64_t local = st.next_local++;
+      Pending p;
+      p.method = req.method;
+      p.to = to;
+      p.bearer = bearer;
+      p.task.id = req.task_id;
+      if (req.method == "SubscribeToTask" || req.method == "SendStreamingMessage")
+        p.subscriber = caf::actor_cast<caf::actor>(self->current_sender());
+      p.promise = self->make_response_promise();
+      st.pending.emplace(local, std::move(p));
+      st.pool->submit(make_call(self, local, to, bearer, req));
+      return caf::delegated<DoorReply>{};
+    },
+    [=](const HttpEvent& ev) { on_event(self, ev); },
+    [=](const HttpDone& d) { on_done(self, d); },
+  };
+}
+
+} // namespace
+
+caf::actor spawn_door_network(caf::actor_system& sys, std::shared_ptr<CurlPool> pool) {
+  return sys.spawn(door_network, std::move(pool));
+}
+
+} // namespace mur

@@ -1,0 +1,26 @@
+// door_network.hpp — the real door-call port: the egress's (and the readiness probe's) calls to
+// other doors, over HTTP through the process's CurlPool.
+//
+// Invariant: answers (DoorCallTo, Bearer, DoorRequest) with exactly one DoorReply, or with an
+// error when the door could not be reached or answered nothing readable as HTTP (so the egress
+// counts a transport failure). The bearer token is read (expose()) only into the Authorization
+// header of that one call, sent with `x-murmur-task-origin: peer` and `A2A-Version: 1.0`.
+// SubscribeToTask keeps the event stream open: its first event (the current Task) is the reply,
+// each later change is sent to the requester as a TaskEvent, the last one terminal. The public
+// card probe (DoorRequest{method = card_method}) GETs the card and answers its door
+// extension's sessionId in DoorReply.session_id.
+// Spec: murmur-door.md §4 (headers), §5.2 (wire); decisions.md §1 (answer delivery).
+#pragma once
+
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+
+#include <memory>
+
+namespace mur {
+
+class CurlPool;
+
+caf::actor spawn_door_network(caf::actor_system& sys, std::shared_ptr<CurlPool> pool);
+
+} // namespace mur

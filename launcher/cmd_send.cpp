@@ -1,0 +1,147 @@
+#include "launcher/cmd_send.hpp"
+
+#include "http/curl_pool.hpp"
+#include "member/running_record.hpp"
+#include "messages/a2a_json.hpp"
+#include "messages/address_line.hpp"
+#include "messages/failure.hpp"
+#include "messages/ids.hpp"
+#include "messages/jsonrpc_call.hpp"
+
+#include <condition_variable>
+#include <iostream>
+#include <mutex>
+#include <thread>
+
+namespace mur {
+namespace {
+
+using json = nlohmann::json;
+
+struct Door {
+  std::string url;
+  std::optional<DoorToken> token;
+};
+
+Door find_door(const std::string& target) {
+  if (ids::is_valid(target, ids::session)) {
+    auto rec = read_running_record(target);
+    if (!rec || !record_is_live(*rec))
+      throw Failure("E-SND-001", "no running session " + target, "list running sessions with mur ps");
+    return {rec->url, rec->operator_token};
+  }
+  if (ids::is_valid(target, ids::formation))
+    throw Failure("E-SND-001", "sending to a formation (frm_…) needs mur run --roster, which is not in this build yet",
+                  "send to the entry member's session id (ses_…) instead");
+  std::string url = target;
+  while (!url.empty() && url.back() == '/') url.pop_back();
+  if (!is_door_url(url))
+    throw Failure("E-SND-001", "TARGET must be ses_…, frm_… or http://host:port", "see mur send --help");
+  return {url, std::nullopt};
+}
+
+// One call, waited for; an event stream's results are folded into `task` as they arrive.
+struct Waited {
+  long status = 0;
+  std::string body;
+  std::string error;
+};
+
+Waited call(CurlPool& pool, const Door& door, const json& request, TaskView* task = nullptr) {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;
+  Waited w;
+  HttpCall c;
+  c.url = door.url + "/";
+  c.body = request.dump();
+  c.headers = {"Content-Type: application/json", "A2A-Version: 1.0"};
+  if (door.token) c.headers.push_back("Authorization: Bearer " + door.token->expose());
+  if (task) {
+    c.timeout = std::chrono::milliseconds(0);
+    c.on_event = [&](const std::string& data) {
+      auto doc = json::parse(data, nullptr, false);
+      std::lock_guard<std::mutex> lock(mu);
+      if (doc.is_object() && doc.contains("result")) {
+        try {
+          a2a::apply_stream_event(*task, doc["result"]);
+        } catch (const std::exception&) {
+        }
+      }
+    };
+  }
+  c.on_done = [&](long status, std::string body, std::string error) {
+    std::lock_guard<std::mutex> lock(mu);
+    w = {status, std::move(body), std::move(error)};
+    done = true;
+    cv.notify_all();
+  };
+  pool.submit(std::move(c));
+  std::unique_lock<std::mutex> lock(mu);
+  cv.wait(lock, [&] { return done; });
+  return w;
+}
+
+DoorReply reply_of(const Waited& w) {
+  if (w.status == 0)
+    throw Failure("E-SND-002", "the door could not be reached (" + w.error + ")", "check that the session still runs: mur ps");
+  return a2a::door_reply_from(w.status, w.body);
+}
+
+void refuse_on(const DoorReply& r) {
+  if (r.http_status != 200)
+    throw Failure("E-SND-003", "the door refused the task: " + std::to_string(r.http_status) + " " + r.refusal + ": " +
+                                 r.refusal_message,
+                  "send to a session you started (its running record holds the operator credential)");
+  if (r.rpc_code != 0)
+    throw Failure("E-SND-003", "the door answered error " + std::to_string(r.rpc_code) + ": " + r.rpc_message,
+                  "check the capsule's lifecycle.task_acceptance");
+}
+
+} // namespace
+
+int cmd_send(const std::string& target, const std::string& text, bool as_json) {
+  const Door door = find_door(target);
+  CurlPool pool;
+  DoorRequest send;
+  send.method = "SendMessage";
+  send.text = text;
+  send.message_id = ids::mint(ids::message);
+  DoorReply sent = reply_of(call(pool, door, a2a::request_json("send-1", send)));
+  refuse_on(sent);
+  TaskView task = sent.task;
+  if (!is_terminal(task.state)) {
+    DoorRequest sub;
+    sub.method = "SubscribeToTask";
+    sub.task_id = task.id;
+    TaskView followed;
+    Waited w = call(pool, door, a2a::request_json("send-2", sub), &followed);
+    if (!followed.id.empty()) task = followed;
+    if (w.status == 200 && followed.id.empty()) {
+      DoorReply r = a2a::door_reply_from(w.status, w.body); // an error before the stream started
+      if (r.ok()) task = r.task;
+    }
+    for (int n = 3; !is_terminal(task.state); ++n) { // the stream ended early or failed: read, then poll
+      if (n > 3) std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      DoorRequest get;
+      get.method = "GetTask";
+      get.task_id = task.id;
+      DoorReply r = reply_of(call(pool, door, a2a::request_json("send-" + std::to_string(n), get)));
+      refuse_on(r);
+      task = r.task;
+    }
+  }
+  if (as_json) {
+    json out{{"task_id", task.id}, {"state", state_word(task.state)}};
+    out["answer"] = task.state == TaskState::completed ? task.answer : task.status_text;
+    std::cout << out.dump() << std::endl;
+  } else if (task.state == TaskState::completed) {
+    std::cout << task.answer << std::endl;
+  } else {
+    std::cerr << "the task ended " << state_word(task.state) << (task.status_text.empty() ? "" : ": " + task.status_text)
+              << "\n";
+  }
+  return task.state == TaskState::completed ? 0 : 1;
+}
+
+} // namespace mur

@@ -1,0 +1,18 @@
+// cmd_send.hpp — `mur send TARGET TEXT [--json]`: hands a running door one task and prints its
+// answer.
+//
+// Invariant: TARGET `ses_…` is found through its running record (live pid, same start stamp)
+// and called with the record's operator token, which goes only into the Authorization header;
+// a URL target is called without a credential (a public door). The task is sent with
+// SendMessage and followed with SubscribeToTask (GetTask every 500 ms if the stream fails) to
+// its terminal state. Exit 0 when it completed, 1 otherwise.
+// Spec: decisions.md §4 (`mur send`).
+#pragma once
+
+#include <string>
+
+namespace mur {
+
+int cmd_send(const std::string& target, const std::string& text, bool json);
+
+} // namespace mur

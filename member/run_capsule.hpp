@@ -1,0 +1,36 @@
+// run_capsule.hpp — `mur run --capsule NAME --capsule-version V` / `mur run --manifest DIR`: one
+// capsule session in this process, as the launcher starts members and as a person can by hand.
+//
+// Invariant (launch order of murmur-capsule.md §3): [the caller resolved the capsule] → formation env, channel first
+// line, lifeline → session dir → member actors → door serving → running record → readiness line
+// → (--task) → until the member ends: SIGINT/SIGTERM/SIGHUP wind it down, lifeline EOF ends the
+// formation → server stopped, record removed, trace complete → exit code from the member.
+// The operator token is written only into the running record (0600), never printed.
+// Spec: decisions.md §4 (`mur run --capsule`), §5; murmur-capsule.md §3–§5; murmur-door.md §6.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace mur {
+
+struct Manifest;
+
+struct RunCapsuleOptions {
+  std::string capsule;          // installed name (with capsule_version)
+  std::string capsule_version;
+  std::string capsule_sha256;   // hidden: the roster's pinned digest
+  std::string manifest_dir;     // or an uninstalled folder
+  std::string store_root;       // hidden: resolve stores from this project dir (default cwd)
+  std::string workdir;          // default: the current directory
+  std::string task;             // TEXT or @FILE
+  bool json = false;
+  std::optional<std::string> task_acceptance; // hidden: none | single | queue
+  std::optional<std::string> after_task;      // hidden: exit | sleep
+};
+
+// Runs the session of the resolved capsule `manifest` to its end; returns the process exit
+// code. Throws mur::Failure on a refusal before the door serves.
+int run_capsule(const Manifest& manifest, const RunCapsuleOptions& options);
+
+} // namespace mur

@@ -1,0 +1,141 @@
+#include "member/running_record.hpp"
+
+#include "member/murmur_home.hpp"
+#include "member/process_start.hpp"
+#include "messages/failure.hpp"
+#include "messages/ids.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <dirent.h>
+#include <fcntl.h>
+#include <fstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace mur {
+
+using json = nlohmann::ordered_json;
+
+std::string running_dir() { return murmur_home() + "/running"; }
+
+namespace {
+
+std::string path_of(const std::string& id) { return running_dir() + "/" + id + ".json"; }
+
+void write_all(int fd, const std::string& text, const std::string& path) {
+  std::size_t off = 0;
+  while (off < text.size()) {
+    ssize_t n = ::write(fd, text.data() + off, text.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ::close(fd);
+      throw Failure("E-RUN-048", "cannot write the running record " + path + " (" + std::strerror(errno) + ")",
+                    "check that $MURMUR_HOME/running is writable");
+    }
+    off += static_cast<std::size_t>(n);
+  }
+}
+
+std::optional<RunningRecord> parse(const std::string& text) {
+  json j = json::parse(text, nullptr, false);
+  if (!j.is_object()) return std::nullopt;
+  try {
+    RunningRecord r;
+    r.session_id = j.at("session_id").get<std::string>();
+    r.pid = j.at("pid").get<std::int64_t>();
+    r.process_start = j.value("process_start", "");
+    r.url = j.value("url", "");
+    r.capsule_name = j.value("capsule_name", "");
+    r.capsule_version = j.value("capsule_version", "");
+    r.workdir = j.value("workdir", "");
+    r.formation_id = j.value("formation_id", "");
+    r.formation_member = j.value("formation_member", "");
+    r.formation_lifeline = j.value("formation_lifeline", false);
+    r.started_at = j.value("started_at", std::int64_t{0});
+    if (j.contains("operator_token") && j["operator_token"].is_string())
+      r.operator_token = DoorToken::adopt(j["operator_token"].get<std::string>());
+    return r;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+} // namespace
+
+void write_running_record(const RunningRecord& r) {
+  const std::string dir = running_dir();
+  make_private_dirs(dir);
+  ::chmod(dir.c_str(), 0700);
+  json j;
+  j["session_id"] = r.session_id;
+  j["pid"] = r.pid;
+  j["process_start"] = r.process_start;
+  j["url"] = r.url;
+  j["capsule_name"] = r.capsule_name;
+  j["capsule_version"] = r.capsule_version;
+  j["workdir"] = r.workdir;
+  if (!r.formation_id.empty()) {
+    j["formation_id"] = r.formation_id;
+    j["formation_member"] = r.formation_member;
+    j["formation_lifeline"] = r.formation_lifeline;
+  }
+  j["started_at"] = r.started_at;
+  if (r.operator_token) j["operator_token"] = r.operator_token->expose();
+  std::string text = j.dump() + "\n";
+  const std::string path = path_of(r.session_id);
+  const std::string tmp = path + ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0)
+    throw Failure("E-RUN-048", "cannot create the running record " + path + " (" + std::strerror(errno) + ")",
+                  "check that $MURMUR_HOME/running is writable");
+  ::fchmod(fd, 0600);
+  write_all(fd, text, path);
+  ::close(fd);
+  sodium_memzero(text.data(), text.size());
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    throw Failure("E-RUN-048", "cannot place the running record " + path, "check that $MURMUR_HOME/running is writable");
+  }
+}
+
+std::optional<RunningRecord> read_running_record(const std::string& session_id) {
+  if (!ids::is_valid(session_id, ids::session)) return std::nullopt;
+  std::ifstream in(path_of(session_id));
+  if (!in) return std::nullopt;
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto r = parse(text);
+  if (!text.empty()) sodium_memzero(text.data(), text.size());
+  return r;
+}
+
+std::vector<RunningRecord> list_running_records() {
+  std::vector<std::string> names;
+  if (DIR* d = ::opendir(running_dir().c_str())) {
+    while (dirent* e = ::readdir(d)) {
+      std::string n = e->d_name;
+      if (n.size() > 5 && n.compare(n.size() - 5, 5, ".json") == 0) names.push_back(n.substr(0, n.size() - 5));
+    }
+    ::closedir(d);
+  }
+  std::sort(names.begin(), names.end());
+  std::vector<RunningRecord> out;
+  for (const auto& n : names)
+    if (auto r = read_running_record(n)) out.push_back(std::move(*r));
+  return out;
+}
+
+void remove_running_record(const std::string& session_id) {
+  if (ids::is_valid(session_id, ids::session)) ::unlink(path_of(session_id).c_str());
+}
+
+bool record_is_live(const RunningRecord& r) {
+  if (r.pid <= 0 || (::kill(static_cast<pid_t>(r.pid), 0) != 0 && errno != EPERM)) return false;
+  return process_start_of(static_cast<pid_t>(r.pid)) == r.process_start;
+}
+
+} // namespace mur

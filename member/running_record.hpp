@@ -1,0 +1,43 @@
+// running_record.hpp — `$MURMUR_HOME/running/<ses_id>.json`: how `mur ps/stop/send` find a
+// running session and its operator credential.
+//
+// Invariant: the directory is 0700 and each record 0600, written whole (a temporary file
+// renamed into place) after the door serves and removed when the session ends. The record is the
+// one file that holds a door's operator token; nothing else here prints it. A record is
+// trusted only while its pid is alive with the same process_start.
+// Spec: decisions.md §5 ("Running records"); murmur-capsule.md §4.
+#pragma once
+
+#include "messages/door_token.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mur {
+
+struct RunningRecord {
+  std::string session_id;
+  std::int64_t pid = 0;
+  std::string process_start;
+  std::string url;              // http://127.0.0.1:PORT
+  std::string capsule_name;
+  std::string capsule_version;
+  std::string workdir;
+  std::string formation_id;     // "" outside a formation
+  std::string formation_member;
+  bool formation_lifeline = false;
+  std::int64_t started_at = 0;  // unix ms
+  std::optional<DoorToken> operator_token; // absent for a public door
+};
+
+std::string running_dir();        // $MURMUR_HOME/running
+void write_running_record(const RunningRecord& r);
+std::optional<RunningRecord> read_running_record(const std::string& session_id);
+std::vector<RunningRecord> list_running_records(); // sorted by session id (start order)
+void remove_running_record(const std::string& session_id);
+// pid alive and its start stamp unchanged.
+bool record_is_live(const RunningRecord& r);
+
+} // namespace mur

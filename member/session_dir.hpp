@@ -1,0 +1,35 @@
+// session_dir.hpp — a session's directory: `<workdir>/.murmur/<ses_id>/` with `trace.jsonl`,
+// `out/result.txt` and `logs/`.
+//
+// Invariant: the directories exist before the first trace line; each trace line is appended
+// whole with its newline and flushed, so a reader never sees half a line; result.txt is
+// rewritten whole for each finished task (the answer, `error: <why>` or `no answer: <why>`).
+// Spec: murmur-capsule.md §4 (layout), §5 (trace format); decisions.md §5.
+#pragma once
+
+#include "messages/a2a_task.hpp"
+
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace mur {
+
+struct SessionDir {
+  std::string path;       // <workdir>/.murmur/<ses_id>
+  std::string trace_path; // path/trace.jsonl
+  std::string result_path;// path/out/result.txt
+};
+
+// Creates the directories (E-RUN-007 when it cannot).
+SessionDir make_session_dir(const std::string& workdir, const std::string& session_id);
+
+// A trace sink appending to trace.jsonl; `observe` sees each line after it is written.
+std::function<void(const std::string&)> trace_file_sink(const SessionDir& dir,
+                                                        std::function<void(const std::string&)> observe = {});
+
+// What out/result.txt holds for a finished task.
+std::string result_text(const TaskView& task);
+void write_result(const SessionDir& dir, const TaskView& task);
+
+} // namespace mur

@@ -1,0 +1,326 @@
+#include "messages/jsonrpc_call.hpp"
+
+#include "messages/a2a_json.hpp"
+#include "messages/door_scope.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+namespace mur::a2a {
+namespace {
+
+RpcProblem problem(json id, int code, std::string message, std::string reason = {}, json metadata = json::object()) {
+  return RpcProblem{std::move(id), code, std::move(message), std::move(reason), std::move(metadata)};
+}
+
+RpcProblem invalid_params(const json& id, const std::string& why) {
+  return problem(id, -32602, "Invalid params: " + why);
+}
+
+std::string trim(std::string s) {
+  auto not_space = [](unsigned char c) { return !std::isspace(c); };
+  s.erase(s.begin(), std::find_if(s.begin(), s.end(), not_space));
+  s.erase(std::find_if(s.rbegin(), s.rend(), not_space).base(), s.end());
+  return s;
+}
+
+bool supported_version(const std::string& v) {
+  if (v == "1.0") return true;
+  if (v.rfind("1.0.", 0) != 0 || v.size() == 4) return false;
+  return std::all_of(v.begin() + 4, v.end(), [](unsigned char c) { return std::isdigit(c); });
+}
+
+const char* const push_methods[] = {"CreateTaskPushNotificationConfig", "GetTaskPushNotificationConfig",
+                                    "ListTaskPushNotificationConfigs", "DeleteTaskPushNotificationConfig"};
+
+// A message's parts as one text, or the problem with them.
+std::variant<std::string, RpcProblem> message_text(const json& id, const json& parts) {
+  if (!parts.is_array() || parts.empty()) return invalid_params(id, "message.parts must be a non-empty array");
+  std::string text;
+  int index = 0;
+  for (const auto& p : parts) {
+    if (!p.is_object()) return invalid_params(id, "message.parts[" + std::to_string(index) + "] is not an object");
+    int kinds = 0;
+    for (const char* k : {"text", "raw", "url", "data"}) kinds += p.contains(k) ? 1 : 0;
+    if (kinds != 1)
+      return invalid_params(id, "message.parts[" + std::to_string(index) + "] must hold exactly one of text, raw, url, data");
+    if (p.contains("text") && !p["text"].is_string())
+      return invalid_params(id, "message.parts[" + std::to_string(index) + "].text must be a string");
+    ++index;
+  }
+  index = 0;
+  for (const auto& p : parts) {
+    if (p.contains("raw") || p.contains("url")) {
+      json md{{"partIndex", std::to_string(index)}};
+      const json* mt = field(p, "mediaType", "media_type");
+      if (mt && mt->is_string()) md["mediaType"] = *mt;
+      return problem(id, -32005, "Content type not supported: this door reads text and data parts only",
+                     "CONTENT_TYPE_NOT_SUPPORTED", md);
+    }
+    if (!text.empty()) text += "\n";
+    text += p.contains("text") ? p["text"].get<std::string>() : p["data"].dump();
+    ++index;
+  }
+  return text;
+}
+
+std::variant<DoorRequest, RpcProblem> send_message_request(const RpcCall& call) {
+  const json& id = call.id;
+  const json* m = field(call.params, "message", "message");
+  if (!m || !m->is_object()) return invalid_params(id, "message must be an object");
+  const json* mid = field(*m, "messageId", "message_id");
+  if (!mid || !mid->is_string() || mid->get_ref<const std::string&>().empty())
+    return invalid_params(id, "message.messageId must be a non-empty string");
+  const json* role = field(*m, "role", "role");
+  if (!role || !((role->is_string() && *role == "ROLE_USER") || (role->is_number_integer() && *role == 1)))
+    return invalid_params(id, "message.role must be ROLE_USER");
+  const json* parts = field(*m, "parts", "parts");
+  if (!parts) return invalid_params(id, "message.parts must be a non-empty array");
+  // String-typed fields are checked before the content type.
+  const json* task_id = field(*m, "taskId", "task_id");
+  const json* context_id = field(*m, "contextId", "context_id");
+  if (task_id && !task_id->is_string()) return invalid_params(id, "message.taskId must be a string");
+  if (context_id && !context_id->is_string()) return invalid_params(id, "message.contextId must be a string");
+  if (const json* refs = field(*m, "referenceTaskIds", "reference_task_ids")) {
+    if (!refs->is_array()) return invalid_params(id, "message.referenceTaskIds must be an array of strings");
+    std::set<std::string> distinct;
+    for (const auto& r : *refs) {
+      if (!r.is_string()) return invalid_params(id, "message.referenceTaskIds must be an array of strings");
+      distinct.insert(r.get<std::string>());
+    }
+    if (distinct.size() > 16) return invalid_params(id, "message.referenceTaskIds names more than 16 tasks");
+  }
+  auto text = message_text(id, *parts);
+  if (auto* p = std::get_if<RpcProblem>(&text)) return *p;
+  DoorRequest req;
+  req.method = call.method;
+  req.message_id = mid->get<std::string>();
+  req.text = std::get<std::string>(text);
+  if (context_id) req.context_id = context_id->get<std::string>();
+  if (task_id) req.task_id = task_id->get<std::string>();
+  return req;
+}
+
+std::variant<DoorRequest, RpcProblem> list_tasks_request(const RpcCall& call) {
+  const json& id = call.id;
+  const json& p = call.params;
+  DoorRequest req;
+  req.method = call.method;
+  if (const json* size = field(p, "pageSize", "page_size")) {
+    if (!size->is_number_integer() || *size < 1 || *size > 100)
+      return invalid_params(id, "pageSize must be an integer from 1 to 100");
+    req.page_size = size->get<std::int32_t>();
+  }
+  if (const json* token = field(p, "pageToken", "page_token")) {
+    if (!token->is_string()) return invalid_params(id, "pageToken must be a string");
+    req.page_token = token->get<std::string>();
+  }
+  if (const json* ctx = field(p, "contextId", "context_id")) {
+    if (!ctx->is_string()) return invalid_params(id, "contextId must be a string");
+    req.filter_context_id = ctx->get<std::string>();
+  }
+  if (const json* hl = field(p, "historyLength", "history_length"))
+    if (!hl->is_number_integer() || *hl < 0) return invalid_params(id, "historyLength must be a non-negative integer");
+  if (const json* ia = field(p, "includeArtifacts", "include_artifacts"))
+    if (!ia->is_boolean()) return invalid_params(id, "includeArtifacts must be a boolean");
+  const json* st = field(p, "status", "status");
+  const bool unspecified = st && ((st->is_string() && *st == "TASK_STATE_UNSPECIFIED") ||
+                                  (st->is_number_integer() && *st == 0));
+  if (st && !unspecified) { // the proto default means "no filter"
+    if (!parse_state(*st)) return invalid_params(id, "status must be a TASK_STATE_* name");
+    return invalid_params(id, "this door does not filter by status");
+  }
+  if (field(p, "statusTimestampAfter", "status_timestamp_after"))
+    return invalid_params(id, "this door does not filter by statusTimestampAfter");
+  return req;
+}
+
+std::variant<DoorRequest, RpcProblem> task_id_request(const RpcCall& call) {
+  const json* tid = field(call.params, "id", "id");
+  if (!tid || !tid->is_string() || tid->get_ref<const std::string&>().empty())
+    return invalid_params(call.id, call.method + " requires an id");
+  if (const json* hl = field(call.params, "historyLength", "history_length"))
+    if (!hl->is_number_integer() || *hl < 0) return invalid_params(call.id, "historyLength must be a non-negative integer");
+  DoorRequest req;
+  req.method = call.method;
+  req.task_id = tid->get<std::string>();
+  return req;
+}
+
+bool wants_artifacts(const RpcCall& call) {
+  const json* ia = field(call.params, "includeArtifacts", "include_artifacts");
+  return ia && ia->is_boolean() && ia->get<bool>();
+}
+
+} // namespace
+
+std::variant<RpcCall, RpcProblem> parse_envelope(std::string_view body) {
+  json doc = json::parse(body.begin(), body.end(), nullptr, false);
+  if (doc.is_discarded()) return problem(nullptr, -32700, "Invalid JSON payload");
+  const char* invalid = "Request payload validation error";
+  if (!doc.is_object()) return problem(nullptr, -32600, invalid);
+  json id = nullptr;
+  auto it = doc.find("id");
+  const bool id_ok = it != doc.end() && (it->is_string() || it->is_number_integer());
+  if (id_ok) id = *it;
+  if (!id_ok) return problem(nullptr, -32600, invalid);
+  auto v = doc.find("jsonrpc");
+  if (v == doc.end() || !v->is_string() || *v != "2.0") return problem(id, -32600, invalid);
+  auto m = doc.find("method");
+  if (m == doc.end() || !m->is_string()) return problem(id, -32600, invalid);
+  RpcCall call;
+  call.id = id;
+  call.method = m->get<std::string>();
+  auto p = doc.find("params");
+  call.params = p == doc.end() ? json::object() : *p;
+  return call;
+}
+
+std::variant<std::monostate, RpcProblem> check_version(const std::vector<std::string>& header_values,
+                                                       const json& id) {
+  std::string requested;
+  for (const auto& v : header_values) requested += (requested.empty() ? "" : ", ") + trim(v);
+  if (header_values.size() == 1 && supported_version(trim(header_values[0]))) return std::monostate{};
+  return problem(id, -32009,
+                 "A2A version '" + requested + "' is not supported; this agent speaks 1.0: send the header A2A-Version: 1.0",
+                 "VERSION_NOT_SUPPORTED", json{{"requestedVersion", requested}, {"supportedVersions", "1.0"}});
+}
+
+bool is_door_method(const std::string& method) { return is_door_scope(method); }
+
+bool is_push_method(const std::string& method) {
+  return std::find(std::begin(push_methods), std::end(push_methods), method) != std::end(push_methods);
+}
+
+bool is_streaming_method(const std::string& method) {
+  return method == "SendStreamingMessage" || method == "SubscribeToTask";
+}
+
+std::variant<DoorRequest, RpcProblem> door_request_from(const RpcCall& call) {
+  if (!call.params.is_object()) return invalid_params(call.id, "params must be an object");
+  if (call.method == "SendMessage" || call.method == "SendStreamingMessage") return send_message_request(call);
+  if (call.method == "ListTasks") return list_tasks_request(call);
+  if (call.method == "GetTask" || call.method == "CancelTask" || call.method == "SubscribeToTask")
+    return task_id_request(call);
+  DoorRequest req;
+  req.method = call.method;
+  return req;
+}
+
+json error_response(const RpcProblem& p) {
+  json err{{"code", p.code}, {"message", p.message}};
+  if (!p.reason.empty()) {
+    json md = json::object();
+    for (auto it = p.metadata.begin(); it != p.metadata.end(); ++it)
+      md[it.key()] = it.value().is_string() ? it.value() : json(it.value().dump());
+    err["data"] = json::array({json{{"@type", "type.googleapis.com/google.rpc.ErrorInfo"},
+                                    {"reason", p.reason},
+                                    {"domain", "a2a-protocol.org"},
+                                    {"metadata", md}}});
+  }
+  return json{{"jsonrpc", "2.0"}, {"id", p.id}, {"error", err}};
+}
+
+json result_response(const json& id, json result) {
+  return json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
+}
+
+json door_reply_response(const RpcCall& call, const DoorReply& reply) {
+  if (reply.rpc_code != 0) {
+    json md = json::object();
+    if (reply.rpc_code == -32001 || reply.rpc_code == -32002) {
+      const json* tid = field(call.params, "id", "id");
+      if (tid && tid->is_string()) md["taskId"] = *tid;
+    }
+    const bool standard = reply.rpc_code <= -32600 && reply.rpc_code >= -32700;
+    return error_response(problem(call.id, reply.rpc_code, reply.rpc_message, standard ? "" : reply.rpc_reason, md));
+  }
+  const std::string& m = call.method;
+  if (m == "SendMessage") return result_response(call.id, json{{"task", task_json(reply.task)}});
+  if (m == "ListTasks") {
+    json tasks = json::array();
+    const bool artifacts = wants_artifacts(call);
+    for (const auto& t : reply.tasks) tasks.push_back(task_json(t, artifacts));
+    const json* size = field(call.params, "pageSize", "page_size");
+    return result_response(call.id, json{{"tasks", tasks},
+                                         {"nextPageToken", reply.next_page_token},
+                                         {"pageSize", size ? size->get<int>() : 50},
+                                         {"totalSize", reply.total_size}});
+  }
+  if (m == "session/stop")
+    return result_response(call.id, json{{"session_id", reply.session_id}, {"canceled", json::array()},
+                                         {"residue", json::array()}});
+  return result_response(call.id, task_json(reply.task));
+}
+
+json request_json(const json& id, const DoorRequest& req) {
+  json params = json::object();
+  if (req.method == "SendMessage" || req.method == "SendStreamingMessage") {
+    json msg{{"messageId", req.message_id.empty() ? "msg_" + id.get<std::string>() : req.message_id},
+             {"role", "ROLE_USER"},
+             {"parts", json::array({json{{"text", req.text}}})}};
+    if (!req.context_id.empty()) msg["contextId"] = req.context_id;
+    params["message"] = msg;
+  } else if (req.method == "ListTasks") {
+    params["pageSize"] = req.page_size;
+    if (!req.page_token.empty()) params["pageToken"] = req.page_token;
+    if (!req.filter_context_id.empty()) params["contextId"] = req.filter_context_id;
+  } else if (!req.task_id.empty()) {
+    params["id"] = req.task_id;
+  }
+  return json{{"jsonrpc", "2.0"}, {"id", id}, {"method", req.method}, {"params", params}};
+}
+
+DoorReply door_reply_from(long status, std::string_view body) {
+  DoorReply r;
+  json doc = json::parse(body.begin(), body.end(), nullptr, false);
+  if (status == 401 || status == 403) {
+    r.http_status = static_cast<std::int32_t>(status);
+    if (doc.is_object()) {
+      if (doc.contains("error") && doc["error"].is_string()) r.refusal = doc["error"].get<std::string>();
+      if (doc.contains("message") && doc["message"].is_string()) r.refusal_message = doc["message"].get<std::string>();
+    }
+    return r;
+  }
+  auto fail = [&](const std::string& why) {
+    DoorReply f;
+    f.http_status = status == 200 ? 200 : static_cast<std::int32_t>(status);
+    f.rpc_code = -32603;
+    f.rpc_message = why;
+    return f;
+  };
+  if (status != 200) return fail("the door answered HTTP " + std::to_string(status));
+  if (!doc.is_object()) return fail("the door's answer is not a JSON-RPC response");
+  if (doc.contains("error") && doc["error"].is_object()) {
+    const json& e = doc["error"];
+    r.rpc_code = e.contains("code") && e["code"].is_number_integer() ? e["code"].get<std::int32_t>() : -32603;
+    if (e.contains("message") && e["message"].is_string()) r.rpc_message = e["message"].get<std::string>();
+    if (e.contains("data") && e["data"].is_array() && !e["data"].empty() && e["data"][0].is_object() &&
+        e["data"][0].contains("reason") && e["data"][0]["reason"].is_string())
+      r.rpc_reason = e["data"][0]["reason"].get<std::string>();
+    return r;
+  }
+  if (!doc.contains("result")) return fail("the door's answer holds neither result nor error");
+  const json& res = doc["result"];
+  try {
+    if (res.is_object() && res.contains("task")) {
+      r.task = task_from_json(res["task"]);
+    } else if (res.is_object() && res.contains("tasks") && res["tasks"].is_array()) {
+      for (const auto& t : res["tasks"]) r.tasks.push_back(task_from_json(t));
+      if (const json* n = field(res, "nextPageToken", "next_page_token"); n && n->is_string())
+        r.next_page_token = n->get<std::string>();
+      if (const json* n = field(res, "totalSize", "total_size"); n && n->is_number_integer())
+        r.total_size = n->get<std::int32_t>();
+    } else if (res.is_object() && res.contains("status")) {
+      r.task = task_from_json(res);
+    } else if (res.is_object() && res.contains("session_id") && res["session_id"].is_string()) {
+      r.session_id = res["session_id"].get<std::string>();
+    }
+  } catch (const std::exception& ex) {
+    return fail(std::string("the door's task is unreadable: ") + ex.what());
+  }
+  return r;
+}
+
+} // namespace mur::a2a

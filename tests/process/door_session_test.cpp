@@ -1,0 +1,104 @@
+// One capsule session by hand, as real processes: `mur run --manifest … --json` prints its
+// readiness line and writes its running record; `mur send ses_…` hands it a task and prints the
+// answer; SIGTERM ends it in order (session_end last in trace.jsonl, record removed); `--task`
+// prints the answer and exits 0. No token appears on any output or in the trace.
+#include <catch2/catch.hpp>
+
+#include "background_mur.hpp"
+#include "run_command.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <csignal>
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+
+using namespace mur::test;
+using json = nlohmann::json;
+
+namespace {
+
+const std::string reviewer = std::string(MUR_SOURCE_DIR) + "/examples/review/capsules/reviewer";
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+bool exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+} // namespace
+
+TEST_CASE("mur run --manifest: readiness line, mur send, SIGTERM", "[process][door]") {
+  TempDir home, work;
+  const std::map<std::string, std::string> env{{"MURMUR_HOME", home.path}};
+  BackgroundMur run({MUR_BINARY, "run", "--manifest", reviewer, "--json", "--workdir", work.path}, env);
+  const std::string line = run.read_line();
+  json ready = json::parse(line, nullptr, false);
+  REQUIRE(ready.is_object());
+  const std::string ses = ready.value("session_id", "");
+  REQUIRE(ses.rfind("ses_", 0) == 0);
+  CHECK(ready["name"] == "review-reviewer");
+  CHECK(ready["version"] == "1.0.0");
+  CHECK(ready["workdir"] == work.path);
+  CHECK(ready["pid"] == run.pid());
+  CHECK(ready["url"].get<std::string>().rfind("http://127.0.0.1:", 0) == 0);
+  CHECK_FALSE(ready.contains("formation_id"));
+  CHECK(line.find("mdt1") == std::string::npos);
+
+  const std::string record = home.path + "/running/" + ses + ".json";
+  struct stat st {};
+  REQUIRE(::stat(record.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  REQUIRE(::stat((home.path + "/running").c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0700);
+  json rec = json::parse(slurp(record));
+  CHECK(rec["url"] == ready["url"]);
+  CHECK(rec["operator_token"].get<std::string>().rfind("mdt1.", 0) == 0);
+
+  Ran sent = run_command({MUR_BINARY, "send", ses, "please review"}, env);
+  CHECK(sent.exit_code == 0);
+  CHECK(sent.out == "Approved: the patch does what was asked.\n");
+  Ran todo = run_command({MUR_BINARY, "send", ses, "a TODO remains", "--json"}, env);
+  CHECK(todo.exit_code == 0);
+  json answer = json::parse(todo.out, nullptr, false);
+  CHECK(answer["state"] == "completed");
+  CHECK(answer["answer"] == "Changes requested: the patch still has a TODO.");
+  for (const auto* out : {&sent.out, &sent.err, &todo.out, &todo.err}) CHECK(out->find("mdt1") == std::string::npos);
+
+  run.signal(SIGTERM);
+  CHECK(run.wait() == 0);
+  CHECK_FALSE(exists(record));
+  const std::string dir = work.path + "/.murmur/" + ses;
+  const std::string trace = slurp(dir + "/trace.jsonl");
+  CHECK(trace.find("mdt1") == std::string::npos);
+  std::vector<json> lines;
+  std::istringstream in(trace);
+  for (std::string l; std::getline(in, l);) lines.push_back(json::parse(l));
+  REQUIRE(lines.size() >= 2);
+  CHECK(lines.front()["event_type"] == "session_start");
+  CHECK(lines.back()["event_type"] == "session_end");
+  CHECK(slurp(dir + "/out/result.txt") == "Changes requested: the patch still has a TODO.");
+  CHECK(exists(dir + "/logs"));
+}
+
+TEST_CASE("mur run --manifest --task prints the answer and exits 0", "[process][door]") {
+  TempDir home, work;
+  Ran ran = run_command({MUR_BINARY, "run", "--manifest", reviewer, "--task", "review this", "--lifecycle-after-task",
+                         "exit", "--workdir", work.path},
+                        {{"MURMUR_HOME", home.path}});
+  CHECK(ran.exit_code == 0);
+  CHECK(ran.out == "Approved: the patch does what was asked.\n");
+  CHECK(ran.err.find("mdt1") == std::string::npos);
+}
+
+TEST_CASE("mur send refuses a session that is not running", "[process][door]") {
+  TempDir home;
+  Ran ran = run_command({MUR_BINARY, "send", "ses_0192f0c0a1b2c3d4e5f60718293a4b5c", "x"}, {{"MURMUR_HOME", home.path}});
+  CHECK(ran.exit_code == 1);
+  CHECK(ran.err.find("E-SND-001") != std::string::npos);
+}

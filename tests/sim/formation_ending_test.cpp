@@ -1,0 +1,160 @@
+// "How a formation ends", and the launch's own failures, in whole simulated formations.
+#include "formation_fixture.hpp"
+
+using namespace mur;
+using namespace mur::sim;
+using namespace std::chrono_literals;
+
+namespace {
+const std::string slow_coder = "inference: {turns: [{think_ms: 60000, reply: 'late'}]}\n";
+const std::string quick_idle = "inference: {turns: [{reply: 'idle'}]}\n";
+const std::string calls_coder =
+  "inference: {turns: [{call: {member: coder, task: 'work'}}, {reply: 'got {{answer.coder}}'}]}\n";
+} // namespace
+
+TEST_CASE_METHOD(formation_fixture, "the launcher dies mid-call: every member records formation_ended, cancels and ends",
+                 "[sim][formation][ending]") {
+  launch({{"lead", entry_yaml("lead-c", calls_coder)},
+          {"coder", callee_yaml("coder-c", slow_coder)},
+          {"idle", callee_yaml("idle-c", quick_idle)}},
+         {{"lead", {"coder"}}}, "go");
+  run_for(1s);
+  REQUIRE(events("coder", "a2a_task_received").size() == 1);
+  // SIGKILL of the launcher: no teardown code runs in it; the lifelines close with it.
+  anon_send_exit(launcher, caf::exit_reason::kill);
+  sched.run();
+  run_for(1s);
+  for (const char* m : {"lead", "coder", "idle"}) {
+    INFO(m);
+    auto t = trace(m);
+    auto ended = events(m, "formation_ended");
+    REQUIRE(ended.size() == 1);
+    CHECK(ended[0]["formation_id"] == t.front()["formation_id"]);
+    // formation_ended comes before the wind-down's own records, and session_end is last.
+    CHECK(t.back()["event_type"] == "session_end");
+    std::size_t at_ended = 0;
+    for (std::size_t i = 0; i < t.size(); ++i)
+      if (t[i]["event_type"] == "formation_ended") at_ended = i;
+    for (std::size_t i = at_ended + 1; i < t.size(); ++i)
+      CHECK(t[i]["event_type"] != "task_start");
+  }
+  CHECK(events("coder", "task_end").at(0)["exit_status"] == "canceled");
+  CHECK(events("coder", "session_end").at(0)["exit_status"] == "formation_ended");
+  CHECK(events("idle", "session_end").at(0)["exit_status"] == "ok");
+  auto lead_calls = events("lead", "member_call");
+  REQUIRE(lead_calls.size() == 1);
+  CHECK(lead_calls[0]["status"] == "abandoned");
+  CHECK(lead_calls[0]["delivered"] == false);
+  // Every member is gone.
+  for (const char* m : {"lead", "coder", "idle"}) CHECK(!member_actor(m));
+}
+
+TEST_CASE_METHOD(formation_fixture, "an address that never arrives is refused after 10 simulated seconds",
+                 "[sim][formation][ending]") {
+  Knobs k;
+  k.withhold_addresses = {"coder"};
+  launch({{"lead", entry_yaml("lead-c", calls_coder)},
+          {"coder", callee_yaml("coder-c", "inference: {turns: [{call: {member: reviewer, task: r}}, {reply: 'coder: {{answer.reviewer}}'}]}\n")},
+          {"reviewer", callee_yaml("reviewer-c", "inference: {turns: [{reply: 'ok'}]}\n")}},
+         {{"lead", {"coder"}}, {"coder", {"reviewer"}}}, "go", k);
+  advance(9900ms);
+  CHECK(events("coder", "task_end").empty());
+  CHECK(events("reviewer", "a2a_task_received").empty());
+  advance(200ms);
+  auto ends = events("coder", "task_end");
+  REQUIRE(ends.size() == 1); // the refused call was a tool error; the script then replied
+  CHECK(events("reviewer", "a2a_task_received").empty());
+  CHECK(events("coder", "member_call").empty());
+  run_for(1s);
+  CHECK(launch_task("lead").answer == "got coder: ");
+}
+
+TEST_CASE_METHOD(formation_fixture, "a call that outlives its deadline ends timed out; the callee is not canceled",
+                 "[sim][formation][ending]") {
+  launch({{"lead", entry_yaml("lead-c", "inference: {turns: [{call: {member: coder, task: w}}, {think_ms: 10000, reply: '{{answer.coder}}'}]}\n"
+                                        "lifecycle: {delegation_deadline_secs: 5}\n")},
+          {"coder", callee_yaml("coder-c", slow_coder)}},
+         {{"lead", {"coder"}}}, "go");
+  advance(4900ms);
+  CHECK(events("lead", "member_call").empty());
+  advance(200ms);
+  auto calls = events("lead", "member_call");
+  REQUIRE(calls.size() == 1);
+  CHECK(calls[0]["status"] == "timed_out");
+  CHECK(calls[0]["delivered"] == true);
+  CHECK(events("coder", "task_end").empty()); // still working: a timed-out call never cancels the callee
+}
+
+TEST_CASE_METHOD(formation_fixture, "a peer that cannot start fails the launch with E-RUN-045 and nothing stays up",
+                 "[sim][formation][ending]") {
+  Knobs k;
+  k.fail_spawn = {"reviewer"};
+  launch({{"lead", entry_yaml("lead-c", calls_coder)},
+          {"coder", callee_yaml("coder-c", slow_coder)},
+          {"reviewer", callee_yaml("reviewer-c", slow_coder)}},
+         {{"lead", {"coder"}}}, "go", k);
+  run_for(1s);
+  auto* failed = progress_event("failed");
+  REQUIRE(failed);
+  CHECK(failed->detail.find("E-RUN-045") != std::string::npos);
+  CHECK(failed->detail.find("'reviewer': could not be started") != std::string::npos);
+  CHECK(exit_code() == 1);
+  CHECK(!progress_event("entry")); // the entry never started
+  CHECK(!member_actor("coder"));
+  CHECK(events("coder", "formation_ended").size() == 1);
+}
+
+TEST_CASE_METHOD(formation_fixture, "a peer whose door never answers as its session fails the launch after the ready deadline",
+                 "[sim][formation][ending]") {
+  Knobs k;
+  k.never_ready = {"coder"};
+  launch({{"lead", entry_yaml("lead-c", calls_coder)}, {"coder", callee_yaml("coder-c", slow_coder)}},
+         {{"lead", {"coder"}}}, "go", k);
+  advance(179s);
+  CHECK(!progress_event("failed"));
+  run_for(2s, 100ms);
+  auto* failed = progress_event("failed");
+  REQUIRE(failed);
+  CHECK(failed->detail.find("'coder': its door did not answer as session") != std::string::npos);
+  CHECK(exit_code() == 1);
+}
+
+TEST_CASE_METHOD(formation_fixture, "the formation's deadline ends it with 124", "[sim][formation][ending]") {
+  launch({{"lead", entry_yaml("lead-c", calls_coder)}, {"coder", callee_yaml("coder-c", slow_coder)}},
+         {{"lead", {"coder"}}}, "go", {}, 30s);
+  advance(29s);
+  CHECK(!progress_event("ended"));
+  run_for(2s, 100ms);
+  CHECK(exit_code() == 124);
+  for (const char* m : {"lead", "coder"}) CHECK(events(m, "formation_ended").size() == 1);
+}
+
+TEST_CASE_METHOD(formation_fixture, "serve mode: the entry takes tasks one after another until a signal ends it with 128+N",
+                 "[sim][formation][ending]") {
+  launch({{"lead", entry_yaml("lead-c", "inference: {turns: [{reply: 'served {{task}}'}]}\n")},
+          {"coder", callee_yaml("coder-c", slow_coder)}},
+         {{"lead", {"coder"}}});
+  run_for(500ms);
+  REQUIRE(progress_event("entry"));
+  auto door = door_of("lead");
+  for (const char* text : {"one", "two"}) {
+    DoorRequest req;
+    req.method = "SendMessage";
+    req.text = text;
+    req.verdict.kind = DoorAuthorization::Kind::Ok;
+    req.verdict.credential = "operator";
+    req.verdict.scopes = {"SendMessage", "GetTask", "ListTasks"};
+    auto r = ask<DoorReply>(door, req);
+    CHECK(r.ok());
+    run_for(200ms);
+  }
+  auto tasks = tasks_of("lead");
+  REQUIRE(tasks.size() == 2);
+  CHECK(tasks[0].answer == "served one");
+  CHECK(tasks[1].answer == "served two");
+  CHECK(!progress_event("ended"));
+  anon_send(launcher, sigterm_atom::value, std::int32_t{15});
+  run_for(1s);
+  CHECK(exit_code() == 143);
+  for (const char* m : {"lead", "coder"}) CHECK(events(m, "formation_ended").size() == 1);
+}
