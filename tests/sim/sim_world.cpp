@@ -62,6 +62,9 @@ struct SpawnerState {
   std::map<std::string, Running> members;
   std::map<caf::actor_addr, std::string> by_addr;
   int next_port = 41000;
+  // Actors this port started beside each member (trace, model); closed when the port ends, so a
+  // simulation leaves nothing running whatever references the dead members still hold.
+  std::shared_ptr<std::vector<caf::actor>> owned = std::make_shared<std::vector<caf::actor>>();
   static inline const char* name = "sim.spawner";
 };
 
@@ -71,6 +74,10 @@ caf::behavior spawner(spawner_actor* self, std::map<std::string, Manifest> manif
   self->state.manifests = std::move(manifests);
   self->state.network = std::move(net);
   self->state.knobs = std::move(knobs);
+  self->attach_functor([owned = self->state.owned](const caf::error&) {
+    for (auto& a : *owned) caf::anon_send_exit(a, caf::exit_reason::kill);
+    owned->clear();
+  });
   self->set_down_handler([=](const caf::down_msg& dm) {
     auto& st = self->state;
     auto it = st.by_addr.find(dm.source);
@@ -117,12 +124,18 @@ caf::behavior spawner(spawner_actor* self, std::map<std::string, Manifest> manif
       ms.network = st.network;
       ms.model = spawn_script_model(sys, m.inference);
       ms.supervisor = self;
+      st.owned->push_back(ms.trace);
+      st.owned->push_back(ms.model);
       const std::string session = ms.session_id;
       auto trace = ms.trace;
       auto member = spawn_member(sys, std::move(ms));
 
       const std::string url = "http://127.0.0.1:" + std::to_string(st.next_port++);
-      st.members[sm.name] = Running{member, trace, url, 137};
+      Running r;
+      r.member = member;
+      r.trace = trace;
+      r.url = url;
+      st.members[sm.name] = r;
       st.by_addr[member.address()] = sm.name;
       self->monitor(member);
 
