@@ -1,0 +1,219 @@
+// Reachability at one door, through the loopback network's real Authorization check: a token
+// for another door, a foreign formation, a forged token, and a formation caller reaching only
+// the tasks it started. And the caller's egress layer, refused with its fix.
+#include "caf_catch.hpp"
+
+#include "actors/atoms.hpp"
+#include "actors/door.hpp"
+#include "actors/egress.hpp"
+#include "actors/task.hpp"
+#include "member/manifest.hpp"
+#include "member/script_model.hpp"
+#include "messages/door_call.hpp"
+#include "messages/door_request.hpp"
+#include "messages/formation_authority.hpp"
+#include "messages/ids.hpp"
+#include "messages/member_call.hpp"
+#include "messages/model_turn.hpp"
+#include "sim_world.hpp"
+
+#include <caf/all.hpp>
+
+using namespace mur;
+using namespace mur::sim;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct door_fixture : test_coordinator_fixture<caf::actor_system_config> {
+  FormationAuthority authority{ids::mint(ids::formation)};
+  caf::actor network = spawn_sim_network(sys);
+  caf::actor model;
+  caf::actor door;
+  const std::string url = "http://127.0.0.1:40001";
+
+  door_fixture() {
+    sys.await_actors_before_shutdown(false);
+    model = spawn_script_model(sys, parse_manifest("name: w\nversion: 1\ninference: {turns: [{think_ms: 1000, reply: done}]}\n", "m").inference);
+    DoorSetup d;
+    d.session_id = ids::mint(ids::session);
+    d.capsule_name = "coder-c";
+    d.acceptance.kind = AcceptancePolicy::Kind::queue;
+    d.acceptance.queue_depth = 4;
+    d.acceptance.exit_after_task = false;
+    d.authenticated = true;
+    d.accepts_peer_tasks = true;
+    auto& s = sys;
+    auto m = model;
+    d.start_task = [&s, m](const TaskView& t, const caf::actor& door) {
+      TaskSetup ts;
+      ts.task = t;
+      ts.member = "coder";
+      ts.model = m;
+      ts.door = door;
+      return spawn_task(s, std::move(ts));
+    };
+    door = spawn_door(sys, std::move(d));
+    DoorKeys keys{std::make_shared<DoorTokenIssuer>(),
+                  std::make_shared<FormationVerifier>(authority.formation_id(), "coder", authority.verify_key())};
+    anon_send(network, caf::put_atom::value, url, door, keys);
+    sched.run();
+  }
+  ~door_fixture() override {
+    for (auto* a : {&door, &network, &model}) anon_send_exit(*a, caf::exit_reason::kill);
+    sched.run();
+    sched.clock().cancel_all();
+  }
+
+  DoorReply call(std::shared_ptr<const FormationToken> token, DoorRequest req) {
+    self->send(network, DoorCallTo{url}, Bearer{std::move(token)}, std::move(req));
+    sched.run();
+    DoorReply out;
+    bool got = false;
+    self->receive([&](DoorReply& r) { out = r; got = true; }, caf::after(0s) >> [] {});
+    REQUIRE(got);
+    return out;
+  }
+  std::shared_ptr<const FormationToken> token(FormationAuthority& a, const std::string& from, const std::string& to) {
+    return std::make_shared<const FormationToken>(a.mint(from, to));
+  }
+  static DoorRequest send(const std::string& text) {
+    DoorRequest r;
+    r.method = "SendMessage";
+    r.text = text;
+    r.peer_origin = true;
+    return r;
+  }
+  static DoorRequest on_task(const char* method, const std::string& id) {
+    DoorRequest r;
+    r.method = method;
+    r.task_id = id;
+    return r;
+  }
+};
+
+} // namespace
+
+TEST_CASE_METHOD(door_fixture, "a door refuses missing, forged, foreign and misaddressed tokens in order", "[sim][door]") {
+  auto none = call(nullptr, send("x"));
+  CHECK(none.http_status == 401);
+  CHECK(none.refusal == "unauthenticated");
+
+  FormationAuthority stranger{authority.formation_id()}; // same formation id, another key: a forgery
+  auto forged = call(token(stranger, "lead", "coder"), send("x"));
+  CHECK(forged.http_status == 401);
+  CHECK(forged.refusal == "invalid_token");
+
+  FormationAuthority other{ids::mint(ids::formation)}; // another formation altogether
+  auto foreign = call(token(other, "lead", "coder"), send("x"));
+  CHECK(foreign.refusal == "invalid_token");
+
+  auto misaddressed = call(token(authority, "lead", "reviewer"), send("x"));
+  CHECK(misaddressed.http_status == 403);
+  CHECK(misaddressed.refusal == "not_permitted");
+  CHECK(misaddressed.refusal_message.find("'lead'") != std::string::npos);
+
+  auto ok = call(token(authority, "lead", "coder"), send("x"));
+  CHECK(ok.ok());
+  CHECK(ok.task.submitter == "member:lead");
+}
+
+TEST_CASE_METHOD(door_fixture, "a formation caller reaches only the tasks it started, and only the five methods",
+                 "[sim][door]") {
+  auto lead = token(authority, "lead", "coder");
+  auto tester = token(authority, "tester", "coder");
+  auto mine = call(lead, send("lead's work"));
+  REQUIRE(mine.ok());
+  auto theirs = call(tester, send("tester's work"));
+  REQUIRE(theirs.ok());
+
+  CHECK(call(lead, on_task("GetTask", mine.task.id)).task.id == mine.task.id);
+  auto peek = call(lead, on_task("GetTask", theirs.task.id));
+  CHECK(peek.rpc_code == -32001); // exactly like an id it never held
+  auto unknown = call(lead, on_task("GetTask", ids::mint(ids::task)));
+  CHECK(unknown.rpc_code == -32001);
+  CHECK(peek.rpc_message.substr(0, 15) == unknown.rpc_message.substr(0, 15));
+  CHECK(call(lead, on_task("CancelTask", theirs.task.id)).rpc_code == -32001);
+  CHECK(call(lead, on_task("SubscribeToTask", theirs.task.id)).rpc_code == -32001);
+  DoorRequest list;
+  list.method = "ListTasks";
+  auto listed = call(lead, list);
+  REQUIRE(listed.tasks.size() == 1);
+  CHECK(listed.tasks[0].id == mine.task.id);
+  CHECK(listed.total_size == 1);
+
+  // The tester's task was never touched by the lead's attempts.
+  CHECK(call(tester, on_task("GetTask", theirs.task.id)).task.state != TaskState::canceled);
+  // Its own task it may cancel.
+  CHECK(call(lead, on_task("CancelTask", mine.task.id)).task.state == TaskState::canceled);
+
+  // Nothing that watches or stops the session.
+  for (const char* m : {"SendStreamingMessage", "session/stop", "GetExtendedAgentCard"}) {
+    INFO(m);
+    DoorRequest r;
+    r.method = m;
+    auto refused = call(lead, r);
+    CHECK(refused.http_status == 403);
+    CHECK(refused.refusal == "insufficient_scope");
+    CHECK(refused.refusal_scope == m);
+  }
+}
+
+TEST_CASE_METHOD(door_fixture, "a door turns a caller away busy when its queue is full", "[sim][door][busy]") {
+  auto lead = token(authority, "lead", "coder");
+  std::vector<DoorReply> replies;
+  for (int i = 0; i < 6; ++i) replies.push_back(call(lead, send("t" + std::to_string(i))));
+  for (int i = 0; i < 5; ++i) CHECK(replies[i].task.state != TaskState::rejected); // 1 running + 4 queued
+  CHECK(replies[5].task.state == TaskState::rejected);
+  CHECK(replies[5].task.busy);
+  CHECK(replies[5].task.status_text == busy_status_text);
+  sched.clock().advance_time(1000ms);
+  sched.run();
+  CHECK(call(lead, send("again")).task.state != TaskState::rejected); // room again after one ended
+}
+
+TEST_CASE_METHOD(door_fixture, "a caller whose egress lacks localhost is refused with the fix, nothing sent",
+                 "[sim][egress]") {
+  auto bundle = std::make_shared<FormationBundle>();
+  bundle->formation_id = authority.formation_id();
+  bundle->member = "lead";
+  bundle->verify_key = authority.verify_key();
+  bundle->calls.push_back(FormationCall{"coder", authority.mint("lead", "coder")});
+  EgressSetup e;
+  e.member = "lead";
+  e.bundle = bundle;
+  e.allows_localhost = false;
+  e.network = network;
+  auto egress = spawn_egress(sys, std::move(e));
+  anon_send(egress, address_atom::value, std::vector<MemberText>{{"coder", url}});
+  sched.run();
+  self->send(egress, CallMember{"tsk_x", ids::mint(ids::member_call), "coder", "work"});
+  sched.run();
+  CallStart start;
+  self->receive([&](CallStart& s) { start = s; }, caf::after(0s) >> [] {});
+  CHECK(start.status == "refused");
+  CHECK(start.message.find("capabilities.network.allow") != std::string::npos);
+  CHECK(start.message.find("Fix:") != std::string::npos);
+  DoorRequest list;
+  list.method = "ListTasks";
+  CHECK(call(token(authority, "lead", "coder"), list).total_size == 0);
+
+  // A member it may not call is refused before any wait, naming whom it may call.
+  self->send(egress, CallMember{"tsk_x", ids::mint(ids::member_call), "reviewer", "work"});
+  sched.run();
+  self->receive([&](CallStart& s) { start = s; }, caf::after(0s) >> [] {});
+  CHECK(start.status == "refused");
+  CHECK(start.message.find("it may call: coder") != std::string::npos);
+  anon_send_exit(egress, caf::exit_reason::kill);
+}
+
+TEST_CASE("busy re-offers back off from 250 ms, doubling to 4 s, with bounded jitter", "[egress]") {
+  const std::string id = "mcl_0123";
+  const long long base[] = {250, 500, 1000, 2000, 4000, 4000, 4000};
+  for (int n = 1; n <= 7; ++n) {
+    auto d = reoffer_delay(id, n).count();
+    CHECK(d >= base[n - 1]);
+    CHECK(d <= base[n - 1] + 250);
+    CHECK(reoffer_delay(id, n) == reoffer_delay(id, n)); // deterministic: a simulation replays it
+  }
+}
