@@ -110,27 +110,44 @@ void fail_launch(launcher_actor* self, const std::string& member, const std::str
   stop(self, 1, detail);
 }
 
+// The address line for a member: the door of each callee that is a started peer.
+std::vector<MemberText> addresses_for(const LauncherState& st, const PlannedMember& m) {
+  std::vector<MemberText> out;
+  for (const auto& callee : m.callees) {
+    auto it = st.started.find(callee);
+    const PlannedMember* to = planned(st, callee);
+    if (it != st.started.end() && to && !to->entry && !it->second.info.url.empty())
+      out.push_back({callee, it->second.info.url});
+  }
+  return out;
+}
+
+// Records a started member and hands its lifeline end to the holder. A member that comes up
+// after the formation began stopping has its lifeline closed at once; returns false then.
+bool register_started(launcher_actor* self, const MemberStarted& info, const caf::actor& lifeline_end) {
+  auto& s = self->state;
+  s.running.insert(info.name);
+  s.started[info.name].info = info;
+  self->send(s.lifelines, caf::put_atom::value, info.name, lifeline_end);
+  if (s.phase == Phase::starting) return true;
+  self->send(s.lifelines, caf::close_atom::value, info.name);
+  return false;
+}
+
 void start_entry(launcher_actor* self) {
   auto& st = self->state;
   const PlannedMember* entry = nullptr;
   for (const auto& m : st.setup.members)
     if (m.entry) entry = &m;
-  std::vector<MemberText> addresses;
-  for (const auto& callee : entry->callees) addresses.push_back({callee, st.started[callee].info.url});
-  SpawnMember sm{entry->name, st.formation_id, true, st.setup.task, addresses};
+  SpawnMember sm{entry->name, st.formation_id, true, st.setup.task, addresses_for(st, *entry)};
   st.started[entry->name].spawned = self->clock().now();
   self->request(st.setup.spawn, caf::infinite, sm, BundleRef{bundle_for(st, *entry)})
     .then(
       [=](const MemberStarted& info, const caf::actor& lifeline_end) {
+        if (!register_started(self, info, lifeline_end)) return;
         auto& s = self->state;
-        s.running.insert(info.name);
-        s.started[info.name].info = info;
-        self->send(s.lifelines, caf::put_atom::value, info.name, lifeline_end);
-        if (s.phase != Phase::starting) return; // stopped meanwhile: its lifeline closes now
         s.phase = Phase::entry_running;
-        FormationProgress p{"entry", "", info.name, info.session_id, info.url, info.pid, "", 0};
-        report(self, p);
-        if (s.phase == Phase::stopping) self->send(s.lifelines, caf::close_atom::value);
+        report(self, FormationProgress{"entry", "", info.name, info.session_id, info.url, info.pid, "", 0});
       },
       [=](const caf::error& err) { fail_launch(self, sm.name, "could not be started: " + self->system().render(err)); });
 }
@@ -138,11 +155,7 @@ void start_entry(launcher_actor* self) {
 void peers_ready(launcher_actor* self) {
   auto& st = self->state;
   for (const auto& m : st.setup.members)
-    if (!m.entry && !m.callees.empty()) {
-      std::vector<MemberText> addresses;
-      for (const auto& callee : m.callees) addresses.push_back({callee, st.started[callee].info.url});
-      self->send(st.setup.spawn, SendAddresses{m.name, addresses});
-    }
+    if (!m.entry && !m.callees.empty()) self->send(st.setup.spawn, SendAddresses{m.name, addresses_for(st, m)});
   start_entry(self);
 }
 
@@ -192,12 +205,7 @@ caf::behavior launcher(launcher_actor* self, LauncherSetup setup) {
     self->request(st.setup.spawn, st.setup.ready_deadline, sm, BundleRef{bundle_for(st, m)})
       .then(
         [=](const MemberStarted& info, const caf::actor& lifeline_end) {
-          auto& s = self->state;
-          s.running.insert(info.name);
-          s.started[info.name].info = info;
-          self->send(s.lifelines, caf::put_atom::value, info.name, lifeline_end);
-          if (s.phase == Phase::stopping) self->send(s.lifelines, caf::close_atom::value, info.name);
-          else probe(self, info.name);
+          if (register_started(self, info, lifeline_end)) probe(self, info.name);
         },
         [=](const caf::error& err) { fail_launch(self, sm.name, "could not be started: " + self->system().render(err)); });
   }
