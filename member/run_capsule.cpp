@@ -300,7 +300,9 @@ int run_capsule(const Manifest& m, const RunCapsuleOptions& o) {
   auto finished = [&](const TaskView& t) {
     if (!is_terminal(t.state)) return;
     write_result(dir, t);
-    if (!printed && !launch_id.empty() && t.id == launch_id) {
+    // The member reports its launch task's ending itself; the door may already be gone if the
+    // task was that quick, so an unknown launch id means this is it.
+    if (!printed && !launch_task.empty() && (launch_id.empty() || t.id == launch_id)) {
       printed = true;
       print_answer(o, t);
     }
