@@ -2,7 +2,11 @@
 
 #include "launcher/capsule_store.hpp"
 #include "launcher/cmd_run_capsule.hpp"
+#include "launcher/cmd_run_roster.hpp"
+#include "launcher/cmd_ps.hpp"
 #include "launcher/cmd_send.hpp"
+#include "launcher/cmd_stop.hpp"
+#include "launcher/cmd_trace.hpp"
 #include "launcher/doctor.hpp"
 #include "member/murmur_home.hpp"
 #include "messages/duration.hpp"
@@ -64,13 +68,6 @@ int cmd_list(bool json) {
   show("project", roots.project, project);
   show("global", roots.global, global);
   return exit_ok;
-}
-
-int not_yet(const std::string& what) {
-  std::cerr << "mur " << what << ": not available in this build yet.\n"
-            << "Fix: this build checks and stores capsules (mur install, mur list, mur doctor); "
-               "launching arrives in a later release.\n";
-  return exit_usage;
 }
 
 } // namespace
@@ -169,12 +166,12 @@ int run_cli(int argc, char** argv) {
       one.workdir = workdir, one.task = task, one.json = run_json;
       return cmd_run_capsule(one);
     }
-    return not_yet("run");
+    return cmd_run_roster(RunRosterOptions{roster, task, run_json, deadline, verbose});
   }
   if (*send) return cmd_send(target, text, send_json);
-  if (*stop) return not_yet("stop");
-  if (*ps) return not_yet("ps");
-  if (*trace_show) return not_yet("trace show");
+  if (*stop) return cmd_stop(target, stop_timeout);
+  if (*ps) return cmd_ps(ps_json);
+  if (*trace_show) return cmd_trace_show(target, trace_json);
   return exit_usage;
 }
 

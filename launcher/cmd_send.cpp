@@ -1,6 +1,7 @@
 #include "launcher/cmd_send.hpp"
 
 #include "http/curl_pool.hpp"
+#include "launcher/launcher_record.hpp"
 #include "member/running_record.hpp"
 #include "messages/a2a_json.hpp"
 #include "messages/address_line.hpp"
@@ -30,9 +31,15 @@ Door find_door(const std::string& target) {
       throw Failure("E-SND-001", "no running session " + target, "list running sessions with mur ps");
     return {rec->url, rec->operator_token};
   }
-  if (ids::is_valid(target, ids::formation))
-    throw Failure("E-SND-001", "sending to a formation (frm_…) needs mur run --roster, which is not in this build yet",
-                  "send to the entry member's session id (ses_…) instead");
+  if (ids::is_valid(target, ids::formation)) { // the formation's entry member, named by its launcher record
+    auto launcher = read_launcher_record(target);
+    if (launcher && launcher_is_live(*launcher))
+      for (const auto& rec : list_running_records())
+        if (rec.formation_id == target && rec.formation_member == launcher->entry && record_is_live(rec))
+          return {rec.url, rec.operator_token};
+    throw Failure("E-SND-001", "no running formation " + target + " with its entry member serving",
+                  "list running formations with mur ps");
+  }
   std::string url = target;
   while (!url.empty() && url.back() == '/') url.pop_back();
   if (!is_door_url(url))

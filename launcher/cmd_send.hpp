@@ -3,7 +3,9 @@
 //
 // Invariant: TARGET `ses_…` is found through its running record (live pid, same start stamp)
 // and called with the record's operator token, which goes only into the Authorization header;
-// a URL target is called without a credential (a public door). The task is sent with
+// TARGET `frm_…` is that formation's entry member (its launcher record names it, and the
+// entry's running record gives its door and operator token); a URL target is called without a
+// credential (a public door). The task is sent with
 // SendMessage and followed with SubscribeToTask (GetTask every 500 ms if the stream fails) to
 // its terminal state. Exit 0 when it completed, 1 otherwise.
 // Spec: decisions.md §4 (`mur send`).

@@ -1,4 +1,5 @@
 #include "member/run_capsule.hpp"
+#include "messages/message_types.hpp"
 
 #include "actors/atoms.hpp"
 #include "actors/member.hpp"
@@ -219,6 +220,7 @@ int run_capsule(const Manifest& m, const RunCapsuleOptions& o) {
   }
 
   caf::actor_system_config cfg;
+  register_message_types(cfg);
   cfg.set("scheduler.max-threads", 2);
   caf::actor_system sys{cfg};
   caf::scoped_actor self{sys};

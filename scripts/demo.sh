@@ -1,27 +1,39 @@
 #!/usr/bin/env bash
 # The main job on an example, offline: install the review formation's capsules into a
-# temporary MURMUR_HOME and check its roster with `mur doctor`, then show what a refused
-# roster looks like.
+# temporary MURMUR_HOME, check its roster with `mur doctor`, then launch it with one task —
+# three member processes, the lead handing the coder its task and the coder asking the
+# reviewer — and print the answer and the formation's trace.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/setup.sh
 BUILD_DIR=${MUR_BUILD_DIR:-build}
 cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=${MUR_BUILD_TYPE:-Debug} >/dev/null
-cmake --build "$BUILD_DIR" -j"$(nproc)" --target mur >/dev/null
+cmake --build "$BUILD_DIR" -j2 --target mur >/dev/null
 MUR="$PWD/$BUILD_DIR/mur"
 
 export MURMUR_HOME
 MURMUR_HOME=$(mktemp -d)
-trap 'rm -rf "$MURMUR_HOME"' EXIT
+PROJECT=$(mktemp -d)
+trap 'rm -rf "$MURMUR_HOME" "$PROJECT"' EXIT
+# The entry member works in the project directory: a copy, so the source tree stays clean.
+cp examples/review/roster.yaml "$PROJECT/"
 
 echo "== installing the review formation's capsules into $MURMUR_HOME"
 for c in lead coder reviewer; do
-  "$MUR" install -g "examples/review/capsules/$c"
+  "$MUR" install -g "examples/review/capsules/$c" >/dev/null
+  echo "installed review-$c@1.0.0"
 done
 echo
-echo "== mur doctor examples/review"
-"$MUR" doctor examples/review
+echo "== mur doctor"
+"$MUR" doctor "$PROJECT" | tail -n +3
 echo
-echo "== mur doctor examples/broken/calls-entry (a refused roster: exit 1)"
-"$MUR" doctor examples/broken/calls-entry || echo "(exit $?)"
+echo "== mur run --roster examples/review --task \"add a --dry-run flag\""
+ANSWER=$("$MUR" run --roster "$PROJECT" --task "add a --dry-run flag" 2> "$PROJECT/launch.err")
+cat "$PROJECT/launch.err"
+echo
+echo "answer: $ANSWER"
+echo
+FRM=$(ls "$MURMUR_HOME/formations" | head -n1)
+echo "== mur trace show $FRM"
+"$MUR" trace show "$FRM"

@@ -9,6 +9,7 @@
 #include "member/manifest.hpp"
 #include "messages/door_request.hpp"
 #include "messages/formation_messages.hpp"
+#include "messages/message_types.hpp"
 #include "sim_world.hpp"
 
 #include <caf/all.hpp>
@@ -20,7 +21,9 @@
 
 namespace mur::sim {
 
-struct sim_config : caf::actor_system_config {};
+struct sim_config : caf::actor_system_config {
+  sim_config() { register_message_types(*this); }
+};
 
 struct formation_fixture : test_coordinator_fixture<sim_config> {
   caf::actor network;

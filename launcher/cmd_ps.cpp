@@ -1,0 +1,94 @@
+#include "launcher/cmd_ps.hpp"
+
+#include "launcher/launcher_record.hpp"
+#include "member/running_record.hpp"
+#include "messages/failure.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+namespace mur {
+namespace {
+
+std::string uptime(std::int64_t started_ms) {
+  const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                     std::chrono::system_clock::now().time_since_epoch()).count();
+  const std::int64_t s = std::max<std::int64_t>(0, (now - started_ms) / 1000);
+  std::ostringstream o;
+  if (s >= 3600) o << s / 3600 << "h" << (s % 3600) / 60 << "m";
+  else if (s >= 60) o << s / 60 << "m" << s % 60 << "s";
+  else o << s << "s";
+  return o.str();
+}
+
+} // namespace
+
+int cmd_ps(bool as_json) {
+  int pruned = 0;
+  std::map<std::string, std::vector<RunningRecord>> by_formation; // "" = no formation
+  for (auto& r : list_running_records()) {
+    if (!record_is_live(r)) {
+      remove_running_record(r.session_id);
+      ++pruned;
+      continue;
+    }
+    by_formation[r.formation_id].push_back(std::move(r));
+  }
+  std::map<std::string, LauncherRecord> launchers;
+  for (auto& l : list_launcher_records()) {
+    if (!launcher_is_live(l)) {
+      remove_launcher_record(l.formation_id);
+      ++pruned;
+      continue;
+    }
+    by_formation[l.formation_id]; // a launcher whose members are not up yet is still listed
+    launchers[l.formation_id] = l;
+  }
+
+  if (as_json) {
+    auto formations = nlohmann::json::array();
+    auto sessions = nlohmann::json::array();
+    for (auto it = by_formation.rbegin(); it != by_formation.rend(); ++it) { // newest first
+      auto members = nlohmann::json::array();
+      for (const auto& r : it->second)
+        members.push_back({{"session_id", r.session_id}, {"member", r.formation_member}, {"capsule", r.capsule_name},
+                           {"version", r.capsule_version}, {"pid", r.pid}, {"url", r.url}, {"workdir", r.workdir},
+                           {"started_at", r.started_at}});
+      if (it->first.empty()) {
+        sessions = members;
+        continue;
+      }
+      nlohmann::json f{{"formation_id", it->first}, {"members", members}};
+      auto l = launchers.find(it->first);
+      f["launcher_pid"] = l == launchers.end() ? nlohmann::json(nullptr) : nlohmann::json(l->second.pid);
+      f["entry"] = l == launchers.end() ? nlohmann::json(nullptr) : nlohmann::json(l->second.entry);
+      formations.push_back(f);
+    }
+    std::cout << nlohmann::json{{"formations", formations}, {"sessions", sessions}, {"pruned", pruned}}.dump() << "\n";
+    return exit_ok;
+  }
+
+  if (by_formation.empty()) std::cout << "nothing is running\n";
+  for (auto it = by_formation.rbegin(); it != by_formation.rend(); ++it) {
+    auto l = launchers.find(it->first);
+    if (it->first.empty()) std::cout << "sessions outside a formation\n";
+    else
+      std::cout << "formation " << it->first << ": " << it->second.size() << " member(s)"
+                << (l == launchers.end() ? std::string(", no launcher") : ", launcher pid " + std::to_string(l->second.pid) +
+                                                                               ", entry " + l->second.entry)
+                << "\n";
+    for (const auto& r : it->second)
+      std::cout << "  " << std::left << std::setw(10) << (r.formation_member.empty() ? "-" : r.formation_member) << " "
+                << r.session_id << "  pid " << std::setw(7) << r.pid << " " << std::setw(7) << uptime(r.started_at) << " "
+                << r.url << "  " << r.capsule_name << "@" << r.capsule_version << "\n";
+  }
+  if (pruned > 0) std::cout << pruned << " record(s) of gone processes pruned\n";
+  return exit_ok;
+}
+
+} // namespace mur

@@ -1,0 +1,13 @@
+// cmd_ps.hpp — `mur ps [--json]`: running sessions, grouped by formation.
+//
+// Invariant: only records whose process is alive with the same start stamp are listed; the
+// records of gone processes (sessions and launchers) are removed as they are found. Nothing
+// printed is a token: the operator token stays in its 0600 record.
+// Spec: decisions.md §4 (`mur ps`); murmur-formation.md §7.
+#pragma once
+
+namespace mur {
+
+int cmd_ps(bool json);
+
+} // namespace mur

@@ -1,0 +1,277 @@
+#include "launcher/cmd_run_roster.hpp"
+
+#include "actors/atoms.hpp"
+#include "actors/launcher.hpp"
+#include "http/curl_pool.hpp"
+#include "http/door_network.hpp"
+#include "launcher/admission.hpp"
+#include "launcher/formation_dirs.hpp"
+#include "launcher/launcher_record.hpp"
+#include "launcher/member_console.hpp"
+#include "launcher/member_process.hpp"
+#include "launcher/process_spawn.hpp"
+#include "launcher/process_spawner.hpp"
+#include "member/process_start.hpp"
+#include "member/running_record.hpp"
+#include "member/signal_watch.hpp"
+#include "messages/duration.hpp"
+#include "messages/failure.hpp"
+#include "messages/formation_channel.hpp"
+#include "messages/formation_messages.hpp"
+#include "messages/ids.hpp"
+
+#include <caf/all.hpp>
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <climits>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iomanip>
+#include <map>
+#include <sstream>
+#include <unistd.h>
+
+namespace mur {
+namespace {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+std::string canonical(const std::string& dir) {
+  char buf[PATH_MAX];
+  if (::realpath(dir.c_str(), buf) == nullptr) return dir;
+  return buf;
+}
+
+std::string read_task(const std::string& arg) {
+  if (arg.empty() || arg[0] != '@') return arg;
+  std::ifstream in(arg.substr(1));
+  if (!in)
+    throw Failure("E-RUN-009", "cannot read the task file " + arg.substr(1), "pass --task TEXT or @FILE of a readable file");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (text.empty()) throw Failure("E-RUN-009", "the task file " + arg.substr(1) + " is empty", "write the task into it");
+  return text;
+}
+
+std::string signal_name(int n) {
+  switch (n) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    default: return "signal " + std::to_string(n);
+  }
+}
+
+std::string seconds_since(Clock::time_point t0) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(2) << std::chrono::duration<double>(Clock::now() - t0).count() << "s";
+  return s.str();
+}
+
+// The members' environment: ours, without anything that would make them think they are nested.
+std::vector<std::string> member_environment() {
+  auto env = current_environment();
+  std::vector<std::string> out;
+  for (auto& e : env)
+    if (e.rfind("MURMUR_FORMATION_", 0) != 0) out.push_back(std::move(e));
+  return out;
+}
+
+void remove_gone_records(const std::string& formation_id) {
+  for (const auto& r : list_running_records())
+    if (r.formation_id == formation_id && !record_is_live(r)) remove_running_record(r.session_id);
+}
+
+struct Peer {
+  std::string name;
+  std::int64_t pid = 0;
+  std::string session_id, url, workdir;
+};
+
+// Progress on stderr (human) or the formation line on stdout (--json); the answer comes from
+// the entry member through the console.
+class Reporter {
+public:
+  Reporter(const Admission& a, const RunRosterOptions& o, MemberConsole& console)
+    : admission_(a), options_(o), console_(console), t0_(Clock::now()) {}
+
+  void on(const FormationProgress& p) {
+    frm_ = p.formation_id;
+    if (p.event == "formation") {
+      if (!options_.json) console_.note("formation " + p.formation_id + ": starting " + std::to_string(admission_.members.size()) + " member(s)");
+    } else if (p.event == "ready") {
+      peers_[p.member] = Peer{p.member, p.pid, p.session_id, p.url, formation_dir(p.formation_id) + "/" + p.member};
+      if (!options_.json)
+        console_.note("ready  " + p.member + "  pid " + std::to_string(p.pid) + "  " + p.session_id + "  " + p.url + "  (" + seconds_since(t0_) + ")");
+    } else if (p.event == "entry") {
+      entry_started_ = true;
+      if (!options_.json) {
+        console_.note("entry  " + p.member + "  pid " + std::to_string(p.pid) + "  " + p.session_id + "  " + p.url + "  (" + seconds_since(t0_) + ")");
+        if (options_.task.empty())
+          console_.note("the entry member " + p.member + " takes tasks at " + p.url + "; send one: mur send " + p.formation_id +
+                        " \"…\"; stop the formation: mur stop " + p.formation_id + " (or Ctrl-C)");
+        console_.open_entry("");
+      } else {
+        json peers = json::array();
+        for (const auto& m : admission_.members) {
+          auto it = peers_.find(m.declared.name);
+          if (it == peers_.end()) continue;
+          peers.push_back({{"name", it->second.name}, {"pid", it->second.pid}, {"session_id", it->second.session_id},
+                           {"url", it->second.url}, {"workdir", it->second.workdir}});
+        }
+        console_.open_entry(json{{"entry", p.member}, {"formation_id", p.formation_id}, {"peers", peers}}.dump());
+      }
+    } else if (p.event == "failed") {
+      failure_ = p.detail;
+    } else if (p.event == "ended") {
+      ended_ = true;
+      code_ = p.exit_code;
+      ending_ = p.detail;
+    }
+  }
+
+  void finish(int caught_signal) {
+    console_.open_entry("");
+    if (caught_signal != 0) {
+      console_.note(signal_name(caught_signal) + ": the formation was stopped");
+    } else if (!failure_.empty() && code_ == 1 && !entry_started_) {
+      std::string text = failure_;
+      const std::string prefix = "E-RUN-045: ";
+      if (text.rfind(prefix, 0) == 0) text = text.substr(prefix.size());
+      std::cerr << "error[E-RUN-045]: " << text
+                << "\nFix: read the member's stderr above; check the roster with mur doctor\n";
+    } else if (code_ == 124) {
+      console_.note("the formation's deadline passed: the formation was stopped");
+    } else if (options_.verbose) {
+      console_.note("formation " + frm_ + " ended: " + ending_ + " (exit " + std::to_string(code_) + ")");
+    }
+  }
+
+  bool ended() const { return ended_; }
+  int code() const { return code_; }
+
+private:
+  const Admission& admission_;
+  const RunRosterOptions& options_;
+  MemberConsole& console_;
+  Clock::time_point t0_;
+  std::string frm_;
+  std::map<std::string, Peer> peers_;
+  bool entry_started_ = false;
+  bool ended_ = false;
+  int code_ = 1;
+  std::string failure_, ending_;
+};
+
+} // namespace
+
+int cmd_run_roster(const RunRosterOptions& o) {
+  if (const char* id = std::getenv(FORMATION_ID_ENV); id != nullptr && *id != '\0')
+    throw Failure("E-RUN-046", "mur run --roster cannot run inside a formation member",
+                  "launch the formation from a shell, not from a member's session");
+  block_session_signals(); // before any thread starts
+
+  std::chrono::milliseconds deadline{0};
+  if (!o.deadline.empty()) {
+    auto d = parse_duration(o.deadline);
+    if (auto* err = std::get_if<DurationError>(&d))
+      throw Failure("E-RUN-010", "--deadline is not a duration: " + err->why, "give " + std::string(duration_forms));
+    deadline = std::get<std::chrono::milliseconds>(d);
+  }
+  const std::string task = read_task(o.task);
+  Admission admission = admit_roster_at(o.roster.empty() ? "." : o.roster);
+  for (const auto& w : admission.warnings)
+    std::cerr << "[mur run] warning[" << w.code << "]: " << w.message << (w.fix.empty() ? "" : " — Fix: " + w.fix) << "\n";
+
+  const std::string project = canonical(admission.roster.project_dir);
+  const std::string formation_id = ids::mint(ids::formation);
+  const std::string me_start = process_start_of(::getpid());
+
+  std::vector<PlannedMember> planned;
+  std::vector<MemberLaunch> launches;
+  bool any_peer = false;
+  for (const auto& m : admission.members) {
+    planned.push_back(PlannedMember{m.declared.name, m.declared.entry, m.callees});
+    launches.push_back(MemberLaunch{m.declared.name, m.declared.entry, m.declared.capsule, m.declared.version,
+                                    m.capsule.stored.sha256});
+    any_peer = any_peer || !m.declared.entry;
+  }
+
+  LauncherRecord rec;
+  rec.formation_id = formation_id;
+  rec.pid = ::getpid();
+  rec.process_start = me_start;
+  rec.project_dir = project;
+  rec.entry = admission.entry_member().declared.name;
+  rec.started_at = std::chrono::duration_cast<std::chrono::milliseconds>(
+                     std::chrono::system_clock::now().time_since_epoch()).count();
+  write_launcher_record(rec);
+  struct RecordGuard {
+    std::string id;
+    ~RecordGuard() { remove_launcher_record(id); }
+  } record_guard{formation_id};
+  if (any_peer) make_formation_dir(formation_id, project, ::getpid(), me_start);
+
+  auto console = std::make_shared<MemberConsole>(o.json);
+  auto processes = std::make_shared<MemberProcesses>();
+  Reporter reporter(admission, o, *console);
+  std::atomic<int> caught{0};
+  {
+    caf::actor_system_config cfg;
+    cfg.set("scheduler.max-threads", 2);
+    add_spawn_error_category(cfg);
+    caf::actor_system sys{cfg};
+    caf::scoped_actor self{sys};
+
+    auto pool = std::make_shared<CurlPool>();
+    auto network = spawn_door_network(sys, pool);
+    ProcessSpawnerSetup ps;
+    ps.program = self_binary();
+    ps.project_dir = project;
+    ps.members = launches;
+    ps.env = member_environment();
+    ps.console = console;
+    ps.processes = processes;
+    auto spawner = spawn_process_spawner(sys, ps);
+
+    LauncherSetup ls;
+    ls.members = planned;
+    ls.formation_id = formation_id;
+    ls.task = task;
+    ls.deadline = deadline;
+    ls.spawn = spawner;
+    ls.network = network;
+    ls.reporter = caf::actor_cast<caf::actor>(self);
+    auto launcher = spawn_launcher(sys, ls);
+    self->monitor(launcher);
+
+    SignalWatch signals([launcher, &caught](int sig) {
+      int none = 0;
+      caught.compare_exchange_strong(none, sig);
+      caf::anon_send(launcher, sigterm_atom::value, static_cast<std::int32_t>(sig));
+    });
+    bool down = false;
+    self->receive_while([&] { return !reporter.ended() && !down; })(
+      [&](const FormationProgress& p) { reporter.on(p); },
+      [&](const caf::down_msg&) { down = true; });
+    signals.stop();
+
+    self->send_exit(spawner, caf::exit_reason::user_shutdown); // closes any lifeline still open
+    processes->kill_all(); // nothing should be left; if something is, it goes now
+    processes->join_all();
+    for (const auto& a : {network}) self->send_exit(a, caf::exit_reason::user_shutdown);
+  }
+  // A signal the launcher caught decides the code, even if the entry (in our process group, so
+  // it saw a terminal's ^C too) ended first.
+  const int sig = caught.load();
+  reporter.finish(sig);
+  remove_gone_records(formation_id);
+  if (const auto& retain = admission.entry_member().capsule.manifest.retain)
+    for (const auto& line : apply_retention(*retain, formation_id, project)) console->note(line);
+  return sig != 0 ? 128 + sig : reporter.code();
+}
+
+} // namespace mur

@@ -1,0 +1,27 @@
+// cmd_run_roster.hpp — `mur run --roster [DIR|DIR/roster.yaml] [--task TEXT|@FILE] [--json]
+// [--deadline DUR] [-v]`: admits the roster, then runs the launcher actor with the real ports
+// (process spawner, HTTP door network) until the formation ends.
+//
+// Invariant: SIGINT/SIGTERM/SIGHUP are blocked before any thread starts and reach the launcher
+// actor only as `(sigterm_atom, N)`; nothing is started before admission succeeds; the launcher
+// record `$MURMUR_HOME/running/<frm_id>.json` exists exactly while the launch runs. Afterwards
+// every member is reaped, records of gone members are removed, retention runs, and the exit
+// code is the launcher's: the entry's code, 124 deadline, 128+N signal, 1 failed launch.
+// Seed: "mur run --roster launches a roster" (steps 1–3) and "How a formation ends".
+#pragma once
+
+#include <string>
+
+namespace mur {
+
+struct RunRosterOptions {
+  std::string roster;   // DIR or DIR/roster.yaml ("" ⇒ .)
+  std::string task;     // TEXT or @FILE; "" ⇒ serve mode
+  bool json = false;
+  std::string deadline; // "" ⇒ none
+  bool verbose = false;
+};
+
+int cmd_run_roster(const RunRosterOptions& options);
+
+} // namespace mur

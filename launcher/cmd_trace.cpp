@@ -1,0 +1,96 @@
+#include "launcher/cmd_trace.hpp"
+
+#include "launcher/session_traces.hpp"
+#include "member/running_record.hpp"
+#include "messages/failure.hpp"
+#include "messages/ids.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+namespace mur {
+namespace {
+
+using json = nlohmann::json;
+
+bool running(const SessionTrace& t) {
+  auto r = read_running_record(t.session_id);
+  return r && record_is_live(*r);
+}
+
+std::string joined(const std::vector<std::string>& v, const char* sep) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+std::string seconds(std::int64_t ms) {
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(2) << ms / 1000.0 << "s";
+  return o.str();
+}
+
+json member_json(const SessionTrace& t) {
+  return json{{"member", t.member}, {"session_id", t.session_id}, {"capsule", t.capsule}, {"version", t.version},
+              {"callees", t.callees}, {"tasks", t.tasks}, {"formation_ended", t.formation_ended},
+              {"session_end", t.session_end ? json(*t.session_end) : json(nullptr)},
+              {"ending", ending_of(t, running(t))}, {"dir", t.path}};
+}
+
+json call_json(const TracedCall& c) {
+  return json{{"call_id", c.call_id}, {"caller", c.caller}, {"callee", c.callee}, {"status", c.status},
+              {"duration_ms", c.duration_ms}, {"delivered", c.delivered}};
+}
+
+void print_calls(const std::vector<TracedCall>& calls) {
+  std::cout << "calls:" << (calls.empty() ? " none" : "") << "\n";
+  for (const auto& c : calls)
+    std::cout << "  " << c.call_id << "  " << c.caller << " → " << c.callee << "  " << c.status << "  "
+              << seconds(c.duration_ms) << (c.delivered ? "  delivered" : "  not delivered") << "\n";
+}
+
+} // namespace
+
+int cmd_trace_show(const std::string& target, bool as_json) {
+  std::vector<SessionTrace> sessions;
+  if (ids::is_valid(target, ids::formation)) {
+    sessions = formation_sessions(target);
+    if (sessions.empty())
+      throw Failure("E-TRC-002", "no session of formation " + target + " was found",
+                    "run it from the project directory, or check $MURMUR_HOME/formations/" + target);
+  } else if (ids::is_valid(target, ids::session)) {
+    std::string hint;
+    if (auto r = read_running_record(target)) hint = r->workdir;
+    auto t = find_session(target, hint);
+    if (!t) throw Failure("E-TRC-002", "no trace of session " + target + " was found", "run it from the session's workdir");
+    sessions.push_back(*t);
+  } else {
+    throw Failure("E-TRC-001", "'" + target + "' is neither a formation id (frm_…) nor a session id (ses_…)",
+                  "copy the id from mur ps or from the launch's output");
+  }
+
+  std::vector<TracedCall> calls;
+  for (const auto& s : sessions) calls.insert(calls.end(), s.calls.begin(), s.calls.end());
+  if (as_json) {
+    json members = json::array(), cs = json::array();
+    for (const auto& s : sessions) members.push_back(member_json(s));
+    for (const auto& c : calls) cs.push_back(call_json(c));
+    json out{{"members", members}, {"calls", cs}};
+    if (!sessions.front().formation_id.empty()) out["formation_id"] = sessions.front().formation_id;
+    std::cout << out.dump() << "\n";
+    return exit_ok;
+  }
+  if (!sessions.front().formation_id.empty()) std::cout << "formation " << sessions.front().formation_id << "\n";
+  std::cout << "members:\n";
+  for (const auto& s : sessions)
+    std::cout << "  " << std::left << std::setw(10) << (s.member.empty() ? "-" : s.member) << " " << s.session_id << "  "
+              << s.capsule << "@" << s.version << "  " << s.tasks << " task(s)  " << ending_of(s, running(s))
+              << (s.callees.empty() ? std::string() : "  may call " + joined(s.callees, ", ")) << "\n";
+  print_calls(calls);
+  return exit_ok;
+}
+
+} // namespace mur

@@ -1,0 +1,34 @@
+// launcher_record.hpp — `$MURMUR_HOME/running/<frm_id>.json`: how `mur stop/send/ps frm_…` find
+// a formation's launcher and its entry member.
+//
+// Invariant: written whole (temporary file renamed, 0600, in the 0700 running directory) before
+// the first member starts, removed when the launcher ends; it holds no token — only the
+// launcher's pid and start stamp, the project directory and the entry member's name. A record is
+// trusted only while its pid is alive with the same start stamp.
+// Seed: "Launched without one, the entry member takes tasks at its door … until the formation is
+// stopped with mur stop, a signal or its deadline."
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mur {
+
+struct LauncherRecord {
+  std::string formation_id;
+  std::int64_t pid = 0;
+  std::string process_start;
+  std::string project_dir;
+  std::string entry;         // the entry member's name
+  std::int64_t started_at = 0; // unix ms
+};
+
+void write_launcher_record(const LauncherRecord& r);
+std::optional<LauncherRecord> read_launcher_record(const std::string& formation_id);
+void remove_launcher_record(const std::string& formation_id);
+std::vector<LauncherRecord> list_launcher_records(); // sorted by formation id (launch order)
+bool launcher_is_live(const LauncherRecord& r);
+
+} // namespace mur

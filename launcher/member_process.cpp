@@ -1,0 +1,149 @@
+#include "launcher/member_process.hpp"
+
+#include "launcher/member_console.hpp"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace mur {
+
+namespace {
+
+constexpr std::size_t TAIL_LINES = 20;
+
+void read_until_eof(MemberProcess& p, int out, int err, MemberConsole& console, const MemberOutputHandlers& h) {
+  const int fds[2] = {out, err};
+  std::string buf[2];
+  bool open[2] = {true, true};
+  bool first = true;
+  auto line = [&](int which, std::string text) {
+    if (!text.empty() && text.back() == '\r') text.pop_back();
+    if (which == 0) {
+      if (first) {
+        first = false;
+        if (h.ready_line) h.ready_line(text);
+        if (p.entry) console.entry_line(text);
+      } else if (p.entry) {
+        console.entry_line(text);
+      } else {
+        console.relay(p.name, text);
+      }
+      return;
+    }
+    console.relay(p.name, text);
+    std::lock_guard<std::mutex> lock(p.mu);
+    p.tail.push_back(std::move(text));
+    if (p.tail.size() > TAIL_LINES) p.tail.pop_front();
+  };
+  while (open[0] || open[1]) {
+    pollfd pf[2];
+    int idx[2];
+    nfds_t n = 0;
+    for (int i = 0; i < 2; ++i)
+      if (open[i]) {
+        pf[n] = pollfd{fds[i], POLLIN, 0};
+        idx[n++] = i;
+      }
+    if (::poll(pf, n, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (nfds_t k = 0; k < n; ++k) {
+      if (pf[k].revents == 0) continue;
+      const int i = idx[k];
+      char chunk[4096];
+      ssize_t got = ::read(fds[i], chunk, sizeof chunk);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) {
+        open[i] = false;
+        if (!buf[i].empty()) line(i, std::move(buf[i]));
+        buf[i].clear();
+        continue;
+      }
+      buf[i].append(chunk, std::size_t(got));
+      std::size_t nl;
+      while ((nl = buf[i].find('\n')) != std::string::npos) {
+        std::string text = buf[i].substr(0, nl);
+        buf[i].erase(0, nl + 1);
+        line(i, std::move(text));
+      }
+    }
+  }
+}
+
+int reap(MemberProcess& p) {
+  siginfo_t si{};
+  while (::waitid(P_PID, static_cast<id_t>(p.pid), &si, WEXITED | WNOWAIT) != 0 && errno == EINTR) {
+  }
+  std::lock_guard<std::mutex> lock(p.mu);
+  int status = 0;
+  pid_t r;
+  while ((r = ::waitpid(p.pid, &status, 0)) < 0 && errno == EINTR) {
+  }
+  p.reaped_ = true;
+  if (r < 0) return 1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+} // namespace
+
+void MemberProcess::kill_now() {
+  std::lock_guard<std::mutex> lock(mu);
+  if (reaped_ || pid <= 0) return;
+  ::kill(entry ? pid : -pid, SIGKILL);
+}
+
+bool MemberProcess::reaped() const {
+  std::lock_guard<std::mutex> lock(mu);
+  return reaped_;
+}
+
+std::string MemberProcess::stderr_tail() const {
+  std::lock_guard<std::mutex> lock(mu);
+  std::string out;
+  for (const auto& l : tail) out += "\n    | " + l;
+  return out;
+}
+
+MemberProcesses::~MemberProcesses() {
+  kill_all();
+  join_all();
+}
+
+void MemberProcesses::watch(const std::shared_ptr<MemberProcess>& p, UniqueFd out, UniqueFd err,
+                            std::shared_ptr<MemberConsole> console, MemberOutputHandlers handlers) {
+  std::lock_guard<std::mutex> lock(mu_);
+  procs_.push_back(p);
+  threads_.emplace_back([p, out = std::move(out), err = std::move(err), console, handlers]() mutable {
+    read_until_eof(*p, out.get(), err.get(), *console, handlers);
+    out.reset();
+    err.reset();
+    const int code = reap(*p);
+    if (handlers.exited) handlers.exited(code);
+  });
+}
+
+void MemberProcesses::kill_all() {
+  for (auto& p : all()) p->kill_now();
+}
+
+void MemberProcesses::join_all() {
+  std::vector<std::thread> threads;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    threads.swap(threads_);
+  }
+  for (auto& t : threads)
+    if (t.joinable()) t.join();
+}
+
+std::vector<std::shared_ptr<MemberProcess>> MemberProcesses::all() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return procs_;
+}
+
+} // namespace mur

@@ -1,0 +1,67 @@
+// member_process.hpp — one started member process as the launcher sees it, and the thread that
+// reads its output and reaps it.
+//
+// Invariant: each member has exactly one reader thread; it reads the member's stdout and stderr
+// until both reach EOF (poll, no timers), then waits for the process to end without reaping it
+// (waitid WNOWAIT), and reaps it under the same lock `kill_now` takes — so a SIGKILL is never
+// sent to a pid that was already reaped and might be reused. Its first stdout line is its
+// readiness line; the stderr tail (last 20 lines) is kept for E-RUN-045.
+// Seed: "Every member runs as its own mur run process" / "every member ends with its formation".
+#pragma once
+
+#include "member/unique_fd.hpp"
+
+#include <sys/types.h>
+
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace mur {
+
+class MemberConsole;
+
+struct MemberProcess {
+  std::string name;
+  bool entry = false;
+  pid_t pid = -1; // a peer leads its own process group (pgid == pid)
+
+  // SIGKILL: a peer's whole group, the entry's pid only. Nothing once it was reaped.
+  void kill_now();
+  bool reaped() const;
+  std::string stderr_tail() const; // "\n    | line" per kept line
+
+  mutable std::mutex mu;
+  bool reaped_ = false;
+  std::deque<std::string> tail;
+};
+
+struct MemberOutputHandlers {
+  std::function<void(const std::string& line)> ready_line; // the first stdout line
+  std::function<void(int exit_code)> exited;               // 128+N when killed by signal N
+};
+
+// Every member's reader thread; joined by its owner once every member was reaped.
+class MemberProcesses {
+public:
+  ~MemberProcesses();
+  // Starts the reader thread of `p`, which owns `out` and `err` (the read ends of its stdout/stderr).
+  void watch(const std::shared_ptr<MemberProcess>& p, UniqueFd out, UniqueFd err,
+             std::shared_ptr<MemberConsole> console, MemberOutputHandlers handlers);
+  // The safety net: SIGKILL every member not yet reaped.
+  void kill_all();
+  // Waits for every reader thread (each ends once its member was reaped).
+  void join_all();
+  std::vector<std::shared_ptr<MemberProcess>> all() const;
+
+private:
+  mutable std::mutex mu_;
+  std::vector<std::shared_ptr<MemberProcess>> procs_;
+  std::vector<std::thread> threads_;
+};
+
+} // namespace mur

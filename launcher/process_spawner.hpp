@@ -1,0 +1,57 @@
+// process_spawner.hpp — the real spawn port of the launcher actor: members as `mur run` processes.
+//
+// Invariant: `(SpawnMember, BundleRef)` starts the member as this very binary (`run --capsule …
+// --json`, nothing secret in argv or env) with exactly its channel (fd 3) and lifeline (fd 4)
+// read ends, a peer in its own process group and fresh `formations/<frm>/<member>/` directory,
+// the entry in the project directory and the launcher's group; the bundle goes only into the
+// channel as its first line. It answers `(MemberStarted, lifeline end)` once the member's first
+// stdout line names this formation, a session and a url — or an error naming the reason and the
+// member's stderr tail, after closing that member's lifeline and killing it. The end is an actor
+// owning the lifeline's write end: it closes the fd when it exits. `SendAddresses` becomes an
+// address line on the member's channel; `KillMember` SIGKILLs a peer's group (the entry's pid);
+// each reaped member becomes one `MemberExited` to the launcher (none for a member whose start
+// already failed). When the port ends, every lifeline end it made is closed.
+// Seed: "Every member runs as its own mur run process, and every member carries the same
+// formation_id" / "Each peer works in ~/.murmur/formations/<frm_id>/<member>/".
+#pragma once
+
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mur {
+
+class MemberConsole;
+class MemberProcesses;
+
+struct MemberLaunch {
+  std::string name;
+  bool entry = false;
+  std::string capsule;
+  std::string version;
+  std::string sha256;
+};
+
+struct ProcessSpawnerSetup {
+  std::string program;                 // the mur binary
+  std::string project_dir;             // canonical
+  std::vector<MemberLaunch> members;   // roster order
+  std::vector<std::string> env;        // the members' base environment (no MURMUR_FORMATION_*)
+  std::chrono::milliseconds ready_deadline{180'000};
+  std::shared_ptr<MemberConsole> console;
+  std::shared_ptr<MemberProcesses> processes;
+};
+
+caf::actor spawn_process_spawner(caf::actor_system& sys, ProcessSpawnerSetup setup);
+
+// Registers the error category the port's refusals use, so they render as their reason.
+void add_spawn_error_category(caf::actor_system_config& cfg);
+
+// This binary's path (/proc/self/exe resolved).
+std::string self_binary();
+
+} // namespace mur

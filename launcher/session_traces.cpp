@@ -1,0 +1,114 @@
+#include "launcher/session_traces.hpp"
+
+#include "launcher/formation_dirs.hpp"
+#include "messages/ids.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace mur {
+
+std::optional<SessionTrace> read_session_trace(const std::string& dir) {
+  std::ifstream in(dir + "/trace.jsonl");
+  if (!in) return std::nullopt;
+  SessionTrace t;
+  t.path = dir;
+  bool started = false;
+  for (std::string line; std::getline(in, line);) {
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (!j.is_object()) continue;
+    const std::string type = j.value("event_type", "");
+    if (type == "session_start" && !started) {
+      started = true;
+      t.session_id = j.value("session_id", "");
+      t.formation_id = j.value("formation_id", "");
+      t.member = j.value("formation_member", "");
+      t.capsule = j.value("capsule_name", "");
+      t.version = j.value("capsule_version", "");
+      t.started_ms = j.value("timestamp", std::int64_t{0});
+      if (j.contains("formation_callees") && j["formation_callees"].is_array())
+        for (const auto& c : j["formation_callees"])
+          if (c.is_string()) t.callees.push_back(c.get<std::string>());
+    } else if (type == "formation_ended") {
+      t.formation_ended = true;
+    } else if (type == "session_end") {
+      t.session_end = j.value("exit_status", "");
+    } else if (type == "task_start") {
+      ++t.tasks;
+    } else if (type == "member_call") {
+      t.calls.push_back(TracedCall{j.value("call_id", ""), t.member, j.value("member", ""), j.value("status", ""),
+                                   j.value("duration_ms", std::int64_t{0}), j.value("delivered", false)});
+    }
+  }
+  if (!started) return std::nullopt;
+  return t;
+}
+
+namespace {
+
+std::string cwd() {
+  char buf[4096];
+  return ::getcwd(buf, sizeof buf) ? std::string(buf) : std::string(".");
+}
+
+std::vector<std::string> roots_of(const std::string& frm) {
+  std::vector<std::string> roots{cwd() + "/.murmur"};
+  const std::string dir = formation_dir(frm);
+  std::ifstream marker(dir + "/formation.json");
+  auto j = nlohmann::json::parse(marker, nullptr, false);
+  if (j.is_object() && j.contains("project_dir") && j["project_dir"].is_string())
+    roots.push_back(j["project_dir"].get<std::string>() + "/.murmur");
+  std::error_code ec;
+  for (const auto& m : fs::directory_iterator(dir, ec))
+    if (m.is_directory()) roots.push_back(m.path().string() + "/.murmur");
+  return roots;
+}
+
+} // namespace
+
+std::vector<SessionTrace> formation_sessions(const std::string& frm) {
+  std::vector<SessionTrace> out;
+  std::set<std::string> seen;
+  for (const auto& root : roots_of(frm)) {
+    std::error_code ec;
+    for (const auto& s : fs::directory_iterator(root, ec)) {
+      const std::string name = s.path().filename().string();
+      if (!ids::is_valid(name, ids::session) || seen.count(name)) continue;
+      auto t = read_session_trace(s.path().string());
+      if (!t || t->formation_id != frm) continue;
+      seen.insert(name);
+      out.push_back(std::move(*t));
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const SessionTrace& a, const SessionTrace& b) { return a.session_id < b.session_id; });
+  return out;
+}
+
+std::optional<SessionTrace> find_session(const std::string& ses, const std::string& workdir_hint) {
+  if (!ids::is_valid(ses, ids::session)) return std::nullopt;
+  std::vector<std::string> roots{cwd() + "/.murmur"};
+  if (!workdir_hint.empty()) roots.push_back(workdir_hint + "/.murmur");
+  std::error_code ec;
+  for (const auto& f : fs::directory_iterator(formations_root(), ec))
+    for (const auto& m : fs::directory_iterator(f.path(), ec))
+      if (m.is_directory()) roots.push_back(m.path().string() + "/.murmur");
+  for (const auto& root : roots)
+    if (auto t = read_session_trace(root + "/" + ses)) return t;
+  return std::nullopt;
+}
+
+std::string ending_of(const SessionTrace& t, bool running) {
+  if (running) return "still running";
+  if (t.formation_ended) return "formation_ended" + (t.session_end ? ", session_end " + *t.session_end : std::string());
+  if (t.session_end) return "session_end " + *t.session_end;
+  return "no session_end";
+}
+
+} // namespace mur

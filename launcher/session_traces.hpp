@@ -1,0 +1,53 @@
+// session_traces.hpp — reading sessions' trace.jsonl files back: who a session was, how it
+// ended, and every member call it made.
+//
+// Invariant: reading never changes a file; a line that does not parse is skipped; a session is
+// named by its session_start line (its formation, member, capsule, callees). A formation's
+// sessions are found in the project's `.murmur/` (named by the formation's marker), the
+// current directory's `.murmur/`, and each `$MURMUR_HOME/formations/<frm>/<member>/.murmur/`.
+// Seed: "Each member's trace names it." / `mur trace show <frm_id>` (murmur-formation.md §7).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mur {
+
+struct TracedCall {
+  std::string call_id;
+  std::string caller; // the member whose trace holds it
+  std::string callee;
+  std::string status;
+  std::int64_t duration_ms = 0;
+  bool delivered = false;
+};
+
+struct SessionTrace {
+  std::string path; // the session directory
+  std::string session_id;
+  std::string formation_id;
+  std::string member;
+  std::string capsule, version;
+  std::vector<std::string> callees;
+  bool formation_ended = false;
+  std::optional<std::string> session_end; // its exit_status
+  std::int64_t started_ms = 0;
+  std::vector<TracedCall> calls;
+  int tasks = 0;
+};
+
+std::optional<SessionTrace> read_session_trace(const std::string& session_dir);
+
+// Every session of formation `frm` (ordered by session id: start order).
+std::vector<SessionTrace> formation_sessions(const std::string& frm);
+
+// One session by id: the current directory's .murmur, its running record's workdir, then every
+// formation member directory.
+std::optional<SessionTrace> find_session(const std::string& session_id, const std::string& workdir_hint = {});
+
+// How a session ended, in one phrase: still running | formation_ended | session_end <s> | no session_end.
+std::string ending_of(const SessionTrace& t, bool running);
+
+} // namespace mur

@@ -1,0 +1,66 @@
+#include "formation_fixture.hpp"
+
+#include "launched_mur.hpp"
+
+#include <filesystem>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+
+namespace fs = std::filesystem;
+
+namespace mur::test {
+
+FormationFixture::FormationFixture(const std::string& example) {
+  env = {{"MURMUR_HOME", home.path}};
+  example_dir = std::string(MUR_SOURCE_DIR) + "/examples/" + example;
+  fs::copy_file(example_dir + "/roster.yaml", project.path + "/roster.yaml");
+  for (const auto& e : fs::directory_iterator(example_dir + "/capsules")) install(e.path().string());
+}
+
+void FormationFixture::install(const std::string& capsule_dir) {
+  Ran r = run_command({MUR_BINARY, "install", "-g", capsule_dir}, env);
+  if (r.exit_code != 0) throw std::runtime_error("mur install failed: " + r.err);
+}
+
+std::map<std::string, std::vector<nlohmann::json>> FormationFixture::traces(const std::string& frm) const {
+  std::map<std::string, std::vector<nlohmann::json>> out;
+  std::vector<fs::path> roots{fs::path(project.path) / ".murmur"};
+  const fs::path fdir = fs::path(home.path) / "formations" / frm;
+  if (fs::exists(fdir))
+    for (const auto& m : fs::directory_iterator(fdir))
+      if (m.is_directory()) roots.push_back(m.path() / ".murmur");
+  for (const auto& root : roots) {
+    if (!fs::exists(root)) continue;
+    for (const auto& ses : fs::directory_iterator(root)) {
+      std::istringstream in(read_bytes((ses.path() / "trace.jsonl").string()));
+      std::vector<nlohmann::json> lines;
+      std::string line;
+      while (std::getline(in, line)) lines.push_back(nlohmann::json::parse(line, nullptr, false));
+      if (lines.empty() || !lines.front().is_object()) continue;
+      const auto& start = lines.front();
+      if (start.value("formation_id", "") != frm) continue;
+      out[start.value("formation_member", "")] = lines;
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> FormationFixture::files_containing(const std::string& needle) const {
+  std::vector<std::string> hits;
+  for (const std::string& root : {home.path, project.path}) {
+    for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
+      if (!it->is_regular_file()) continue;
+      if (read_bytes(it->path().string()).find(needle) != std::string::npos) hits.push_back(it->path().string());
+    }
+  }
+  return hits;
+}
+
+std::string formation_id_in(const std::string& err) {
+  std::smatch m;
+  static const std::regex re("formation (frm_[0-9a-f]{32})");
+  return std::regex_search(err, m, re) ? m[1].str() : "";
+}
+
+} // namespace mur::test

@@ -1,0 +1,39 @@
+// formation_fixture.hpp — a formation project for process tests: an isolated MURMUR_HOME with
+// the example's capsules installed globally, and a copy of its roster.yaml in a temporary
+// project directory (the entry member writes its sessions there, never into the source tree).
+//
+// Invariant: each fixture has its own home and project; nothing a test launches can see another
+// test's records, formations or sessions.
+#pragma once
+
+#include "run_command.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace mur::test {
+
+struct FormationFixture {
+  explicit FormationFixture(const std::string& example = "review");
+  TempDir home, project;
+  std::map<std::string, std::string> env;
+  std::string example_dir;
+
+  void install(const std::string& capsule_dir); // mur install -g
+  // Every trace.jsonl of a member of `formation_id`: the entry's under the project, each peer's
+  // under formations/<id>/<member>/. Keyed by member name.
+  std::map<std::string, std::vector<nlohmann::json>> traces(const std::string& formation_id) const;
+  // Whether any file under home or the project's .murmur contains `needle`.
+  std::vector<std::string> files_containing(const std::string& needle) const;
+};
+
+// The `formation frm_…` id a human-mode launch printed on stderr ("" if none).
+std::string formation_id_in(const std::string& err);
+
+// Token prefixes: neither may appear anywhere outside the 0600 running records.
+inline const std::vector<std::string> token_prefixes{"mft1.", "mdt1."};
+
+} // namespace mur::test

@@ -1,0 +1,162 @@
+// `mur run --roster` with real member processes: a --task launch answers and every member's
+// trace names the formation (peers record formation_ended; the calls are traced); --json prints
+// the formation line, the entry's readiness line and the answer; a peer that cannot start fails
+// the launch with E-RUN-045 and exit 1, leaving nothing running and a complete formation
+// directory; no token appears on any output or in any file but the running records.
+#include <catch2/catch.hpp>
+
+#include "formation_fixture.hpp"
+#include "launched_mur.hpp"
+#include "run_command.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sys/stat.h>
+
+using namespace mur::test;
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string answer =
+  "Lead's summary. Coder: patch written for 'Make this change and have it reviewed: add a flag'. Reviewer said: "
+  "Approved: the patch does what was asked.\n";
+
+bool has_event(const std::vector<json>& trace, const std::string& type) {
+  for (const auto& e : trace)
+    if (e.value("event_type", "") == type) return true;
+  return false;
+}
+
+const json* call_to(const std::vector<json>& trace, const std::string& member) {
+  for (const auto& e : trace)
+    if (e.value("event_type", "") == "member_call" && e.value("member", "") == member) return &e;
+  return nullptr;
+}
+
+void no_tokens(const FormationFixture& f, const std::vector<const std::string*>& outputs) {
+  for (const auto& t : token_prefixes) {
+    for (const auto* o : outputs) CHECK(o->find(t) == std::string::npos);
+    CHECK(f.files_containing(t).empty());
+  }
+}
+
+} // namespace
+
+TEST_CASE("run --roster --task: the answer, and every member's trace names the formation", "[process][formation]") {
+  FormationFixture f;
+  Ran r = run_command({MUR_BINARY, "run", "--roster", f.project.path, "--task", "add a flag"}, f.env);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out == answer);
+  const std::string frm = formation_id_in(r.err);
+  REQUIRE(!frm.empty());
+  CHECK(r.err.find("[mur run] ready  coder") != std::string::npos);
+  CHECK(r.err.find("[mur run] ready  reviewer") != std::string::npos);
+
+  auto traces = f.traces(frm);
+  REQUIRE(traces.size() == 3);
+  for (const auto& [name, trace] : traces) {
+    INFO(name);
+    CHECK(trace.front()["formation_id"] == frm);
+    CHECK(trace.back().value("event_type", "") == "session_end");
+  }
+  CHECK(has_event(traces["coder"], "formation_ended"));
+  CHECK(has_event(traces["reviewer"], "formation_ended"));
+  const json* lead_call = call_to(traces["lead"], "coder");
+  REQUIRE(lead_call);
+  CHECK((*lead_call)["status"] == "completed");
+  const json* coder_call = call_to(traces["coder"], "reviewer");
+  REQUIRE(coder_call);
+  CHECK((*coder_call)["status"] == "completed");
+
+  // The peers worked in fresh owner-only directories beside the marker.
+  const std::string fdir = f.home.path + "/formations/" + frm;
+  struct stat st {};
+  REQUIRE(::stat((fdir + "/coder").c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0700);
+  REQUIRE(::stat((fdir + "/formation.json").c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  json marker = json::parse(read_bytes(fdir + "/formation.json"));
+  CHECK(marker["project_dir"] == fs::canonical(f.project.path).string());
+
+  CHECK(fs::is_empty(f.home.path + "/running")); // every record, the launcher's too, is gone
+  CHECK(formation_processes(frm).empty());
+  no_tokens(f, {&r.out, &r.err});
+}
+
+TEST_CASE("run --roster --json: formation line, entry readiness line, answer line", "[process][formation]") {
+  FormationFixture f;
+  Ran r = run_command({MUR_BINARY, "run", "--roster", f.project.path + "/roster.yaml", "--task", "add a flag", "--json"},
+                      f.env);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  std::istringstream in(r.out);
+  std::vector<json> lines;
+  for (std::string l; std::getline(in, l);) lines.push_back(json::parse(l, nullptr, false));
+  REQUIRE(lines.size() == 3);
+  const json& formation = lines[0];
+  CHECK(formation["entry"] == "lead");
+  const std::string frm = formation["formation_id"];
+  REQUIRE(formation["peers"].size() == 2);
+  CHECK(formation["peers"][0]["name"] == "coder");
+  CHECK(formation["peers"][1]["name"] == "reviewer");
+  CHECK(formation["peers"][0]["workdir"] == f.home.path + "/formations/" + frm + "/coder");
+  CHECK(lines[1]["formation_id"] == frm);
+  CHECK(lines[1]["name"] == "review-lead");
+  CHECK(lines[2]["state"] == "completed");
+  CHECK(lines[2]["answer"].get<std::string>() + "\n" == answer);
+  no_tokens(f, {&r.out, &r.err});
+}
+
+TEST_CASE("a peer that cannot start fails the launch: E-RUN-045, exit 1, nothing left", "[process][formation]") {
+  FormationFixture f;
+  // The reviewer is admitted, but its process refuses to start (a transport this build lacks).
+  TempDir broken;
+  std::string manifest = read_bytes(f.example_dir + "/capsules/reviewer/murmur.yaml");
+  manifest.replace(manifest.find("version: 1.0.0"), 14, "version: 9.0.0");
+  const auto from = manifest.find("inference:"), to = manifest.find("lifecycle:");
+  manifest.replace(from, to - from, "inference: {transport: process, command: [/bin/true]}\n");
+  std::ofstream(broken.path + "/murmur.yaml") << manifest;
+  f.install(broken.path);
+  std::string roster = read_bytes(f.project.path + "/roster.yaml");
+  roster.replace(roster.find("capsule: review-reviewer, version: 1.0.0"), 40, "capsule: review-reviewer, version: 9.0.0");
+  std::ofstream(f.project.path + "/roster.yaml") << roster;
+
+  Ran r = run_command({MUR_BINARY, "run", "--roster", f.project.path, "--task", "add a flag"}, f.env);
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("error[E-RUN-045]") != std::string::npos);
+  CHECK(r.err.find("'reviewer'") != std::string::npos);
+  CHECK(r.err.find("E-RUN-050") != std::string::npos); // its stderr tail
+  const std::string frm = formation_id_in(r.err);
+  REQUIRE(!frm.empty());
+  CHECK(formation_processes(frm).empty());
+  CHECK(fs::is_empty(f.home.path + "/running"));
+  // The formation directory is whole: its marker, and only member directories beside it.
+  const std::string fdir = f.home.path + "/formations/" + frm;
+  CHECK(json::parse(read_bytes(fdir + "/formation.json"), nullptr, false).is_object());
+  for (const auto& e : fs::directory_iterator(fdir))
+    CHECK((e.path().filename() == "formation.json" || e.is_directory()));
+  CHECK_FALSE(fs::exists(f.project.path + "/.murmur")); // the entry never started
+  no_tokens(f, {&r.out, &r.err});
+}
+
+TEST_CASE("examples/fanout: the entry calls three members in one turn", "[process][formation]") {
+  FormationFixture f("fanout");
+  Ran r = run_command({MUR_BINARY, "run", "--roster", f.project.path, "--task", "the draft"}, f.env);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out ==
+        "Editor's merge. facts: facts checked it: nothing to fix. | style: style checked it: nothing to fix. | "
+        "risks: risks checked it: nothing to fix.\n");
+  auto traces = f.traces(formation_id_in(r.err));
+  REQUIRE(traces.size() == 4);
+  for (const char* m : {"facts", "style", "risks"}) {
+    const json* c = call_to(traces["editor"], m);
+    REQUIRE(c);
+    CHECK((*c)["status"] == "completed");
+  }
+}

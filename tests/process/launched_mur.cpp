@@ -1,0 +1,122 @@
+#include "launched_mur.hpp"
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <dirent.h>
+#include <fcntl.h>
+#include <fstream>
+#include <poll.h>
+#include <spawn.h>
+#include <stdexcept>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace mur::test {
+
+LaunchedMur::LaunchedMur(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+                         const std::string& cwd) {
+  char tmpl[] = "/tmp/mur-launched-err-XXXXXX";
+  int errfd = ::mkstemp(tmpl);
+  if (errfd < 0) throw std::runtime_error("mkstemp failed");
+  err_path_ = tmpl;
+  int pipefd[2];
+  if (pipe2(pipefd, O_CLOEXEC) != 0) throw std::runtime_error("pipe2 failed");
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, errfd, 2);
+  if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, cwd.c_str());
+  std::map<std::string, std::string> full = env;
+  for (const char* k : {"PATH", "HOME"})
+    if (!full.count(k))
+      if (const char* v = std::getenv(k)) full[k] = v;
+  std::vector<std::string> env_strings;
+  for (const auto& [k, v] : full) env_strings.push_back(k + "=" + v);
+  std::vector<char*> envp, args;
+  for (auto& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> argv_copy = argv;
+  for (auto& s : argv_copy) args.push_back(s.data());
+  args.push_back(nullptr);
+  int rc = posix_spawn(&pid_, args[0], &fa, nullptr, args.data(), envp.data());
+  posix_spawn_file_actions_destroy(&fa);
+  ::close(pipefd[1]);
+  ::close(errfd);
+  out_ = pipefd[0];
+  if (rc != 0) throw std::runtime_error(std::string("posix_spawn failed: ") + std::strerror(rc));
+}
+
+LaunchedMur::~LaunchedMur() {
+  if (!reaped_ && pid_ > 0) {
+    ::kill(pid_, SIGKILL);
+    wait();
+  }
+  if (out_ >= 0) ::close(out_);
+  ::unlink(err_path_.c_str());
+}
+
+std::string LaunchedMur::read_line() {
+  std::string line;
+  char c;
+  for (;;) {
+    ssize_t n = ::read(out_, &c, 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0 || c == '\n') return line;
+    line.push_back(c);
+  }
+}
+
+void LaunchedMur::signal(int sig) {
+  if (!reaped_) ::kill(pid_, sig);
+}
+
+int LaunchedMur::wait() {
+  if (reaped_) return code_;
+  int status = 0;
+  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {}
+  reaped_ = true;
+  code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return code_;
+}
+
+std::string LaunchedMur::err() const { return read_bytes(err_path_); }
+
+bool gone_within(pid_t pid, std::chrono::milliseconds bound) {
+  int fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (fd < 0) return errno == ESRCH;
+  pollfd p{fd, POLLIN, 0};
+  int rc;
+  while ((rc = ::poll(&p, 1, static_cast<int>(bound.count()))) < 0 && errno == EINTR) {}
+  ::close(fd);
+  return rc > 0;
+}
+
+std::vector<pid_t> formation_processes(const std::string& formation_id) {
+  std::vector<pid_t> out;
+  const std::string needle = "MURMUR_FORMATION_ID=" + formation_id;
+  DIR* d = ::opendir("/proc");
+  if (!d) return out;
+  while (dirent* e = ::readdir(d)) {
+    const pid_t pid = static_cast<pid_t>(std::atoi(e->d_name));
+    if (pid <= 0) continue;
+    std::string env = read_bytes("/proc/" + std::string(e->d_name) + "/environ");
+    if (env.find(needle) == std::string::npos) continue;
+    std::string stat = read_bytes("/proc/" + std::string(e->d_name) + "/stat");
+    auto close = stat.rfind(')');
+    if (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z') continue; // a zombie has ended
+    out.push_back(pid);
+  }
+  ::closedir(d);
+  return out;
+}
+
+std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+} // namespace mur::test
