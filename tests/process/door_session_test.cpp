@@ -4,7 +4,7 @@
 // prints the answer and exits 0. No token appears on any output or in the trace.
 #include <catch2/catch.hpp>
 
-#include "background_mur.hpp"
+#include "launched_mur.hpp"
 #include "run_command.hpp"
 
 #include <nlohmann/json.hpp>
@@ -36,7 +36,7 @@ bool exists(const std::string& path) {
 TEST_CASE("mur run --manifest: readiness line, mur send, SIGTERM", "[process][door]") {
   TempDir home, work;
   const std::map<std::string, std::string> env{{"MURMUR_HOME", home.path}};
-  BackgroundMur run({MUR_BINARY, "run", "--manifest", reviewer, "--json", "--workdir", work.path}, env);
+  LaunchedMur run({MUR_BINARY, "run", "--manifest", reviewer, "--json", "--workdir", work.path}, env);
   const std::string line = run.read_line();
   json ready = json::parse(line, nullptr, false);
   REQUIRE(ready.is_object());

@@ -1,4 +1,5 @@
 #include "launched_mur.hpp"
+#include "run_command.hpp"
 
 #include <cerrno>
 #include <csignal>
@@ -30,19 +31,8 @@ LaunchedMur::LaunchedMur(const std::vector<std::string>& argv, const std::map<st
   posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
   posix_spawn_file_actions_adddup2(&fa, errfd, 2);
   if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, cwd.c_str());
-  std::map<std::string, std::string> full = env;
-  for (const char* k : {"PATH", "HOME"})
-    if (!full.count(k))
-      if (const char* v = std::getenv(k)) full[k] = v;
-  std::vector<std::string> env_strings;
-  for (const auto& [k, v] : full) env_strings.push_back(k + "=" + v);
-  std::vector<char*> envp, args;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> argv_copy = argv;
-  for (auto& s : argv_copy) args.push_back(s.data());
-  args.push_back(nullptr);
-  int rc = posix_spawn(&pid_, args[0], &fa, nullptr, args.data(), envp.data());
+  SpawnArgs spawn_args(argv, env);
+  int rc = posix_spawn(&pid_, spawn_args.args[0], &fa, nullptr, spawn_args.args.data(), spawn_args.envp.data());
   posix_spawn_file_actions_destroy(&fa);
   ::close(pipefd[1]);
   ::close(errfd);

@@ -13,6 +13,19 @@
 
 namespace mur::test {
 
+SpawnArgs::SpawnArgs(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env)
+  : argv_strings(argv) {
+  std::map<std::string, std::string> full = env;
+  for (const char* k : {"PATH", "HOME"})
+    if (!full.count(k))
+      if (const char* v = std::getenv(k)) full[k] = v;
+  for (const auto& [k, v] : full) env_strings.push_back(k + "=" + v);
+  for (auto& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  for (auto& s : argv_strings) args.push_back(s.data());
+  args.push_back(nullptr);
+}
+
 Ran run_command(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
                 const std::string& cwd) {
   int out_pipe[2], err_pipe[2];
@@ -26,21 +39,10 @@ Ran run_command(const std::vector<std::string>& argv, const std::map<std::string
   posix_spawn_file_actions_adddup2(&fa, err_pipe[1], 2);
   if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, cwd.c_str());
 
-  std::map<std::string, std::string> full = env;
-  for (const char* k : {"PATH", "HOME"})
-    if (!full.count(k))
-      if (const char* v = std::getenv(k)) full[k] = v;
-  std::vector<std::string> env_strings;
-  for (const auto& [k, v] : full) env_strings.push_back(k + "=" + v);
-  std::vector<char*> envp, args;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> argv_copy = argv;
-  for (auto& s : argv_copy) args.push_back(s.data());
-  args.push_back(nullptr);
+  SpawnArgs spawn_args(argv, env);
 
   pid_t pid;
-  int rc = posix_spawn(&pid, args[0], &fa, nullptr, args.data(), envp.data());
+  int rc = posix_spawn(&pid, spawn_args.args[0], &fa, nullptr, spawn_args.args.data(), spawn_args.envp.data());
   posix_spawn_file_actions_destroy(&fa);
   ::close(out_pipe[1]);
   ::close(err_pipe[1]);

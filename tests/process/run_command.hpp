@@ -16,6 +16,15 @@ struct Ran {
   std::string err;
 };
 
+// argv and envp for posix_spawn: the given environment plus PATH and HOME from the test's own.
+struct SpawnArgs {
+  SpawnArgs(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env);
+  SpawnArgs(const SpawnArgs&) = delete;
+  SpawnArgs& operator=(const SpawnArgs&) = delete;
+  std::vector<std::string> env_strings, argv_strings;
+  std::vector<char*> envp, args;
+};
+
 Ran run_command(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
                 const std::string& cwd = {});
 
