@@ -364,6 +364,15 @@ caf::behavior egress(egress_actor* self, EgressSetup setup) {
       if (it == self->state.by_task.end()) return;
       if (is_terminal(ev.task.state)) finish_from(self, it->second, ev.task);
     },
+    // The callee's stream broke before its task ended: follow it by polling instead.
+    [=](const TaskStreamLost& lost) {
+      auto it = self->state.by_task.find(lost.task_id);
+      if (it == self->state.by_task.end()) return;
+      auto c = self->state.calls.find(it->second);
+      if (c == self->state.calls.end() || c->second.phase != Phase::following || c->second.polling) return;
+      c->second.polling = true;
+      self->delayed_send(self, poll_interval, retry_atom::value, it->second);
+    },
     [=](const AbandonCall& a) {
       auto it = self->state.calls.find(a.call_id);
       if (it == self->state.calls.end()) return;

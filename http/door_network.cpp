@@ -123,7 +123,10 @@ void on_done(network_actor* self, const HttpDone& d) {
   if (it == self->state.pending.end()) return;
   Pending p = std::move(it->second);
   self->state.pending.erase(it);
-  if (p.answered) return; // a stream that ended after its first event
+  if (p.answered) { // a stream that ended after its first event
+    if (p.subscriber && !is_terminal(p.task.state)) self->send(p.subscriber, TaskStreamLost{p.task.id});
+    return;
+  }
   if (d.status == 0) {
     p.promise.deliver(transport_error(d.error));
     return;

@@ -97,4 +97,16 @@ typename Inspector::result_type inspect(Inspector& f, TaskEvent& x) {
   return f(caf::meta::type_name("mur::TaskEvent"), x.task);
 }
 
+// Sent by a door-call port to a subscriber when a task's stream ended before a terminal
+// state (the connection broke): the subscriber must fall back to polling.
+struct TaskStreamLost {
+  std::string task_id;
+  bool operator==(const TaskStreamLost& o) const { return task_id == o.task_id; }
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, TaskStreamLost& x) {
+  return f(caf::meta::type_name("mur::TaskStreamLost"), x.task_id);
+}
+
 } // namespace mur

@@ -20,6 +20,7 @@ void register_message_types(caf::actor_system_config& cfg) {
     .add_message_type<DoorRequest>("mur::DoorRequest")
     .add_message_type<DoorReply>("mur::DoorReply")
     .add_message_type<TaskEvent>("mur::TaskEvent")
+    .add_message_type<TaskStreamLost>("mur::TaskStreamLost")
     .add_message_type<DoorCallTo>("mur::DoorCallTo")
     .add_message_type<CallMember>("mur::CallMember")
     .add_message_type<CallStart>("mur::CallStart")

@@ -181,3 +181,19 @@ TEST_CASE_METHOD(formation_fixture, "the entry member is never callable", "[sim]
   CHECK(events("lead", "a2a_task_received").size() == 1); // only its own launch task
   CHECK(launch_task("lead").answer == "Lead got: done");
 }
+
+TEST_CASE_METHOD(formation_fixture, "a callee's broken stream is followed by polling and the answer still arrives",
+                 "[sim][formation]") {
+  Knobs k;
+  k.broken_streams = {"coder"};
+  launch({{"lead", entry_yaml("lead-c", relay_lead)},
+          {"coder", callee_yaml("coder-c", "inference: {turns: [{think_ms: 2000, reply: 'slow and done'}]}\n")}},
+         {{"lead", {"coder"}}}, "go", k);
+  run_for(5s);
+  CHECK(exit_code() == 0);
+  CHECK(launch_task("lead").answer == "Lead got: slow and done");
+  auto calls = events("lead", "member_call");
+  REQUIRE(calls.size() == 1);
+  CHECK(calls[0]["status"] == "completed");
+  CHECK(calls[0]["duration_ms"].get<int>() >= 2000);
+}

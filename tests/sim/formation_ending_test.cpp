@@ -97,7 +97,9 @@ TEST_CASE_METHOD(formation_fixture, "a peer that cannot start fails the launch w
   auto* failed = progress_event("failed");
   REQUIRE(failed);
   CHECK(failed->detail.find("E-RUN-045") != std::string::npos);
-  CHECK(failed->detail.find("'reviewer': could not be started") != std::string::npos);
+  CHECK(failed->detail.find("\n  'reviewer' (reviewer-c@1.0.0): could not be started") != std::string::npos);
+  // Every member whose process had been started is listed as stopped (the reviewer never was).
+  CHECK(failed->detail.substr(failed->detail.rfind('\n')) == "\n  stopped: coder");
   CHECK(exit_code() == 1);
   CHECK(!progress_event("entry")); // the entry never started
   CHECK(!member_actor("coder"));
@@ -115,7 +117,8 @@ TEST_CASE_METHOD(formation_fixture, "a peer whose door never answers as its sess
   run_for(2s, 100ms);
   auto* failed = progress_event("failed");
   REQUIRE(failed);
-  CHECK(failed->detail.find("'coder': its door did not answer as session") != std::string::npos);
+  CHECK(failed->detail.find("'coder' (coder-c@1.0.0): its door did not answer as session") != std::string::npos);
+  CHECK(failed->detail.substr(failed->detail.rfind('\n')) == "\n  stopped: coder"); // not ready, still started
   CHECK(exit_code() == 1);
 }
 

@@ -57,8 +57,9 @@ struct formation_fixture : test_coordinator_fixture<sim_config> {
     LauncherSetup ls;
     bool first = true;
     for (auto& [name, yaml] : members) {
-      manifests.emplace(name, manifest(yaml));
-      ls.members.push_back(PlannedMember{name, first, edges[name]});
+      Manifest parsed = manifest(yaml);
+      ls.members.push_back(PlannedMember{name, first, edges[name], parsed.name + "@" + parsed.version});
+      manifests.emplace(name, std::move(parsed));
       first = false;
     }
     network = spawn_sim_network(sys);

@@ -20,8 +20,11 @@ namespace {
 
 using unplug_atom = caf::atom_constant<caf::atom("unplug")>;
 
+using broken_atom = caf::atom_constant<caf::atom("broken")>;
+
 struct NetworkState {
   std::map<std::string, std::pair<caf::actor, DoorKeys>> doors;
+  std::set<std::string> broken; // urls whose streams break
   static inline const char* name = "sim.network";
 };
 
@@ -31,6 +34,7 @@ caf::behavior network(caf::stateful_actor<NetworkState>* self) {
       self->state.doors[url] = {door, keys};
     },
     [=](unplug_atom, const std::string& url) { self->state.doors.erase(url); },
+    [=](broken_atom, const std::string& url) { self->state.broken.insert(url); },
     [=](const DoorCallTo& to, const Bearer& bearer, DoorRequest req) -> caf::result<DoorReply> {
       auto it = self->state.doors.find(to.url);
       if (it == self->state.doors.end()) return caf::make_error(caf::sec::request_receiver_down);
@@ -38,6 +42,16 @@ caf::behavior network(caf::stateful_actor<NetworkState>* self) {
       if (bearer.token) header.push_back("Bearer " + bearer.token->expose());
       std::vector<std::string_view> views(header.begin(), header.end());
       req.verdict = verify_authorization(views, *it->second.second.issuer, it->second.second.verifier.get());
+      if (req.method == "SubscribeToTask" && self->state.broken.count(to.url)) {
+        auto subscriber = caf::actor_cast<caf::actor>(self->current_sender());
+        auto rp = self->make_response_promise<DoorReply>();
+        req.method = "GetTask"; // answered like a stream's first event, but nothing follows
+        self->request(it->second.first, caf::infinite, req).then([=](const DoorReply& r) mutable {
+          rp.deliver(r);
+          if (r.ok() && !is_terminal(r.task.state)) self->send(subscriber, TaskStreamLost{r.task.id});
+        });
+        return rp;
+      }
       self->delegate(it->second.first, std::move(req));
       return caf::delegated<DoorReply>{};
     },
@@ -146,6 +160,7 @@ caf::behavior spawner(spawner_actor* self, std::map<std::string, Manifest> manif
         auto& s = self->state;
         // A member "never ready" answers its probe as some other session.
         self->send(s.network, caf::put_atom::value, url, door, keys);
+        if (s.knobs.broken_streams.count(sm.name)) self->send(s.network, broken_atom::value, url);
         if (!sm.addresses.empty()) self->send(member, address_atom::value, sm.addresses);
         auto end = spawn_lifeline_end(self->system());
         s.members[sm.name].watch = spawn_lifeline_watch(self->system(), end, member);

@@ -30,11 +30,14 @@ struct Knobs {
   std::set<std::string> fail_spawn;        // the spawn port refuses these members
   std::set<std::string> never_ready;       // their doors answer as another session
   std::set<std::string> withhold_addresses;// their address lines are dropped
+  std::set<std::string> broken_streams;    // subscriptions to their doors break at once
 };
 
 // Manifests by member name (the roster's name, not the capsule's).
 caf::actor spawn_sim_spawner(caf::actor_system& sys, std::map<std::string, Manifest> manifests,
                              caf::actor network, Knobs knobs = {});
+// `broken_streams`: doors (by member name) whose SubscribeToTask streams break at once: the
+// request is answered with the task as it is, then the subscriber is told TaskStreamLost.
 caf::actor spawn_sim_network(caf::actor_system& sys);
 caf::actor spawn_progress_log(caf::actor_system& sys);
 
