@@ -24,6 +24,7 @@ struct Entry {
   TaskView view;
   caf::actor task; // the task actor while it runs
   std::vector<caf::strong_actor_ptr> subscribers;
+  std::vector<caf::typed_response_promise<DoorReply>> waiters; // blocking SendMessage callers
 };
 
 struct DoorState {
@@ -77,7 +78,11 @@ void trace(door_actor* self, const char* type, json fields) {
 void publish(door_actor* self, Entry& e) {
   for (auto& s : e.subscribers)
     self->send(caf::actor_cast<caf::actor>(s), TaskEvent{e.view});
-  if (is_terminal(e.view.state)) e.subscribers.clear();
+  if (is_terminal(e.view.state)) {
+    e.subscribers.clear();
+    for (auto& w : e.waiters) w.deliver(with_task(e.view));
+    e.waiters.clear();
+  }
 }
 
 // Whether `caller` may see task `e` (formation callers see only their own).
@@ -120,6 +125,13 @@ DoorReply send_message(door_actor* self, const DoorRequest& req) {
   auto& st = self->state;
   if (st.setup.acceptance.kind == AcceptancePolicy::Kind::none)
     return rpc_error(-32601, "Method not found: this capsule takes no tasks at its door");
+  if (!req.task_id.empty()) { // a message for an existing task: none of ours ever waits for input
+    auto it = st.tasks.find(req.task_id);
+    if (it == st.tasks.end() || !reachable(req, it->second)) return not_found(req.task_id);
+    return rpc_error(-32004, "Unsupported operation: task " + req.task_id + " is " +
+                               state_word(it->second.view.state) + " and not waiting for input",
+                     "UNSUPPORTED_OPERATION");
+  }
   TaskView v;
   v.id = ids::mint(ids::task);
   v.context_id = req.context_id.empty() ? ids::mint(ids::context) : req.context_id;
@@ -138,7 +150,9 @@ DoorReply send_message(door_actor* self, const DoorRequest& req) {
   json received{{"task_id", v.id}, {"context_id", v.context_id}, {"message_id", req.message_id}};
   if (req.verdict.is_formation) received["caller_member"] = req.verdict.caller;
   trace(self, "a2a_task_received", received);
-  st.tasks[v.id] = Entry{v, {}, {}};
+  Entry fresh;
+  fresh.view = v;
+  st.tasks[v.id] = std::move(fresh);
   st.queued.push_back(v.id);
   start_next(self);
   return with_task(st.tasks[v.id].view);
@@ -242,10 +256,17 @@ DoorReply handle(door_actor* self, const DoorRequest& req) {
 caf::behavior door(door_actor* self, DoorSetup setup) {
   self->state.setup = std::move(setup);
   return {
-    [=](const DoorRequest& req) -> DoorReply {
+    [=](const DoorRequest& req) -> caf::result<DoorReply> {
       DoorReply r = handle(self, req);
-      if ((req.method == "SendStreamingMessage") && r.ok() && !is_terminal(r.task.state))
+      if (!r.ok() || is_terminal(r.task.state) || r.task.id.empty()) return r;
+      if (req.method == "SendStreamingMessage") {
         self->state.tasks[r.task.id].subscribers.push_back(self->current_sender());
+      } else if (req.method == "SendMessage" && !req.return_immediately) {
+        // Blocking by default (A2A v1.0): answer when the task reaches a terminal state.
+        auto rp = self->make_response_promise<DoorReply>();
+        self->state.tasks[r.task.id].waiters.push_back(rp);
+        return rp;
+      }
       return r;
     },
     [=](const TaskWorking& w) {

@@ -144,6 +144,7 @@ DoorRequest send_request(const Call& c) {
   DoorRequest r;
   r.method = "SendMessage";
   r.peer_origin = true;
+  r.return_immediately = true; // the call returns as soon as the member holds the task
   r.text = c.req.text;
   r.message_id = "msg_" + c.req.call_id.substr(4);
   return r;

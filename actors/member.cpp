@@ -128,6 +128,7 @@ caf::behavior member(member_actor* self, MemberSetup setup) {
     DoorRequest req;
     req.method = "SendMessage";
     req.text = st.setup.launch_task;
+    req.return_immediately = true;
     req.verdict.kind = DoorAuthorization::Kind::Ok;
     req.verdict.credential = std::string(OPERATOR_CREDENTIAL);
     for (auto s : DOOR_SCOPES) req.verdict.scopes.emplace_back(s);

@@ -176,21 +176,24 @@ void stream(caf::event_based_actor* self, const Exchange& x, const TaskView& fir
 
 void call_door(caf::event_based_actor* self, const Exchange& x) {
   const DoorRequest& req = *x.door_req;
-  self->request(x.shared->setup.door, door_timeout, req)
-    .then(
-      [self, x](const DoorReply& r) {
-        if (x.call.method == "SubscribeToTask" && r.ok() && is_terminal(r.task.state)) {
-          reply_rpc(x.req, a2a::error_response({x.call.id, -32004,
-                                                "Unsupported operation: task " + r.task.id + " has ended " +
-                                                  state_word(r.task.state) + "; read it with GetTask",
-                                                "UNSUPPORTED_OPERATION",
-                                                json{{"taskId", r.task.id}, {"state", to_string(r.task.state)}}}));
-          return;
-        }
-        if (a2a::is_streaming_method(x.call.method) && r.ok()) stream(self, x, r.task);
-        else answer_door_reply(x, r);
-      },
-      [x](const caf::error&) { door_unreachable(x); });
+  auto on_reply = [self, x](const DoorReply& r) {
+    if (x.call.method == "SubscribeToTask" && r.ok() && is_terminal(r.task.state)) {
+      reply_rpc(x.req, a2a::error_response({x.call.id, -32004,
+                                            "Unsupported operation: task " + r.task.id + " has ended " +
+                                              state_word(r.task.state) + "; read it with GetTask",
+                                            "UNSUPPORTED_OPERATION",
+                                            json{{"taskId", r.task.id}, {"state", to_string(r.task.state)}}}));
+      return;
+    }
+    if (a2a::is_streaming_method(x.call.method) && r.ok()) stream(self, x, r.task);
+    else answer_door_reply(x, r);
+  };
+  auto on_error = [x](const caf::error&) { door_unreachable(x); };
+  // A blocking SendMessage (returnImmediately false) is answered when its task ends.
+  if (req.method == "SendMessage" && !req.return_immediately)
+    self->request(x.shared->setup.door, caf::infinite, req).then(on_reply, on_error);
+  else
+    self->request(x.shared->setup.door, door_timeout, req).then(on_reply, on_error);
 }
 
 // SendMessage naming a task: the door holds no task waiting for input, so a known task is
@@ -350,7 +353,9 @@ DoorServer::DoorServer(DoorServerSetup setup) : impl_(std::make_unique<Impl>()) 
         .address("127.0.0.1")
         .port(0)
         .acceptor_post_bind_hook([sh](restinio::asio_ns::ip::tcp::acceptor& a) { sh->port = a.local_endpoint().port(); })
-        .handle_request_timeout(10s)
+        // Long enough for a blocking SendMessage to wait out a task's call deadline (600 s);
+        // streams write a heartbeat every few seconds, idle connections end sooner (below).
+        .handle_request_timeout(std::chrono::minutes(30))
         .read_next_http_message_timelimit(sh->setup.idle_timeout)
         .incoming_http_msg_limits(restinio::incoming_http_msg_limits_t{}.max_body_size(read_limit))
         .request_handler(make_router(sh)),

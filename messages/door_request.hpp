@@ -34,6 +34,7 @@ struct DoorRequest {
   std::string text;
   std::string message_id;
   std::string context_id;
+  bool return_immediately = false; // configuration.returnImmediately: false ⇒ answer at the task's end
   // GetTask, CancelTask, SubscribeToTask
   std::string task_id;
   // ListTasks
@@ -44,7 +45,7 @@ struct DoorRequest {
   bool operator==(const DoorRequest& o) const {
     return method == o.method && verdict.kind == o.verdict.kind && verdict.credential == o.verdict.credential &&
            peer_origin == o.peer_origin && text == o.text && message_id == o.message_id &&
-           context_id == o.context_id && task_id == o.task_id && page_size == o.page_size &&
+           context_id == o.context_id && return_immediately == o.return_immediately && task_id == o.task_id && page_size == o.page_size &&
            page_token == o.page_token && filter_context_id == o.filter_context_id;
   }
 };
@@ -52,7 +53,7 @@ struct DoorRequest {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, DoorRequest& x) {
   return f(caf::meta::type_name("mur::DoorRequest"), x.method, x.verdict, x.peer_origin, x.text,
-           x.message_id, x.context_id, x.task_id, x.page_size, x.page_token, x.filter_context_id);
+           x.message_id, x.context_id, x.return_immediately, x.task_id, x.page_size, x.page_token, x.filter_context_id);
 }
 
 // Either an HTTP-level refusal (401/403), a JSON-RPC error, or a result.

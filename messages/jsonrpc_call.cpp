@@ -99,6 +99,13 @@ std::variant<DoorRequest, RpcProblem> send_message_request(const RpcCall& call) 
   req.text = std::get<std::string>(text);
   if (context_id) req.context_id = context_id->get<std::string>();
   if (task_id) req.task_id = task_id->get<std::string>();
+  if (const json* cfg = field(call.params, "configuration", "configuration")) {
+    if (!cfg->is_object()) return invalid_params(id, "configuration must be an object");
+    if (const json* ri = field(*cfg, "returnImmediately", "return_immediately")) {
+      if (!ri->is_boolean()) return invalid_params(id, "configuration.returnImmediately must be a boolean");
+      req.return_immediately = ri->get<bool>();
+    }
+  }
   return req;
 }
 
@@ -262,6 +269,8 @@ json request_json(const json& id, const DoorRequest& req) {
              {"parts", json::array({json{{"text", req.text}}})}};
     if (!req.context_id.empty()) msg["contextId"] = req.context_id;
     params["message"] = msg;
+    if (req.return_immediately && req.method == "SendMessage")
+      params["configuration"] = json{{"returnImmediately", true}};
   } else if (req.method == "ListTasks") {
     params["pageSize"] = req.page_size;
     if (!req.page_token.empty()) params["pageToken"] = req.page_token;

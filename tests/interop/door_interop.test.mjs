@@ -170,7 +170,8 @@ test('sendMessageStream: task first, then updates, closed at a terminal state', 
 
 test('cancelTask and resubscribeTask on a running task', async () => {
   const c = await client(doors.authed);
-  const slow = await c.sendMessage(sdkMessage('slow work'));
+  // returnImmediately: the task is still running when the call returns (SendMessage blocks by default).
+  const slow = await c.sendMessage({ ...sdkMessage('slow work'), configuration: { returnImmediately: true } });
   const stream = c.resubscribeTask({ id: slow.id });
   const first = await stream.next();
   assert.equal(kind(first.value), 'task');

@@ -82,6 +82,7 @@ struct door_fixture : test_coordinator_fixture<caf::actor_system_config> {
     r.method = "SendMessage";
     r.text = text;
     r.peer_origin = true;
+    r.return_immediately = true; // as an egress offers: answered as soon as the task is held
     return r;
   }
   static DoorRequest on_task(const char* method, const std::string& id) {
@@ -216,4 +217,28 @@ TEST_CASE("busy re-offers back off from 250 ms, doubling to 4 s, with bounded ji
     CHECK(d <= base[n - 1] + 250);
     CHECK(reoffer_delay(id, n) == reoffer_delay(id, n)); // deterministic: a simulation replays it
   }
+}
+
+TEST_CASE_METHOD(door_fixture, "SendMessage blocks until the task ends unless returnImmediately is set", "[sim][door]") {
+  auto lead = token(authority, "lead", "coder");
+  DoorRequest blocking = send("wait for me");
+  blocking.return_immediately = false;
+  self->send(network, DoorCallTo{url}, Bearer{lead}, blocking);
+  sched.run();
+  bool got = false;
+  self->receive([&](DoorReply&) { got = true; }, caf::after(0s) >> [] {});
+  CHECK_FALSE(got); // the task is still running (its model thinks for 1 s)
+  sched.clock().advance_time(1000ms);
+  sched.run();
+  DoorReply done;
+  self->receive([&](DoorReply& r) { done = r; got = true; }, caf::after(0s) >> [] {});
+  REQUIRE(got);
+  CHECK(done.task.state == TaskState::completed);
+  CHECK(done.task.answer == "done");
+  // A message for an existing task: ours never wait for input.
+  DoorRequest again = send("more");
+  again.task_id = done.task.id;
+  CHECK(call(lead, again).rpc_code == -32004);
+  again.task_id = ids::mint(ids::task);
+  CHECK(call(lead, again).rpc_code == -32001);
 }
