@@ -34,6 +34,11 @@ struct LauncherState {
   Phase phase = Phase::starting;
   std::map<std::string, Started> started;        // spawned members (peers and entry)
   std::set<std::string> running;                 // members whose process/actor has not exited
+  std::set<std::string> pending;                 // spawn asked, not yet answered
+  std::map<std::string, std::int64_t> pids;      // every member whose process was started
+  std::set<std::string> killed;                  // sent KillMember: its end is no failure
+  bool launch_failed = false;
+  std::string failed_first;                      // the member whose failure stopped the launch
   std::vector<std::string> failures;             // E-RUN-045 lines
   std::int32_t exit_code = 0;
   std::string ending;
@@ -57,6 +62,7 @@ std::shared_ptr<const FormationBundle> bundle_for(const LauncherState& st, const
   auto b = std::make_shared<FormationBundle>();
   b->formation_id = st.formation_id;
   b->member = m.name;
+  b->launcher = st.setup.identity;
   b->verify_key = st.authority->verify_key();
   for (const auto& callee : m.callees) {
     const PlannedMember* to = planned(st, callee);
@@ -66,11 +72,35 @@ std::shared_ptr<const FormationBundle> bundle_for(const LauncherState& st, const
   return b;
 }
 
+// The E-RUN-045 text: each failure, then every member whose process had been started.
+std::string launch_failure_text(const LauncherState& st) {
+  std::string detail = "E-RUN-045: a member of the formation did not come up:";
+  for (const auto& f : st.failures) detail += "\n  " + f;
+  std::string stopped;
+  for (const auto& m : st.setup.members) {
+    auto it = st.pids.find(m.name);
+    if (it == st.pids.end()) continue;
+    stopped += (stopped.empty() ? "" : ", ") + m.name;
+    if (it->second > 0) stopped += " (pid " + std::to_string(it->second) + ")";
+  }
+  detail += "\n  stopped: " + (stopped.empty() ? std::string("none") : stopped);
+  return detail;
+}
+
 void finish_if_done(launcher_actor* self) {
   auto& st = self->state;
-  if (st.phase != Phase::stopping || !st.running.empty()) return;
+  if (st.phase != Phase::stopping || !st.running.empty() || !st.pending.empty()) return;
   st.phase = Phase::ended;
   st.authority.reset(); // drop the key: nothing can mint for this formation again
+  if (st.launch_failed) {
+    st.ending = launch_failure_text(st);
+    FormationProgress f;
+    f.event = "failed";
+    f.member = st.failed_first;
+    f.detail = st.ending;
+    f.exit_code = 1;
+    report(self, f);
+  }
   FormationProgress p;
   p.event = "ended";
   p.detail = st.ending;
@@ -92,22 +122,19 @@ void stop(launcher_actor* self, std::int32_t code, std::string why) {
   finish_if_done(self);
 }
 
+// A member did not come up. The first failure stops the launch; failures of other members while
+// it stops are listed too (not those of members it killed). Reported once every member is gone.
 void fail_launch(launcher_actor* self, const std::string& member, const std::string& reason) {
   auto& st = self->state;
-  if (st.phase != Phase::starting) return;
-  st.failures.push_back("'" + member + "': " + reason);
-  std::string started;
-  for (const auto& name : st.running) started += (started.empty() ? "" : ", ") + name;
-  std::string detail = "E-RUN-045: a member of the formation did not come up:";
-  for (const auto& f : st.failures) detail += "\n  " + f;
-  detail += "\n  stopped: " + (started.empty() ? std::string("none") : started);
-  FormationProgress p;
-  p.event = "failed";
-  p.member = member;
-  p.detail = detail;
-  p.exit_code = 1;
-  report(self, p);
-  stop(self, 1, detail);
+  const bool first = st.phase == Phase::starting;
+  if (!first && !(st.launch_failed && st.phase == Phase::stopping && !st.killed.count(member))) return;
+  const PlannedMember* m = planned(st, member);
+  const std::string label = m && !m->capsule.empty() ? " (" + m->capsule + ")" : "";
+  st.failures.push_back("'" + member + "'" + label + ": " + reason);
+  if (!first) return;
+  st.launch_failed = true;
+  st.failed_first = member;
+  stop(self, 1, "a member of the formation did not come up");
 }
 
 // The address line for a member: the door of each callee that is a started peer.
@@ -126,12 +153,23 @@ std::vector<MemberText> addresses_for(const LauncherState& st, const PlannedMemb
 // after the formation began stopping has its lifeline closed at once; returns false then.
 bool register_started(launcher_actor* self, const MemberStarted& info, const caf::actor& lifeline_end) {
   auto& s = self->state;
+  s.pending.erase(info.name);
+  if (info.pid > 0 || !s.pids.count(info.name)) s.pids[info.name] = info.pid;
   s.running.insert(info.name);
   s.started[info.name].info = info;
   self->send(s.lifelines, caf::put_atom::value, info.name, lifeline_end);
   if (s.phase == Phase::starting) return true;
   self->send(s.lifelines, caf::close_atom::value, info.name);
   return false;
+}
+
+// The spawn port refused a member: its reason (which ends with the member's stderr tail).
+void start_refused(launcher_actor* self, const std::string& name, const caf::error& err) {
+  self->state.pending.erase(name);
+  const caf::message& ctx = err.context();
+  const bool stated = ctx.size() == 1 && ctx.match_element<std::string>(0); // the port's own reason
+  fail_launch(self, name, stated ? ctx.get_as<std::string>(0) : "could not be started: " + self->system().render(err));
+  finish_if_done(self);
 }
 
 void start_entry(launcher_actor* self) {
@@ -141,15 +179,16 @@ void start_entry(launcher_actor* self) {
     if (m.entry) entry = &m;
   SpawnMember sm{entry->name, st.formation_id, true, st.setup.task, addresses_for(st, *entry)};
   st.started[entry->name].spawned = self->clock().now();
+  st.pending.insert(entry->name);
   self->request(st.setup.spawn, caf::infinite, sm, BundleRef{bundle_for(st, *entry)})
     .then(
       [=](const MemberStarted& info, const caf::actor& lifeline_end) {
-        if (!register_started(self, info, lifeline_end)) return;
+        if (!register_started(self, info, lifeline_end)) return finish_if_done(self);
         auto& s = self->state;
         s.phase = Phase::entry_running;
         report(self, FormationProgress{"entry", "", info.name, info.session_id, info.url, info.pid, "", 0});
       },
-      [=](const caf::error& err) { fail_launch(self, sm.name, "could not be started: " + self->system().render(err)); });
+      [=](const caf::error& err) { start_refused(self, sm.name, err); });
 }
 
 void peers_ready(launcher_actor* self) {
@@ -201,13 +240,15 @@ caf::behavior launcher(launcher_actor* self, LauncherSetup setup) {
     if (m.entry) continue;
     any_peer = true;
     st.started[m.name].spawned = self->clock().now();
+    st.pending.insert(m.name);
     SpawnMember sm{m.name, st.formation_id, false, "", {}};
     self->request(st.setup.spawn, st.setup.ready_deadline, sm, BundleRef{bundle_for(st, m)})
       .then(
         [=](const MemberStarted& info, const caf::actor& lifeline_end) {
           if (register_started(self, info, lifeline_end)) probe(self, info.name);
+          else finish_if_done(self);
         },
-        [=](const caf::error& err) { fail_launch(self, sm.name, "could not be started: " + self->system().render(err)); });
+        [=](const caf::error& err) { start_refused(self, sm.name, err); });
   }
   if (!any_peer) start_entry(self);
   if (st.setup.deadline.count() > 0)
@@ -216,6 +257,7 @@ caf::behavior launcher(launcher_actor* self, LauncherSetup setup) {
   return {
     [=](caf::get_atom) -> std::string { return self->state.formation_id; },
     [=](retry_atom, const std::string& name) { probe(self, name); },
+    [=](spawned_atom, const std::string& name, std::int64_t pid) { self->state.pids[name] = pid; },
     [=](const MemberExited& ex) {
       auto& s = self->state;
       s.running.erase(ex.name);
@@ -235,7 +277,11 @@ caf::behavior launcher(launcher_actor* self, LauncherSetup setup) {
       if (which == "formation") {
         stop(self, 124, "the formation's deadline passed");
       } else if (which == "grace" && s.phase == Phase::stopping) {
-        for (const auto& name : s.running) self->send(s.setup.spawn, KillMember{name});
+        for (const auto* names : {&s.running, &s.pending})
+          for (const auto& name : *names) {
+            s.killed.insert(name);
+            self->send(s.setup.spawn, KillMember{name});
+          }
       }
     },
   };

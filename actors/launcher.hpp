@@ -7,12 +7,16 @@
 //                                                 session (100 ms apart, within the ready deadline)
 //   peers starting  --all peers ready-->          address lines to every caller; spawn the entry
 //                                                 last (entry running)
-//   peers starting  --a spawn or probe fails-->   stopping, exit 1 (E-RUN-045 lists each failure)
+//   peers starting  --a spawn or probe fails-->   stopping, exit 1; failures of other members
+//                                                 while stopping are collected too, and E-RUN-045
+//                                                 (each failure, then every member started) is
+//                                                 reported once all are gone
 //   entry running   --entry MemberExited-->       stopping, the entry's exit code
 //   entry running   --sigterm_atom(N)-->          stopping, 128+N
 //   entry running   --deadline-->                 stopping, 124
 //   stopping        --close every lifeline; all MemberExited--> ended (reported, then quit)
-//   stopping        --grace passed-->             KillMember for every member still running
+//   stopping        --grace passed-->             KillMember for every member still running or
+//                                                 still being started
 // Invariants: the signing key lives only in this actor's state and dies with it; a member's
 // bundle carries tokens for exactly its roster edges; the entry member is never a callee and
 // starts only after every peer answers; every member ends when the formation ends.
@@ -22,7 +26,10 @@
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
+#include "messages/formation_bundle.hpp"
+
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,12 +39,14 @@ struct PlannedMember {
   std::string name;
   bool entry = false;
   std::vector<std::string> callees; // roster order
+  std::string capsule;              // "capsule@version", how E-RUN-045 names it ("" ⇒ left out)
 };
 
 struct LauncherSetup {
   std::vector<PlannedMember> members;                 // roster order, exactly one entry
   std::string formation_id;                           // "" ⇒ mint one
   std::string task;                                   // --task; "" ⇒ serve mode
+  std::optional<LauncherIdentity> identity;           // {pid, process_start} put in every bundle
   std::chrono::milliseconds deadline{0};              // --deadline; 0 ⇒ none
   std::chrono::milliseconds ready_deadline{180'000};  // per peer, from its spawn
   std::chrono::milliseconds probe_interval{100};

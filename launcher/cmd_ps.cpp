@@ -26,15 +26,30 @@ std::string uptime(std::int64_t started_ms) {
   return o.str();
 }
 
+// `formation <id>: L listed (a, b, …)[, P pruned now]` (murmur-formation.md §7).
+std::string summary_line(const std::string& id, const std::vector<RunningRecord>& listed, int pruned) {
+  std::string line = "formation " + id + ": " + std::to_string(listed.size()) + " listed";
+  std::string names;
+  for (const auto& r : listed) names += (names.empty() ? "" : ", ") + (r.formation_member.empty() ? r.session_id : r.formation_member);
+  if (!listed.empty()) line += " (" + names + ")";
+  if (pruned > 0) line += ", " + std::to_string(pruned) + " pruned now";
+  return line;
+}
+
 } // namespace
 
 int cmd_ps(bool as_json) {
   int pruned = 0;
   std::map<std::string, std::vector<RunningRecord>> by_formation; // "" = no formation
+  std::map<std::string, int> pruned_of;                           // member records pruned, per formation
   for (auto& r : list_running_records()) {
     if (!record_is_live(r)) {
       remove_running_record(r.session_id);
       ++pruned;
+      if (!r.formation_id.empty()) {
+        ++pruned_of[r.formation_id];
+        if (!as_json) by_formation[r.formation_id]; // its summary line says what was pruned
+      }
       continue;
     }
     by_formation[r.formation_id].push_back(std::move(r));
@@ -78,9 +93,9 @@ int cmd_ps(bool as_json) {
     auto l = launchers.find(it->first);
     if (it->first.empty()) std::cout << "sessions outside a formation\n";
     else
-      std::cout << "formation " << it->first << ": " << it->second.size() << " member(s)"
-                << (l == launchers.end() ? std::string(", no launcher") : ", launcher pid " + std::to_string(l->second.pid) +
-                                                                               ", entry " + l->second.entry)
+      std::cout << summary_line(it->first, it->second, pruned_of[it->first]) << "\n"
+                << "  " << (l == launchers.end() ? std::string("no launcher")
+                                                 : "launcher pid " + std::to_string(l->second.pid) + ", entry " + l->second.entry)
                 << "\n";
     for (const auto& r : it->second)
       std::cout << "  " << std::left << std::setw(10) << (r.formation_member.empty() ? "-" : r.formation_member) << " "

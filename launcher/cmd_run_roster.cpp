@@ -194,7 +194,8 @@ int cmd_run_roster(const RunRosterOptions& o) {
   std::vector<MemberLaunch> launches;
   bool any_peer = false;
   for (const auto& m : admission.members) {
-    planned.push_back(PlannedMember{m.declared.name, m.declared.entry, m.callees});
+    planned.push_back(PlannedMember{m.declared.name, m.declared.entry, m.callees,
+                                    m.declared.capsule + "@" + m.declared.version});
     launches.push_back(MemberLaunch{m.declared.name, m.declared.entry, m.declared.capsule, m.declared.version,
                                     m.capsule.stored.sha256});
     any_peer = any_peer || !m.declared.entry;
@@ -213,7 +214,13 @@ int cmd_run_roster(const RunRosterOptions& o) {
     std::string id;
     ~RecordGuard() { remove_launcher_record(id); }
   } record_guard{formation_id};
-  if (any_peer) make_formation_dir(formation_id, project, ::getpid(), me_start);
+  if (any_peer) {
+    try { // without it the peers' directories cannot be made either: each fails, and says why
+      make_formation_dir(formation_id, project, ::getpid(), me_start);
+    } catch (const Failure& f) {
+      std::cerr << "[mur run] warning: " << f.what() << "\n";
+    }
+  }
 
   auto console = std::make_shared<MemberConsole>(o.json);
   auto processes = std::make_shared<MemberProcesses>();
@@ -241,6 +248,7 @@ int cmd_run_roster(const RunRosterOptions& o) {
     ls.members = planned;
     ls.formation_id = formation_id;
     ls.task = task;
+    if (!me_start.empty()) ls.identity = LauncherIdentity{::getpid(), me_start};
     ls.deadline = deadline;
     ls.spawn = spawner;
     ls.network = network;

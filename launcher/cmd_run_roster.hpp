@@ -4,7 +4,10 @@
 //
 // Invariant: SIGINT/SIGTERM/SIGHUP are blocked before any thread starts and reach the launcher
 // actor only as `(sigterm_atom, N)`; nothing is started before admission succeeds; the launcher
-// record `$MURMUR_HOME/running/<frm_id>.json` exists exactly while the launch runs. Afterwards
+// record `$MURMUR_HOME/running/<frm_id>.json` exists exactly while the launch runs; every
+// member's bundle names this launcher ({pid, process_start}). A --task @FILE is read here
+// (relative to our cwd) and reaches the entry as its text. A formation directory that cannot be
+// made is only a warning: each peer then fails E-RUN-045 naming its own directory. Afterwards
 // every member is reaped, records of gone members are removed, retention runs, and the exit
 // code is the launcher's: the entry's code, 124 deadline, 128+N signal, 1 failed launch.
 // Seed: "mur run --roster launches a roster" (steps 1–3) and "How a formation ends".

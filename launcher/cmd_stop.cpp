@@ -78,10 +78,31 @@ std::vector<RunningRecord> members_of(const std::string& frm, int& pruned) {
   return live;
 }
 
+// Without running/<frm>.json, the launcher is the one the members' records name
+// (formation_launcher). More than one ⇒ E-RUN-024, nothing signalled.
+std::optional<LauncherRecord> launcher_named_by(const std::vector<RunningRecord>& members, const std::string& frm) {
+  std::optional<LauncherRecord> found;
+  for (const auto& r : members) {
+    if (!r.formation_launcher) continue;
+    if (found && (found->pid != r.formation_launcher->pid || found->process_start != r.formation_launcher->process_start))
+      throw Failure("E-RUN-024", "the members of formation " + frm + " name more than one launcher (pids " +
+                                   std::to_string(found->pid) + " and " + std::to_string(r.formation_launcher->pid) + ")",
+                    "stop them one by one with mur stop ses_…");
+    if (found) continue;
+    LauncherRecord l;
+    l.formation_id = frm;
+    l.pid = r.formation_launcher->pid;
+    l.process_start = r.formation_launcher->process_start;
+    found = l;
+  }
+  return found;
+}
+
 int stop_formation(const std::string& frm, milliseconds grace) {
   int pruned = 0;
   const auto members = members_of(frm, pruned);
   auto launcher = read_launcher_record(frm);
+  if (!launcher) launcher = launcher_named_by(members, frm); // running/<frm>.json is missing
   const bool launcher_live = launcher && launcher_is_live(*launcher);
   if (launcher && !launcher_live) remove_launcher_record(frm);
   if (!launcher_live && members.empty())

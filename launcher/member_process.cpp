@@ -4,6 +4,7 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,11 +16,23 @@ namespace {
 
 constexpr std::size_t TAIL_LINES = 20;
 
-void read_until_eof(MemberProcess& p, int out, int err, MemberConsole& console, const MemberOutputHandlers& h) {
+using Clock = std::chrono::steady_clock;
+
+int ms_until(Clock::time_point t) {
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(t - Clock::now()).count();
+  return left <= 0 ? 0 : static_cast<int>(left);
+}
+
+// Reads stdout and stderr to EOF. A peer whose stdout reached EOF is watched through `pidfd`
+// too: not ended STDOUT_CLOSED_GRACE later ⇒ its group is killed. Returns once both streams
+// reached EOF and, for such a peer, it either ended or was killed.
+void read_until_eof(MemberProcess& p, int out, int err, int pidfd, MemberConsole& console, const MemberOutputHandlers& h) {
   const int fds[2] = {out, err};
   std::string buf[2];
   bool open[2] = {true, true};
   bool first = true;
+  bool watching = false, ended = false, killed = false; // the stdout-closed watch
+  Clock::time_point kill_at{};
   auto line = [&](int which, std::string text) {
     if (!text.empty() && text.back() == '\r') text.pop_back();
     if (which == 0) {
@@ -39,22 +52,41 @@ void read_until_eof(MemberProcess& p, int out, int err, MemberConsole& console, 
     p.tail.push_back(std::move(text));
     if (p.tail.size() > TAIL_LINES) p.tail.pop_front();
   };
-  while (open[0] || open[1]) {
-    pollfd pf[2];
-    int idx[2];
+  auto waiting = [&] { return watching && !ended && !killed; };
+  while (open[0] || open[1] || waiting()) {
+    pollfd pf[3];
+    int idx[3];
     nfds_t n = 0;
     for (int i = 0; i < 2; ++i)
       if (open[i]) {
         pf[n] = pollfd{fds[i], POLLIN, 0};
         idx[n++] = i;
       }
-    if (::poll(pf, n, -1) < 0) {
+    if (waiting()) {
+      pf[n] = pollfd{pidfd, POLLIN, 0};
+      idx[n++] = 2;
+    }
+    const int rc = ::poll(pf, n, waiting() ? ms_until(kill_at) : -1);
+    if (rc < 0) {
       if (errno == EINTR) continue;
       break;
+    }
+    if (rc == 0) { // the grace ran out with the process still there
+      {
+        std::lock_guard<std::mutex> lock(p.mu);
+        p.stdout_kill_ = true;
+      }
+      p.kill_now();
+      killed = true;
+      continue;
     }
     for (nfds_t k = 0; k < n; ++k) {
       if (pf[k].revents == 0) continue;
       const int i = idx[k];
+      if (i == 2) {
+        ended = true;
+        continue;
+      }
       char chunk[4096];
       ssize_t got = ::read(fds[i], chunk, sizeof chunk);
       if (got < 0 && errno == EINTR) continue;
@@ -62,6 +94,10 @@ void read_until_eof(MemberProcess& p, int out, int err, MemberConsole& console, 
         open[i] = false;
         if (!buf[i].empty()) line(i, std::move(buf[i]));
         buf[i].clear();
+        if (i == 0 && !p.entry && pidfd >= 0) {
+          watching = true;
+          kill_at = Clock::now() + STDOUT_CLOSED_GRACE;
+        }
         continue;
       }
       buf[i].append(chunk, std::size_t(got));
@@ -97,6 +133,11 @@ void MemberProcess::kill_now() {
   ::kill(entry ? pid : -pid, SIGKILL);
 }
 
+bool MemberProcess::killed_for_closed_stdout() const {
+  std::lock_guard<std::mutex> lock(mu);
+  return stdout_kill_;
+}
+
 bool MemberProcess::reaped() const {
   std::lock_guard<std::mutex> lock(mu);
   return reaped_;
@@ -119,7 +160,10 @@ void MemberProcesses::watch(const std::shared_ptr<MemberProcess>& p, UniqueFd ou
   std::lock_guard<std::mutex> lock(mu_);
   procs_.push_back(p);
   threads_.emplace_back([p, out = std::move(out), err = std::move(err), console, handlers]() mutable {
-    read_until_eof(*p, out.get(), err.get(), *console, handlers);
+    // The pid is not reaped before this thread reaps it, so the pidfd names this very process.
+    UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, p->pid, 0)));
+    read_until_eof(*p, out.get(), err.get(), pidfd.get(), *console, handlers);
+    pidfd.reset();
     out.reset();
     err.reset();
     const int code = reap(*p);

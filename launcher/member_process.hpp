@@ -2,9 +2,10 @@
 // reads its output and reaps it.
 //
 // Invariant: each member has exactly one reader thread; it reads the member's stdout and stderr
-// until both reach EOF (poll, no timers), then waits for the process to end without reaping it
-// (waitid WNOWAIT), and reaps it under the same lock `kill_now` takes — so a SIGKILL is never
-// sent to a pid that was already reaped and might be reused. Its first stdout line is its
+// until both reach EOF (poll), then waits for the process to end without reaping it (a pidfd,
+// then waitid WNOWAIT), and reaps it under the same lock `kill_now` takes — so a SIGKILL is never
+// sent to a pid that was already reaped and might be reused. A peer that closes its stdout but
+// has not ended 2 s later is killed (the poll's timeout, no sleep). Its first stdout line is its
 // readiness line; the stderr tail (last 20 lines) is kept for E-RUN-045.
 // Seed: "Every member runs as its own mur run process" / "every member ends with its formation".
 #pragma once
@@ -13,6 +14,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -25,6 +27,9 @@ namespace mur {
 
 class MemberConsole;
 
+// How long a peer may live on after closing its stdout (murmur-formation.md §3).
+inline constexpr std::chrono::milliseconds STDOUT_CLOSED_GRACE{2'000};
+
 struct MemberProcess {
   std::string name;
   bool entry = false;
@@ -33,10 +38,13 @@ struct MemberProcess {
   // SIGKILL: a peer's whole group, the entry's pid only. Nothing once it was reaped.
   void kill_now();
   bool reaped() const;
+  // Whether it was killed because it closed its stdout and did not end within 2 s.
+  bool killed_for_closed_stdout() const;
   std::string stderr_tail() const; // "\n    | line" per kept line
 
   mutable std::mutex mu;
   bool reaped_ = false;
+  bool stdout_kill_ = false;
   std::deque<std::string> tail;
 };
 

@@ -70,6 +70,14 @@ pid_t spawn_process(const SpawnRequest& request) {
 #error "posix_spawn_file_actions_addclosefrom_np (glibc 2.34+) is needed to inherit nothing else"
 #endif
 
+  if (!request.cwd.empty()) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 29))
+    check(posix_spawn_file_actions_addchdir_np(&fa.fa, request.cwd.c_str()), "addchdir");
+#else
+#error "posix_spawn_file_actions_addchdir_np (glibc 2.29+) is needed to start a child in its directory"
+#endif
+  }
+
   Attrs attrs;
   short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
   sigset_t none;

@@ -1,6 +1,7 @@
 // process_spawn.hpp — starting a child process that inherits exactly the descriptors named.
 //
-// Invariant: a child is started with posix_spawn (never fork in a threaded process); it gets
+// Invariant: a child is started with posix_spawn (never fork in a threaded process) in the
+// working directory asked (posix_spawn_file_actions_addchdir_np; ours when none); it gets
 // stdin/out/err as asked, the `inherit` descriptors at 3, 4, … (dup2, which clears their
 // close-on-exec flag), and no other descriptor: everything from 3 + inherit.size() up is closed
 // in the child. Its signal mask is empty and SIGPIPE/SIGINT/SIGTERM/SIGHUP are at their default.
@@ -23,6 +24,7 @@ struct SpawnRequest {
   int stdout_fd = -1;
   int stderr_fd = -1;
   bool own_process_group = false; // POSIX_SPAWN_SETPGROUP: the child leads a new group
+  std::string cwd;                // the child's working directory; "" = ours
 };
 
 // The child's pid. Throws std::system_error if it could not be started.

@@ -146,10 +146,12 @@ caf::result<MemberStarted, caf::actor> start_member(spawner_actor* self, const S
     rq.stdout_fd = out.write.get();
     rq.stderr_fd = err.write.get();
     rq.own_process_group = !launch->entry;
+    rq.cwd = workdir;
     proc->pid = spawn_process(rq);
   } catch (const std::system_error& e) {
-    return refusal(std::string("its process could not be started (") + e.what() + ")");
+    return refusal(std::string("could not be started (") + e.what() + ")");
   }
+  self->send(st.launcher, spawned_atom::value, sm.name, static_cast<std::int64_t>(proc->pid));
   pipes.channel.read.reset();
   pipes.lifeline.read.reset();
   out.write.reset();
@@ -205,7 +207,10 @@ caf::behavior spawner(spawner_actor* self, ProcessSpawnerSetup setup) {
       Member& m = it->second;
       it->second.channel.reset();
       if (m.pending) {
-        refuse_start(self, name, "it exited (code " + std::to_string(code) + ") before reporting its session");
+        refuse_start(self, name, m.proc->killed_for_closed_stdout()
+                                   ? "it closed its stdout without exiting, and was killed " +
+                                       std::to_string(STDOUT_CLOSED_GRACE.count() / 1000) + "s later"
+                                   : "it exited (code " + std::to_string(code) + ") before reporting its session");
         return;
       }
       if (m.failed) return;

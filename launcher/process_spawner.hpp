@@ -2,9 +2,10 @@
 //
 // Invariant: `(SpawnMember, BundleRef)` starts the member as this very binary (`run --capsule …
 // --json`, nothing secret in argv or env) with exactly its channel (fd 3) and lifeline (fd 4)
-// read ends, a peer in its own process group and fresh `formations/<frm>/<member>/` directory,
-// the entry in the project directory and the launcher's group; the bundle goes only into the
-// channel as its first line. It answers `(MemberStarted, lifeline end)` once the member's first
+// read ends, a peer in its own process group with its fresh `formations/<frm>/<member>/`
+// directory as working directory, the entry in the project directory and the launcher's group;
+// the bundle goes only into the channel as its first line. Once the process exists the
+// requester gets `(spawned_atom, name, pid)`. It answers `(MemberStarted, lifeline end)` once the member's first
 // stdout line names this formation, a session and a url — or an error naming the reason and the
 // member's stderr tail, after closing that member's lifeline and killing it. The end is an actor
 // owning the lifeline's write end: it closes the fd when it exits. `SendAddresses` becomes an

@@ -287,6 +287,7 @@ int run_capsule(const Manifest& m, const RunCapsuleOptions& o) {
   rec.formation_id = formation.id;
   rec.formation_member = formation.bundle ? formation.bundle->member : "";
   rec.formation_lifeline = formation.lifeline != nullptr;
+  if (formation.bundle) rec.formation_launcher = formation.bundle->launcher;
   rec.started_at = now_ms();
   rec.operator_token = operator_token;
   write_running_record(rec);

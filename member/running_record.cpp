@@ -56,6 +56,13 @@ std::optional<RunningRecord> parse(const std::string& text) {
     r.formation_id = j.value("formation_id", "");
     r.formation_member = j.value("formation_member", "");
     r.formation_lifeline = j.value("formation_lifeline", false);
+    if (j.contains("formation_launcher") && j["formation_launcher"].is_object()) {
+      const auto& l = j["formation_launcher"];
+      LauncherIdentity id;
+      id.pid = l.value("pid", std::int64_t{0});
+      id.process_start = l.value("process_start", "");
+      if (id.pid > 0 && !id.process_start.empty()) r.formation_launcher = id;
+    }
     r.started_at = j.value("started_at", std::int64_t{0});
     if (j.contains("operator_token") && j["operator_token"].is_string())
       r.operator_token = DoorToken::adopt(j["operator_token"].get<std::string>());
@@ -83,6 +90,9 @@ void write_running_record(const RunningRecord& r) {
     j["formation_id"] = r.formation_id;
     j["formation_member"] = r.formation_member;
     j["formation_lifeline"] = r.formation_lifeline;
+    if (r.formation_launcher)
+      j["formation_launcher"] = {{"pid", r.formation_launcher->pid},
+                                 {"process_start", r.formation_launcher->process_start}};
   }
   j["started_at"] = r.started_at;
   if (r.operator_token) j["operator_token"] = r.operator_token->expose();

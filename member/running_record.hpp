@@ -9,6 +9,7 @@
 #pragma once
 
 #include "messages/door_token.hpp"
+#include "messages/formation_bundle.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -28,6 +29,7 @@ struct RunningRecord {
   std::string formation_id;     // "" outside a formation
   std::string formation_member;
   bool formation_lifeline = false;
+  std::optional<LauncherIdentity> formation_launcher; // from the channel's first line, if it named one
   std::int64_t started_at = 0;  // unix ms
   std::optional<DoorToken> operator_token; // absent for a public door
 };

@@ -11,6 +11,7 @@
 #include "messages/model_turn.hpp"
 
 #include <caf/allowed_unsafe_message_type.hpp>
+#include <caf/atom.hpp>
 #include <caf/meta/type_name.hpp>
 
 #include <cstdint>
@@ -54,6 +55,11 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, MemberStarted& x) {
   return f(caf::meta::type_name("mur::MemberStarted"), x.name, x.session_id, x.url, x.pid);
 }
+
+// Spawn port → the requester, one-way, as soon as a member's process exists (before it is ready):
+// `(spawned_atom, std::string name, std::int64_t pid)`. A port that runs no processes need not
+// send it; MemberStarted's pid then stands for it.
+using spawned_atom = caf::atom_constant<caf::atom("mspawned")>;
 
 struct MemberExited {
   std::string name;

@@ -1,7 +1,9 @@
 // How a real formation ends: serve mode takes two tasks by `mur send frm_…` and is listed by
 // `mur ps`, then `mur stop frm_…` ends every member; SIGINT to the launcher ⇒ 130; --deadline
 // ⇒ 124; `kill -9` of the launcher ⇒ every member sees its lifeline close and is gone (a
-// generous bound, no speed asserted). No member's /proc cmdline or environ holds a token.
+// generous bound, no speed asserted). No member's /proc cmdline or environ holds a token. Every
+// member's running record names its launcher; `mur ps` sums each formation up (listed, pruned
+// now); without the launcher's own record, `mur stop frm_…` finds the launcher through them.
 #include <catch2/catch.hpp>
 
 #include "formation_fixture.hpp"
@@ -10,6 +12,7 @@
 
 #include <csignal>
 #include <filesystem>
+#include <regex>
 
 using namespace mur::test;
 using json = nlohmann::json;
@@ -163,4 +166,49 @@ TEST_CASE("kill -9 of the launcher: every member's lifeline closes and nothing s
   Ran ps = run_command({MUR_BINARY, "ps", "--json"}, f.env);
   CHECK(json::parse(ps.out)["formations"].empty());
   CHECK(fs::is_empty(f.home.path + "/running"));
+}
+
+TEST_CASE("records name the launcher, mur ps sums up, mur stop finds the launcher without its record",
+          "[process][formation]") {
+  FormationFixture f;
+  LaunchedMur run({MUR_BINARY, "run", "--roster", f.project.path, "--json"}, f.env);
+  Serving s = serve(run);
+  const std::string frm = s.id();
+  const std::string running = f.home.path + "/running/";
+
+  // Every member's record names this launcher, as the channel's first line told it.
+  int named = 0;
+  for (const auto& e : fs::directory_iterator(running)) {
+    if (e.path().filename().string().rfind("ses_", 0) != 0) continue;
+    json rec = json::parse(read_bytes(e.path().string()), nullptr, false);
+    INFO(e.path());
+    CHECK(rec["formation_id"] == frm);
+    CHECK(rec["formation_launcher"]["pid"] == run.pid());
+    CHECK(!rec["formation_launcher"]["process_start"].get<std::string>().empty());
+    ++named;
+  }
+  CHECK(named == 3);
+
+  Ran listed = run_command({MUR_BINARY, "ps"}, f.env);
+  CHECK(std::regex_search(listed.out, std::regex("(^|\n)formation " + frm + ": 3 listed \\([a-z, ]+\\)\n")));
+
+  // A peer killed outright leaves its record behind: the next mur ps prunes it and says so.
+  const pid_t coder = s.formation["peers"][0]["pid"].get<pid_t>();
+  REQUIRE(s.formation["peers"][0]["name"] == "coder");
+  ::kill(coder, SIGKILL);
+  REQUIRE(gone_within(coder, generous));
+  Ran pruned = run_command({MUR_BINARY, "ps"}, f.env);
+  INFO(pruned.out);
+  CHECK(std::regex_search(pruned.out, std::regex("(^|\n)formation " + frm + ": 2 listed \\((reviewer, lead|lead, reviewer)\\), 1 pruned now\n")));
+  Ran as_json = run_command({MUR_BINARY, "ps", "--json"}, f.env);
+  CHECK(json::parse(as_json.out)["formations"][0]["members"].size() == 2);
+
+  // Without running/<frm>.json, mur stop signals the launcher the members' records name.
+  REQUIRE(fs::remove(running + frm + ".json"));
+  Ran stop = run_command({MUR_BINARY, "stop", frm}, f.env);
+  INFO(stop.out << stop.err);
+  CHECK(stop.exit_code == 0);
+  CHECK(stop.out.find("launcher: pid " + std::to_string(run.pid()) + ", SIGTERM") != std::string::npos);
+  CHECK(run.wait() == 128 + SIGTERM);
+  all_gone(s.pids);
 }

@@ -2,16 +2,22 @@
 // trace names the formation (peers record formation_ended; the calls are traced); --json prints
 // the formation line, the entry's readiness line and the answer; a peer that cannot start fails
 // the launch with E-RUN-045 and exit 1, leaving nothing running and a complete formation
-// directory; no token appears on any output or in any file but the running records.
+// directory; each member runs in its own working directory (peers in theirs, the entry in the
+// project) while a relative --task @FILE is read by the launcher; a formations/ that is a file
+// fails every peer by name; no token appears on any output or in any file but the running
+// records.
 #include <catch2/catch.hpp>
 
 #include "formation_fixture.hpp"
 #include "launched_mur.hpp"
 #include "run_command.hpp"
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sys/stat.h>
+#include <unistd.h>
 
 using namespace mur::test;
 using json = nlohmann::json;
@@ -129,8 +135,12 @@ TEST_CASE("a peer that cannot start fails the launch: E-RUN-045, exit 1, nothing
   CHECK(r.exit_code == 1);
   CHECK(r.out.empty());
   CHECK(r.err.find("error[E-RUN-045]") != std::string::npos);
-  CHECK(r.err.find("'reviewer'") != std::string::npos);
-  CHECK(r.err.find("E-RUN-050") != std::string::npos); // its stderr tail
+  // Each failure as 'name' (capsule@ver): reason, then its stderr tail, then every member whose
+  // process had been started (both peers were, at once; the entry never was).
+  CHECK(std::regex_search(r.err, std::regex("\n  'reviewer' \\(review-reviewer@9\\.0\\.0\\): it exited \\(code [0-9]+\\) "
+                                             "before reporting its session\n    \\| ")));
+  CHECK(std::regex_search(r.err, std::regex("\n  stopped: coder \\(pid [0-9]+\\), reviewer \\(pid [0-9]+\\)\n")));
+  CHECK(r.err.find("'coder'") == std::string::npos);
   const std::string frm = formation_id_in(r.err);
   REQUIRE(!frm.empty());
   CHECK(formation_processes(frm).empty());
@@ -159,4 +169,56 @@ TEST_CASE("examples/fanout: the entry calls three members in one turn", "[proces
     REQUIRE(c);
     CHECK((*c)["status"] == "completed");
   }
+}
+
+TEST_CASE("each member runs in its own directory, and a relative --task @FILE is read by the launcher",
+          "[process][formation]") {
+  FormationFixture f;
+  TempDir elsewhere;
+  std::ofstream(elsewhere.path + "/task.txt") << "add a flag";
+  Ran r = run_command({MUR_BINARY, "run", "--roster", f.project.path, "--task", "@task.txt"}, f.env, elsewhere.path);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out == answer);
+
+  LaunchedMur run({MUR_BINARY, "run", "--roster", f.project.path, "--json"}, f.env, elsewhere.path);
+  json formation = json::parse(run.read_line(), nullptr, false);
+  json entry = json::parse(run.read_line(), nullptr, false);
+  REQUIRE(formation.is_object());
+  REQUIRE(entry.is_object());
+  auto cwd_of = [](std::int64_t pid) {
+    char buf[4096];
+    ssize_t n = ::readlink(("/proc/" + std::to_string(pid) + "/cwd").c_str(), buf, sizeof buf - 1);
+    return n > 0 ? std::string(buf, std::size_t(n)) : std::string();
+  };
+  REQUIRE(formation["peers"].size() == 2);
+  for (const auto& p : formation["peers"]) {
+    INFO(p.dump());
+    CHECK(cwd_of(p["pid"].get<std::int64_t>()) == fs::canonical(p["workdir"].get<std::string>()).string());
+  }
+  CHECK(cwd_of(entry["pid"].get<std::int64_t>()) == fs::canonical(f.project.path).string());
+  run.signal(SIGTERM);
+  CHECK(run.wait() == 128 + SIGTERM);
+}
+
+TEST_CASE("formations/ is a file: every peer fails by name, exit 1, nothing left running", "[process][formation]") {
+  FormationFixture f;
+  std::ofstream(f.home.path + "/formations") << "not a directory\n";
+  Ran r = run_command({MUR_BINARY, "run", "--roster", f.project.path, "--task", "add a flag"}, f.env);
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("error[E-RUN-045]") != std::string::npos);
+  const std::string frm = formation_id_in(r.err);
+  REQUIRE(!frm.empty());
+  for (const std::string name : {"coder", "reviewer"}) {
+    const std::string capsule = "review-" + name + "@1.0.0";
+    CHECK(r.err.find("\n  '" + name + "' (" + capsule + "): its directory " + f.home.path + "/formations/" + frm + "/" +
+                     name + " could not be made") != std::string::npos);
+  }
+  CHECK(r.err.find("\n  stopped: none\n") != std::string::npos);
+  CHECK(formation_processes(frm).empty());
+  CHECK(fs::is_regular_file(f.home.path + "/formations"));
+  CHECK(fs::is_empty(f.home.path + "/running"));
+  CHECK_FALSE(fs::exists(f.project.path + "/.murmur")); // the entry never started
 }
