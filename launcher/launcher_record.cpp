@@ -31,15 +31,7 @@ void write_launcher_record(const LauncherRecord& r) {
   const std::string text = nlohmann::json{{"formation_id", r.formation_id}, {"pid", r.pid},
                                           {"process_start", r.process_start}, {"project_dir", r.project_dir},
                                           {"entry", r.entry}, {"started_at", r.started_at}}.dump() + "\n";
-  const std::string path = path_of(r.formation_id), tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  bool ok = fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  if (fd >= 0) ok = ::close(fd) == 0 && ok;
-  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
-    ::unlink(tmp.c_str());
-    throw Failure("E-RUN-048", "cannot write the launcher record " + path + " (" + std::strerror(errno) + ")",
-                  "check that $MURMUR_HOME/running is writable");
-  }
+  write_private_file(path_of(r.formation_id), text);
 }
 
 std::optional<LauncherRecord> read_launcher_record(const std::string& formation_id) {

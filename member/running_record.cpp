@@ -34,7 +34,8 @@ void write_all(int fd, const std::string& text, const std::string& path) {
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       ::close(fd);
-      throw Failure("E-RUN-048", "cannot write the running record " + path + " (" + std::strerror(errno) + ")",
+      ::unlink((path + ".tmp").c_str());
+      throw Failure("E-RUN-048", "cannot write " + path + " (" + std::strerror(errno) + ")",
                     "check that $MURMUR_HOME/running is writable");
     }
     off += static_cast<std::size_t>(n);
@@ -97,19 +98,22 @@ void write_running_record(const RunningRecord& r) {
   j["started_at"] = r.started_at;
   if (r.operator_token) j["operator_token"] = r.operator_token->expose();
   std::string text = j.dump() + "\n";
-  const std::string path = path_of(r.session_id);
+  write_private_file(path_of(r.session_id), text);
+  sodium_memzero(text.data(), text.size());
+}
+
+void write_private_file(const std::string& path, const std::string& text) {
   const std::string tmp = path + ".tmp";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0)
-    throw Failure("E-RUN-048", "cannot create the running record " + path + " (" + std::strerror(errno) + ")",
+    throw Failure("E-RUN-048", "cannot create " + path + " (" + std::strerror(errno) + ")",
                   "check that $MURMUR_HOME/running is writable");
   ::fchmod(fd, 0600);
   write_all(fd, text, path);
   ::close(fd);
-  sodium_memzero(text.data(), text.size());
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     ::unlink(tmp.c_str());
-    throw Failure("E-RUN-048", "cannot place the running record " + path, "check that $MURMUR_HOME/running is writable");
+    throw Failure("E-RUN-048", "cannot place " + path, "check that $MURMUR_HOME/running is writable");
   }
 }
 

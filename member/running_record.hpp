@@ -42,4 +42,8 @@ void remove_running_record(const std::string& session_id);
 // pid alive and its start stamp unchanged.
 bool record_is_live(const RunningRecord& r);
 
+// Writes `text` to `path` as an owner-only (0600) file: a temporary name, then a rename, so a
+// reader never sees half a record (E-RUN-048 when it cannot).
+void write_private_file(const std::string& path, const std::string& text);
+
 } // namespace mur
