@@ -21,10 +21,11 @@ int cmd_run_capsule(const RunCapsuleOptions& o) {
     root = buf;
   }
   auto r = resolve_capsule(StoreRoots::for_project(root), o.capsule, o.capsule_version);
-  if (auto* miss = std::get_if<ResolveMiss>(&r)) throw Failure("E-RUN-008", miss->why, miss->fix);
+  if (auto* miss = std::get_if<ResolveMiss>(&r))
+    throw Failure("E-RUN-008", o.capsule + "@" + o.capsule_version + ": " + miss->why, miss->fix);
   const auto& found = std::get<ResolvedCapsule>(r);
   if (!o.capsule_sha256.empty() && o.capsule_sha256 != found.stored.sha256)
-    throw Failure("E-RUN-008",
+    throw Failure("E-RUN-047",
                   "the installed " + o.capsule + "@" + o.capsule_version +
                     " is not the capsule the roster pinned (its sha256 differs)",
                   "reinstall the capsule the roster names, then run mur doctor");
