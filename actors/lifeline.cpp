@@ -43,16 +43,20 @@ caf::behavior lifeline_end(caf::event_based_actor*) {
 
 struct WatchState {
   bool reported = false;
+  caf::actor self_ref; // the watch lives as long as its member needs it, whoever spawned it
   static inline const char* name = "mur.lifeline_watch";
 };
 
 caf::behavior lifeline_watch(caf::stateful_actor<WatchState>* self, caf::actor end, caf::actor member) {
+  self->state.self_ref = caf::actor_cast<caf::actor>(self);
   self->monitor(end);
-  self->set_down_handler([=](const caf::down_msg&) {
-    if (!self->state.reported) {
+  self->monitor(member);
+  self->set_down_handler([=](const caf::down_msg& dm) {
+    if (dm.source != member.address() && !self->state.reported) {
       self->state.reported = true;
       self->send(member, lifeline_atom::value);
     }
+    self->state.self_ref = nullptr;
     self->quit();
   });
   return {[](caf::get_atom) {}};

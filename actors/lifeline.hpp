@@ -24,7 +24,8 @@ caf::actor spawn_lifelines(caf::actor_system& sys);
 // A simulated end: an actor that does nothing until it is closed (sent an exit).
 caf::actor spawn_lifeline_end(caf::actor_system& sys);
 
-// Member side: monitors `end`; when it goes away, sends `lifeline_atom` to `member` once.
+// Member side: monitors `end`; when it goes away, sends `lifeline_atom` to `member` once. It
+// keeps itself alive until then (or until its member ends), as a reader thread would.
 caf::actor spawn_lifeline_watch(caf::actor_system& sys, caf::actor end, caf::actor member);
 
 } // namespace mur

@@ -33,7 +33,6 @@ struct door_fixture : test_coordinator_fixture<caf::actor_system_config> {
   const std::string url = "http://127.0.0.1:40001";
 
   door_fixture() {
-    sys.await_actors_before_shutdown(false);
     model = spawn_script_model(sys, parse_manifest("name: w\nversion: 1\ninference: {turns: [{think_ms: 1000, reply: done}]}\n", "m").inference);
     DoorSetup d;
     d.session_id = ids::mint(ids::session);

@@ -31,11 +31,6 @@ struct formation_fixture : test_coordinator_fixture<sim_config> {
   caf::actor progress;
   caf::actor launcher;
 
-  formation_fixture() {
-    // A simulation ends when its test does: never wait on an actor a scenario left parked.
-    sys.await_actors_before_shutdown(false);
-  }
-
   ~formation_fixture() override {
     for (auto* a : {&launcher, &spawner, &network, &progress})
       if (*a) anon_send_exit(*a, caf::exit_reason::kill);
