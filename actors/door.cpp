@@ -107,6 +107,7 @@ void start_next(door_actor* self) {
   auto& e = st.tasks[id];
   st.running = id;
   e.task = st.setup.start_task(e.view, caf::actor_cast<caf::actor>(self));
+  if (e.task) self->monitor(e.task);
 }
 
 // Room for one more task under the acceptance policy?
@@ -253,8 +254,36 @@ DoorReply handle(door_actor* self, const DoorRequest& req) {
   return with_task(e.view);
 }
 
+// After a task's end (reported or not): free its slot, start the next, answer a wind-down,
+// and tell the owner when after_task: exit applies.
+void task_gone(door_actor* self, const std::string& task_id) {
+  auto& st = self->state;
+  if (st.running == task_id) st.running.clear();
+  start_next(self);
+  maybe_drained(self);
+  if (st.running.empty() && st.queued.empty() && st.setup.acceptance.exit_after_task && !st.closing &&
+      st.setup.owner)
+    self->send(st.setup.owner, ended_atom::value);
+}
+
 caf::behavior door(door_actor* self, DoorSetup setup) {
   self->state.setup = std::move(setup);
+  // A task actor that ends without reporting (it crashed) fails its task rather than holding
+  // the slot forever.
+  self->set_down_handler([=](const caf::down_msg& dm) {
+    auto& st = self->state;
+    for (auto& [id, e] : st.tasks) {
+      if (!e.task || e.task.address() != dm.source) continue;
+      e.task = nullptr;
+      if (!is_terminal(e.view.state)) {
+        e.view.state = TaskState::failed;
+        e.view.status_text = "the task ended unexpectedly: " + self->system().render(dm.reason);
+        publish(self, e);
+      }
+      task_gone(self, id);
+      return;
+    }
+  });
   return {
     [=](const DoorRequest& req) -> caf::result<DoorReply> {
       DoorReply r = handle(self, req);
@@ -289,12 +318,7 @@ caf::behavior door(door_actor* self, DoorSetup setup) {
         e.view.no_answer_below = f.no_answer_below;
         publish(self, e);
       }
-      if (st.running == f.task_id) st.running.clear();
-      start_next(self);
-      maybe_drained(self);
-      if (st.running.empty() && st.queued.empty() && st.setup.acceptance.exit_after_task && !st.closing &&
-          st.setup.owner)
-        self->send(st.setup.owner, ended_atom::value);
+      task_gone(self, f.task_id);
     },
     // Wind-down: accept nothing more, refuse what waits, cancel what runs; answer when drained.
     // Answers how many tasks were running (0 or 1) once none runs any more.

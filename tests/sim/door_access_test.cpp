@@ -241,3 +241,43 @@ TEST_CASE_METHOD(door_fixture, "SendMessage blocks until the task ends unless re
   again.task_id = ids::mint(ids::task);
   CHECK(call(lead, again).rpc_code == -32001);
 }
+
+TEST_CASE_METHOD(test_coordinator_fixture<caf::actor_system_config>,
+                 "a task actor that dies without reporting fails its task and frees the slot", "[sim][door]") {
+  DoorSetup d;
+  d.session_id = ids::mint(ids::session);
+  d.capsule_name = "c";
+  d.acceptance.kind = AcceptancePolicy::Kind::single;
+  d.acceptance.exit_after_task = false;
+  auto& s = sys;
+  d.start_task = [&s](const TaskView&, const caf::actor&) {
+    return s.spawn([](caf::event_based_actor* crash) { crash->quit(caf::sec::runtime_error); });
+  };
+  auto door = spawn_door(sys, std::move(d));
+  DoorRequest req;
+  req.method = "SendMessage";
+  req.text = "x";
+  req.return_immediately = true;
+  req.verdict.kind = DoorAuthorization::Kind::Ok;
+  req.verdict.credential = "operator";
+  req.verdict.scopes = {"SendMessage"};
+  self->send(door, req);
+  sched.run();
+  DoorReply first;
+  self->receive([&](DoorReply& r) { first = r; }, caf::after(0s) >> [] {});
+  REQUIRE(first.ok());
+  self->send(door, caf::get_atom::value);
+  sched.run();
+  std::vector<TaskView> tasks;
+  self->receive([&](std::vector<TaskView>& t) { tasks = t; }, caf::after(0s) >> [] {});
+  REQUIRE(tasks.size() == 1);
+  CHECK(tasks[0].state == TaskState::failed);
+  CHECK(tasks[0].status_text.find("ended unexpectedly") != std::string::npos);
+  self->send(door, req); // the single slot is free again
+  sched.run();
+  DoorReply second;
+  self->receive([&](DoorReply& r) { second = r; }, caf::after(0s) >> [] {});
+  CHECK(second.task.state != TaskState::rejected);
+  anon_send_exit(door, caf::exit_reason::kill);
+  sched.run();
+}
