@@ -177,7 +177,8 @@ DoorReply list_tasks(door_actor* self, const DoorRequest& req) {
   std::vector<TaskView> matching;
   for (auto it = self->state.tasks.rbegin(); it != self->state.tasks.rend(); ++it) // newest first
     if (reachable(req, it->second) &&
-        (req.filter_context_id.empty() || it->second.view.context_id == req.filter_context_id))
+        (req.filter_context_id.empty() || it->second.view.context_id == req.filter_context_id) &&
+        (req.filter_state.empty() || to_string(it->second.view.state) == req.filter_state))
       matching.push_back(it->second.view);
   const std::size_t size = static_cast<std::size_t>(std::clamp(req.page_size, 1, 100));
   std::size_t offset = 0;

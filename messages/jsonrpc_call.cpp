@@ -135,8 +135,9 @@ std::variant<DoorRequest, RpcProblem> list_tasks_request(const RpcCall& call) {
   const bool unspecified = st && ((st->is_string() && *st == "TASK_STATE_UNSPECIFIED") ||
                                   (st->is_number_integer() && *st == 0));
   if (st && !unspecified) { // the proto default means "no filter"
-    if (!parse_state(*st)) return invalid_params(id, "status must be a TASK_STATE_* name");
-    return invalid_params(id, "this door does not filter by status");
+    auto state = parse_state(*st);
+    if (!state) return invalid_params(id, "status must be a TASK_STATE_* name");
+    req.filter_state = to_string(*state);
   }
   if (field(p, "statusTimestampAfter", "status_timestamp_after"))
     return invalid_params(id, "this door does not filter by statusTimestampAfter");
@@ -275,6 +276,7 @@ json request_json(const json& id, const DoorRequest& req) {
     params["pageSize"] = req.page_size;
     if (!req.page_token.empty()) params["pageToken"] = req.page_token;
     if (!req.filter_context_id.empty()) params["contextId"] = req.filter_context_id;
+    if (!req.filter_state.empty()) params["status"] = req.filter_state;
   } else if (!req.task_id.empty()) {
     params["id"] = req.task_id;
   }

@@ -142,6 +142,9 @@ TEST_CASE_METHOD(door_fixture, "a formation caller reaches only the tasks it sta
   CHECK(listed.tasks[0].id == mine.task.id);
   CHECK(listed.total_size == 1);
 
+  list.filter_state = "TASK_STATE_COMPLETED"; // nothing of the lead's has completed yet
+  CHECK(call(lead, list).total_size == 0);
+  list.filter_state = "";
   // The tester's task was never touched by the lead's attempts.
   CHECK(call(tester, on_task("GetTask", theirs.task.id)).task.state != TaskState::canceled);
   // Its own task it may cancel.

@@ -127,6 +127,11 @@ TEST_CASE("GetTask and ListTasks params", "[a2a]") {
   auto l = std::get<DoorRequest>(params_of("ListTasks", {{"page_size", 3}, {"contextId", "ctx_a"}}));
   CHECK(l.page_size == 3);
   CHECK(l.filter_context_id == "ctx_a");
+  CHECK(std::get<DoorRequest>(params_of("ListTasks", {{"status", "TASK_STATE_COMPLETED"}})).filter_state ==
+        "TASK_STATE_COMPLETED");
+  CHECK(std::get<DoorRequest>(params_of("ListTasks", {{"status", "TASK_STATE_UNSPECIFIED"}})).filter_state.empty());
+  CHECK(code_of(params_of("ListTasks", {{"status", "DONE"}})) == -32602);
+  CHECK(code_of(params_of("ListTasks", {{"statusTimestampAfter", "2026-01-01T00:00:00Z"}})) == -32602);
   CHECK(is_push_method("CreateTaskPushNotificationConfig"));
   CHECK_FALSE(is_door_method("message/send"));
 }
