@@ -34,6 +34,8 @@ struct DoorState {
   std::deque<std::string> queued;       // admitted, waiting for the slot
   bool closing = false;
   std::vector<caf::response_promise> drained; // winddown callers waiting for running tasks to end
+  std::int64_t epoch_ms = 0;                  // unix ms at spawn; the actor clock measures from there
+  caf::actor_clock::time_point started;
   static inline const char* name = "mur.door";
 };
 
@@ -74,8 +76,15 @@ void trace(door_actor* self, const char* type, json fields) {
   if (self->state.setup.trace) self->send(self->state.setup.trace, TraceEvent{type, fields.dump()});
 }
 
+// Unix ms now: wall-clock time in a real session, a deterministic offset in a simulation.
+std::int64_t now_ms(door_actor* self) {
+  return self->state.epoch_ms +
+         std::chrono::duration_cast<std::chrono::milliseconds>(self->clock().now() - self->state.started).count();
+}
+
 // Sends the task's new state to every subscriber; drops them all at a terminal state.
 void publish(door_actor* self, Entry& e) {
+  e.view.updated_ms = now_ms(self);
   for (auto& s : e.subscribers)
     self->send(caf::actor_cast<caf::actor>(s), TaskEvent{e.view});
   if (is_terminal(e.view.state)) {
@@ -138,8 +147,8 @@ DoorReply send_message(door_actor* self, const DoorRequest& req) {
   v.context_id = req.context_id.empty() ? ids::mint(ids::context) : req.context_id;
   v.request = req.text;
   v.submitter = req.verdict.credential;
-  v.created_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                   self->clock().now().time_since_epoch()).count();
+  v.created_ms = now_ms(self);
+  v.updated_ms = v.created_ms;
   if (st.closing || !has_room(st)) {
     v.state = TaskState::rejected;
     v.busy = !st.closing;
@@ -178,7 +187,8 @@ DoorReply list_tasks(door_actor* self, const DoorRequest& req) {
   for (auto it = self->state.tasks.rbegin(); it != self->state.tasks.rend(); ++it) // newest first
     if (reachable(req, it->second) &&
         (req.filter_context_id.empty() || it->second.view.context_id == req.filter_context_id) &&
-        (req.filter_state.empty() || to_string(it->second.view.state) == req.filter_state))
+        (req.filter_state.empty() || to_string(it->second.view.state) == req.filter_state) &&
+        it->second.view.updated_ms > req.filter_updated_after_ms)
       matching.push_back(it->second.view);
   const std::size_t size = static_cast<std::size_t>(std::clamp(req.page_size, 1, 100));
   std::size_t offset = 0;
@@ -269,6 +279,9 @@ void task_gone(door_actor* self, const std::string& task_id) {
 
 caf::behavior door(door_actor* self, DoorSetup setup) {
   self->state.setup = std::move(setup);
+  self->state.epoch_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                           std::chrono::system_clock::now().time_since_epoch()).count();
+  self->state.started = self->clock().now();
   // A task actor that ends without reporting (it crashed) fails its task rather than holding
   // the slot forever.
   self->set_down_handler([=](const caf::down_msg& dm) {

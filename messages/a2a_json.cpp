@@ -1,4 +1,5 @@
 #include "messages/a2a_json.hpp"
+#include "messages/iso_time.hpp"
 
 #include <stdexcept>
 
@@ -105,6 +106,7 @@ const json* field(const json& obj, const char* camel, const char* snake) {
 
 json status_json(const TaskView& t) {
   json s{{"state", to_string(t.state)}};
+  if (t.updated_ms > 0) s["timestamp"] = iso_utc_ms(t.updated_ms);
   if (is_terminal(t.state))
     s["message"] = json{{"messageId", "msg_" + hex_of(t.id) + "_status"},
                         {"contextId", t.context_id},

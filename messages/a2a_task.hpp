@@ -48,18 +48,20 @@ struct TaskView {
   std::vector<NoAnswer> no_answer_below; // metadata.murmur.noAnswerBelow (≤ 8)
   std::string submitter;   // the credential that started it (never sent on the wire)
   std::int64_t created_ms = 0;
+  std::int64_t updated_ms = 0; // unix ms of the last state change (TaskStatus.timestamp)
 
   bool operator==(const TaskView& o) const {
     return id == o.id && context_id == o.context_id && state == o.state && status_text == o.status_text &&
            answer == o.answer && request == o.request && busy == o.busy && no_answer == o.no_answer &&
-           no_answer_below == o.no_answer_below && submitter == o.submitter && created_ms == o.created_ms;
+           no_answer_below == o.no_answer_below && submitter == o.submitter && created_ms == o.created_ms &&
+           updated_ms == o.updated_ms;
   }
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, TaskView& x) {
   return f(caf::meta::type_name("mur::TaskView"), x.id, x.context_id, x.state, x.status_text, x.answer,
-           x.request, x.busy, x.no_answer, x.no_answer_below, x.submitter, x.created_ms);
+           x.request, x.busy, x.no_answer, x.no_answer_below, x.submitter, x.created_ms, x.updated_ms);
 }
 
 // The door's status text for a busy refusal.

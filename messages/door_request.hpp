@@ -42,20 +42,21 @@ struct DoorRequest {
   std::string page_token;
   std::string filter_context_id;
   std::string filter_state;      // a TASK_STATE_* wire name, or "" for every state
+  std::int64_t filter_updated_after_ms = 0; // statusTimestampAfter (unix ms), 0 = none
 
   bool operator==(const DoorRequest& o) const {
     return method == o.method && verdict.kind == o.verdict.kind && verdict.credential == o.verdict.credential &&
            peer_origin == o.peer_origin && text == o.text && message_id == o.message_id &&
            context_id == o.context_id && return_immediately == o.return_immediately && task_id == o.task_id && page_size == o.page_size &&
            page_token == o.page_token && filter_context_id == o.filter_context_id &&
-           filter_state == o.filter_state;
+           filter_state == o.filter_state && filter_updated_after_ms == o.filter_updated_after_ms;
   }
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, DoorRequest& x) {
   return f(caf::meta::type_name("mur::DoorRequest"), x.method, x.verdict, x.peer_origin, x.text,
-           x.message_id, x.context_id, x.return_immediately, x.task_id, x.page_size, x.page_token, x.filter_context_id, x.filter_state);
+           x.message_id, x.context_id, x.return_immediately, x.task_id, x.page_size, x.page_token, x.filter_context_id, x.filter_state, x.filter_updated_after_ms);
 }
 
 // Either an HTTP-level refusal (401/403), a JSON-RPC error, or a result.

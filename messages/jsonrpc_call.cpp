@@ -1,4 +1,5 @@
 #include "messages/jsonrpc_call.hpp"
+#include "messages/iso_time.hpp"
 
 #include "messages/a2a_json.hpp"
 #include "messages/door_scope.hpp"
@@ -139,8 +140,11 @@ std::variant<DoorRequest, RpcProblem> list_tasks_request(const RpcCall& call) {
     if (!state) return invalid_params(id, "status must be a TASK_STATE_* name");
     req.filter_state = to_string(*state);
   }
-  if (field(p, "statusTimestampAfter", "status_timestamp_after"))
-    return invalid_params(id, "this door does not filter by statusTimestampAfter");
+  if (const json* after = field(p, "statusTimestampAfter", "status_timestamp_after")) {
+    auto ms = after->is_string() ? parse_iso_utc_ms(after->get<std::string>()) : std::nullopt;
+    if (!ms) return invalid_params(id, "statusTimestampAfter must be an ISO-8601 timestamp such as 2026-01-01T00:00:00Z");
+    req.filter_updated_after_ms = *ms;
+  }
   return req;
 }
 
@@ -277,6 +281,7 @@ json request_json(const json& id, const DoorRequest& req) {
     if (!req.page_token.empty()) params["pageToken"] = req.page_token;
     if (!req.filter_context_id.empty()) params["contextId"] = req.filter_context_id;
     if (!req.filter_state.empty()) params["status"] = req.filter_state;
+    if (req.filter_updated_after_ms > 0) params["statusTimestampAfter"] = iso_utc_ms(req.filter_updated_after_ms);
   } else if (!req.task_id.empty()) {
     params["id"] = req.task_id;
   }

@@ -145,6 +145,11 @@ TEST_CASE_METHOD(door_fixture, "a formation caller reaches only the tasks it sta
   list.filter_state = "TASK_STATE_COMPLETED"; // nothing of the lead's has completed yet
   CHECK(call(lead, list).total_size == 0);
   list.filter_state = "";
+  list.filter_updated_after_ms = listed.tasks[0].updated_ms; // strictly after its last change: none
+  CHECK(call(lead, list).total_size == 0);
+  list.filter_updated_after_ms = listed.tasks[0].updated_ms - 1;
+  CHECK(call(lead, list).total_size == 1);
+  list.filter_updated_after_ms = 0;
   // The tester's task was never touched by the lead's attempts.
   CHECK(call(tester, on_task("GetTask", theirs.task.id)).task.state != TaskState::canceled);
   // Its own task it may cancel.

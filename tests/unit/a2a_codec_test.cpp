@@ -131,7 +131,9 @@ TEST_CASE("GetTask and ListTasks params", "[a2a]") {
         "TASK_STATE_COMPLETED");
   CHECK(std::get<DoorRequest>(params_of("ListTasks", {{"status", "TASK_STATE_UNSPECIFIED"}})).filter_state.empty());
   CHECK(code_of(params_of("ListTasks", {{"status", "DONE"}})) == -32602);
-  CHECK(code_of(params_of("ListTasks", {{"statusTimestampAfter", "2026-01-01T00:00:00Z"}})) == -32602);
+  CHECK(std::get<DoorRequest>(params_of("ListTasks", {{"statusTimestampAfter", "2026-01-01T00:00:00Z"}}))
+          .filter_updated_after_ms == 1767225600000);
+  CHECK(code_of(params_of("ListTasks", {{"statusTimestampAfter", "soon"}})) == -32602);
   CHECK(is_push_method("CreateTaskPushNotificationConfig"));
   CHECK_FALSE(is_door_method("message/send"));
 }
