@@ -12,7 +12,7 @@
 #include "messages/message_types.hpp"
 #include "sim_world.hpp"
 
-// caf/all.hpp arrives with the test DSL (caf_catch.hpp); nothing more is needed here.
+// The whole CAF API arrives with the test DSL (caf_catch.hpp); nothing more is needed here.
 #include <nlohmann/json.hpp>
 
 #include <map>
