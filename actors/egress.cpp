@@ -137,6 +137,13 @@ void finish_from(egress_actor* self, const std::string& call_id, const TaskView&
   }
 }
 
+// Sends one request to the callee's door through the door-call port, its token attached.
+auto ask_callee(egress_actor* self, const std::string& member, const DoorRequest& req) {
+  const auto& st = self->state;
+  return self->request(st.setup.network, request_timeout, DoorCallTo{st.addresses.at(member)},
+                       Bearer{token_for(st, member)}, req);
+}
+
 void offer(egress_actor* self, const std::string& call_id);
 void follow(egress_actor* self, const std::string& call_id);
 
@@ -225,9 +232,7 @@ void offer(egress_actor* self, const std::string& call_id) {
   Call& c = it->second;
   c.phase = Phase::offering;
   ++c.offers;
-  const auto& st = self->state;
-  self->request(st.setup.network, request_timeout, DoorCallTo{st.addresses.at(c.req.member)},
-                Bearer{token_for(st, c.req.member)}, send_request(c))
+  ask_callee(self, c.req.member, send_request(c))
     .then([=](const DoorReply& r) { on_offer_reply(self, call_id, r); },
           [=](const caf::error& err) { transport_failed(self, call_id, err); });
 }
@@ -239,8 +244,7 @@ void poll(egress_actor* self, const std::string& call_id) {
   DoorRequest get;
   get.method = "GetTask";
   get.task_id = c.member_task_id;
-  self->request(self->state.setup.network, request_timeout, DoorCallTo{self->state.addresses.at(c.req.member)},
-                Bearer{token_for(self->state, c.req.member)}, get)
+  ask_callee(self, c.req.member, get)
     .then(
       [=](const DoorReply& r) {
         auto i = self->state.calls.find(call_id);
@@ -265,8 +269,7 @@ void follow(egress_actor* self, const std::string& call_id) {
   DoorRequest sub;
   sub.method = "SubscribeToTask";
   sub.task_id = c.member_task_id;
-  self->request(self->state.setup.network, request_timeout, DoorCallTo{self->state.addresses.at(c.req.member)},
-                Bearer{token_for(self->state, c.req.member)}, sub)
+  ask_callee(self, c.req.member, sub)
     .then(
       [=](const DoorReply& r) {
         auto i = self->state.calls.find(call_id);

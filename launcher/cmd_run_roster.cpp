@@ -1,4 +1,5 @@
 #include "launcher/cmd_run_roster.hpp"
+#include "messages/message_types.hpp"
 
 #include "actors/atoms.hpp"
 #include "actors/launcher.hpp"
@@ -229,6 +230,7 @@ int cmd_run_roster(const RunRosterOptions& o) {
   {
     caf::actor_system_config cfg;
     cfg.set("scheduler.max-threads", 2);
+    register_message_types(cfg);
     add_spawn_error_category(cfg);
     caf::actor_system sys{cfg};
     caf::scoped_actor self{sys};

@@ -201,10 +201,6 @@ caf::behavior spawner(spawner_actor* self, std::map<std::string, Manifest> manif
       auto it = self->state.members.find(name);
       return it == self->state.members.end() || !it->second.alive ? caf::actor{} : it->second.member;
     },
-    [=](caf::get_atom, const std::string& name, const std::string& what) -> std::string {
-      auto it = self->state.members.find(name);
-      return it == self->state.members.end() ? std::string{} : (what == "url" ? it->second.url : std::string{});
-    },
   };
 }
 
