@@ -161,3 +161,19 @@ TEST_CASE_METHOD(formation_fixture, "serve mode: the entry takes tasks one after
   CHECK(exit_code() == 143);
   for (const char* m : {"lead", "coder"}) CHECK(events(m, "formation_ended").size() == 1);
 }
+
+TEST_CASE_METHOD(formation_fixture, "a member's own deadline winds it down without formation_ended",
+                 "[sim][formation][ending]") {
+  launch({{"lead", entry_yaml("lead-c", "inference: {turns: [{reply: 'served'}]}\n")},
+          {"coder", callee_yaml("coder-c", slow_coder)}},
+         {{"lead", {"coder"}}});
+  run_for(500ms);
+  anon_send(member_actor("coder"), deadline_atom::value);
+  run_for(500ms);
+  CHECK(events("coder", "formation_ended").empty());
+  auto end = events("coder", "session_end");
+  REQUIRE(end.size() == 1);
+  CHECK(end[0]["exit_status"] == "ok");
+  CHECK(!member_actor("coder"));
+  CHECK(!progress_event("ended")); // a peer ending on its own does not end the formation
+}
