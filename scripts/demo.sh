@@ -8,9 +8,13 @@ cd "$(dirname "$0")/.."
 
 scripts/setup.sh
 BUILD_DIR=${MUR_BUILD_DIR:-build}
-cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=${MUR_BUILD_TYPE:-Debug} >/dev/null
-cmake --build "$BUILD_DIR" -j2 --target mur >/dev/null
-MUR="$PWD/$BUILD_DIR/mur"
+case "$BUILD_DIR" in /*) ;; *) BUILD_DIR="$PWD/$BUILD_DIR" ;; esac
+# An existing build is reused (configured once; the build step is then an incremental no-op).
+if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
+  cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=${MUR_BUILD_TYPE:-Debug} >/dev/null
+fi
+cmake --build "$BUILD_DIR" -j"$(nproc)" --target mur >/dev/null
+MUR="$BUILD_DIR/mur"
 
 export MURMUR_HOME
 MURMUR_HOME=$(mktemp -d)
