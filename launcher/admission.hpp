@@ -17,9 +17,9 @@
 // admission with E-ROS-008."
 #pragma once
 
-#include "launcher/capsule_store.hpp"
+#include "capsule/capsule_store.hpp"
 #include "launcher/roster.hpp"
-#include "member/manifest.hpp"
+#include "capsule/manifest.hpp"
 
 #include <string>
 #include <vector>

@@ -1,6 +1,6 @@
 #include "launcher/cli.hpp"
 
-#include "launcher/capsule_store.hpp"
+#include "capsule/capsule_store.hpp"
 #include "launcher/cmd_run_capsule.hpp"
 #include "launcher/cmd_run_roster.hpp"
 #include "launcher/cmd_ps.hpp"
@@ -8,7 +8,7 @@
 #include "launcher/cmd_stop.hpp"
 #include "launcher/cmd_trace.hpp"
 #include "launcher/doctor.hpp"
-#include "member/murmur_home.hpp"
+#include "capsule/murmur_home.hpp"
 #include "messages/duration.hpp"
 #include "messages/failure.hpp"
 

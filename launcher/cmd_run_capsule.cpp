@@ -1,7 +1,7 @@
 #include "launcher/cmd_run_capsule.hpp"
 
-#include "launcher/capsule_store.hpp"
-#include "member/manifest.hpp"
+#include "capsule/capsule_store.hpp"
+#include "capsule/manifest.hpp"
 #include "messages/failure.hpp"
 
 #include <unistd.h>

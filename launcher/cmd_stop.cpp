@@ -2,9 +2,9 @@
 
 #include "http/curl_pool.hpp"
 #include "launcher/launcher_record.hpp"
-#include "launcher/pid_wait.hpp"
+#include "os/pid_wait.hpp"
 #include "launcher/session_traces.hpp"
-#include "member/process_start.hpp"
+#include "os/process_start.hpp"
 #include "member/running_record.hpp"
 #include "messages/failure.hpp"
 #include "messages/ids.hpp"

@@ -1,7 +1,7 @@
 #include "launcher/doctor.hpp"
 
 #include "launcher/admission.hpp"
-#include "member/manifest.hpp"
+#include "capsule/manifest.hpp"
 #include "messages/failure.hpp"
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 #include "launcher/formation_dirs.hpp"
 
-#include "member/murmur_home.hpp"
-#include "member/process_start.hpp"
+#include "capsule/murmur_home.hpp"
+#include "os/process_start.hpp"
 #include "member/running_record.hpp"
 #include "messages/failure.hpp"
 #include "messages/ids.hpp"

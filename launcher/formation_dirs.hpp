@@ -12,7 +12,7 @@
 // how many are kept." (murmur-formation.md §4)
 #pragma once
 
-#include "member/manifest.hpp"
+#include "capsule/manifest.hpp"
 
 #include <optional>
 #include <string>

@@ -10,7 +10,7 @@
 // Seed: "Every member runs as its own mur run process" / "every member ends with its formation".
 #pragma once
 
-#include "member/unique_fd.hpp"
+#include "os/unique_fd.hpp"
 
 #include <sys/types.h>
 

@@ -1,7 +1,7 @@
 #include "launcher/roster.hpp"
 
-#include "member/capsule_names.hpp"
-#include "member/yaml_reader.hpp"
+#include "capsule/capsule_names.hpp"
+#include "capsule/yaml_reader.hpp"
 #include "messages/failure.hpp"
 
 #include <sys/stat.h>

@@ -8,8 +8,8 @@
 #include "actors/trace_recorder.hpp"
 #include "http/curl_pool.hpp"
 #include "http/door_server.hpp"
-#include "member/manifest.hpp"
-#include "member/script_model.hpp"
+#include "capsule/manifest.hpp"
+#include "capsule/script_model.hpp"
 #include "messages/door_request.hpp"
 #include "messages/door_token.hpp"
 

@@ -2,9 +2,9 @@
 // 32), RSS per member, teardown time after SIGKILL of the launcher, and one call-member hop's
 // latency (from the caller's member_call trace events). Prints numbers; asserts nothing.
 // Usage: bench_formation_bench [path/to/mur]  (default: the `mur` beside this binary)
-#include "launcher/member_pipes.hpp"
-#include "launcher/pid_wait.hpp"
-#include "launcher/process_spawn.hpp"
+#include "os/member_pipes.hpp"
+#include "os/pid_wait.hpp"
+#include "os/process_spawn.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -6,7 +6,7 @@
 
 #include "actors/atoms.hpp"
 #include "actors/launcher.hpp"
-#include "member/manifest.hpp"
+#include "capsule/manifest.hpp"
 #include "messages/door_request.hpp"
 #include "messages/formation_messages.hpp"
 #include "messages/message_types.hpp"

@@ -4,7 +4,7 @@
 #include "actors/lifeline.hpp"
 #include "actors/member.hpp"
 #include "actors/trace_recorder.hpp"
-#include "member/script_model.hpp"
+#include "capsule/script_model.hpp"
 #include "messages/door_authorization.hpp"
 #include "messages/door_call.hpp"
 #include "messages/door_request.hpp"

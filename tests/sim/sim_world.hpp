@@ -4,7 +4,7 @@
 // lifelines that close when the launcher's lifeline holder ends, trace recorders kept in memory.
 #pragma once
 
-#include "member/manifest.hpp"
+#include "capsule/manifest.hpp"
 #include "messages/door_token.hpp"
 #include "messages/formation_verifier.hpp"
 

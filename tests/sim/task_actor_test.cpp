@@ -4,8 +4,8 @@
 
 #include "actors/atoms.hpp"
 #include "actors/task.hpp"
-#include "member/manifest.hpp"
-#include "member/script_model.hpp"
+#include "capsule/manifest.hpp"
+#include "capsule/script_model.hpp"
 #include "messages/member_call.hpp"
 #include "messages/model_turn.hpp"
 #include "messages/task_progress.hpp"

@@ -1,4 +1,4 @@
-#include "launcher/capsule_store.hpp"
+#include "capsule/capsule_store.hpp"
 #include "messages/failure.hpp"
 
 #include <catch2/catch.hpp>

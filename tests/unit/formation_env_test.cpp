@@ -8,8 +8,8 @@
 #include <map>
 #include <string>
 
-#include "launcher/member_pipes.hpp"
-#include "member/formation_env.hpp"
+#include "os/member_pipes.hpp"
+#include "os/formation_env.hpp"
 #include "messages/failure.hpp"
 #include "token_forge.hpp"
 

@@ -1,4 +1,4 @@
-#include "member/manifest.hpp"
+#include "capsule/manifest.hpp"
 #include "messages/failure.hpp"
 
 #include <catch2/catch.hpp>

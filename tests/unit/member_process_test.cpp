@@ -4,9 +4,9 @@
 #include <catch2/catch.hpp>
 
 #include "launcher/member_console.hpp"
-#include "launcher/member_pipes.hpp"
+#include "os/member_pipes.hpp"
 #include "launcher/member_process.hpp"
-#include "launcher/process_spawn.hpp"
+#include "os/process_spawn.hpp"
 
 #include <csignal>
 #include <future>

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "member/unique_fd.hpp"
+#include "os/unique_fd.hpp"
 
 namespace mur {
 

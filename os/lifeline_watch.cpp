@@ -1,4 +1,4 @@
-#include "member/lifeline_watch.hpp"
+#include "os/lifeline_watch.hpp"
 
 #include <poll.h>
 #include <unistd.h>

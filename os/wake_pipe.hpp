@@ -6,7 +6,7 @@
 // blocking thread still needs a way to be told to stop (ARCHITECTURE.md, "Process hygiene").
 #pragma once
 
-#include "member/unique_fd.hpp"
+#include "os/unique_fd.hpp"
 
 namespace mur {
 

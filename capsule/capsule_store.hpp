@@ -13,7 +13,7 @@
 // Seed: "mur doctor checks a roster against the installed capsules."
 #pragma once
 
-#include "member/manifest.hpp"
+#include "capsule/manifest.hpp"
 
 #include <optional>
 #include <string>

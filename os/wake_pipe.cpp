@@ -1,4 +1,4 @@
-#include "member/wake_pipe.hpp"
+#include "os/wake_pipe.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

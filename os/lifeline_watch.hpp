@@ -10,8 +10,8 @@
 #include <functional>
 #include <thread>
 
-#include "member/unique_fd.hpp"
-#include "member/wake_pipe.hpp"
+#include "os/unique_fd.hpp"
+#include "os/wake_pipe.hpp"
 
 namespace mur {
 

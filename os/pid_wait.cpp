@@ -1,6 +1,6 @@
-#include "launcher/pid_wait.hpp"
+#include "os/pid_wait.hpp"
 
-#include "member/unique_fd.hpp"
+#include "os/unique_fd.hpp"
 
 #include <poll.h>
 #include <sys/syscall.h>

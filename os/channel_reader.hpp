@@ -14,8 +14,8 @@
 #include <string>
 #include <thread>
 
-#include "member/unique_fd.hpp"
-#include "member/wake_pipe.hpp"
+#include "os/unique_fd.hpp"
+#include "os/wake_pipe.hpp"
 #include "messages/failure.hpp"
 #include "messages/formation_channel.hpp"
 

@@ -1,4 +1,4 @@
-#include "member/murmur_home.hpp"
+#include "capsule/murmur_home.hpp"
 
 #include "messages/failure.hpp"
 

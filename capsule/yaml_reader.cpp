@@ -1,4 +1,4 @@
-#include "member/yaml_reader.hpp"
+#include "capsule/yaml_reader.hpp"
 
 #include <cerrno>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "member/formation_env.hpp"
+#include "os/formation_env.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-#include "member/process_start.hpp"
+#include "os/process_start.hpp"
 
 #include <fstream>
 #include <sstream>

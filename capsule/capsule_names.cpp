@@ -1,4 +1,4 @@
-#include "member/capsule_names.hpp"
+#include "capsule/capsule_names.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "member/signal_watch.hpp"
+#include "os/signal_watch.hpp"
 
 #include <csignal>
 #include <pthread.h>

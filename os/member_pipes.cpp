@@ -1,4 +1,4 @@
-#include "launcher/member_pipes.hpp"
+#include "os/member_pipes.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <system_error>
 
-#include "launcher/process_spawn.hpp"
+#include "os/process_spawn.hpp"
 #include "messages/formation_channel.hpp"
 
 namespace mur {

@@ -1,4 +1,4 @@
-#include "member/channel_reader.hpp"
+#include "os/channel_reader.hpp"
 
 #include <poll.h>
 #include <unistd.h>

@@ -1,7 +1,7 @@
-#include "member/manifest.hpp"
+#include "capsule/manifest.hpp"
 
-#include "member/capsule_names.hpp"
-#include "member/yaml_reader.hpp"
+#include "capsule/capsule_names.hpp"
+#include "capsule/yaml_reader.hpp"
 #include "messages/duration.hpp"
 
 #include <algorithm>

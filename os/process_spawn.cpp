@@ -1,4 +1,4 @@
-#include "launcher/process_spawn.hpp"
+#include "os/process_spawn.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <system_error>
 
-#include "member/unique_fd.hpp"
+#include "os/unique_fd.hpp"
 
 extern char** environ;
 

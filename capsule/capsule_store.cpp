@@ -1,6 +1,6 @@
-#include "launcher/capsule_store.hpp"
+#include "capsule/capsule_store.hpp"
 
-#include "member/murmur_home.hpp"
+#include "capsule/murmur_home.hpp"
 #include "messages/failure.hpp"
 #include "messages/ids.hpp"
 #include "messages/sha256.hpp"

@@ -1,5 +1,5 @@
 // script_model.cpp — the script model actor (see script_model.hpp).
-#include "member/script_model.hpp"
+#include "capsule/script_model.hpp"
 
 #include "actors/atoms.hpp"
 #include "messages/model_turn.hpp"

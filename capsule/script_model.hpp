@@ -6,7 +6,7 @@
 // from the request; a script that runs out of entries replies with an empty answer.
 #pragma once
 
-#include "member/manifest.hpp"
+#include "capsule/manifest.hpp"
 
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>

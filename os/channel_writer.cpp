@@ -1,4 +1,4 @@
-#include "launcher/channel_writer.hpp"
+#include "os/channel_writer.hpp"
 
 #include <pthread.h>
 #include <sodium.h>
