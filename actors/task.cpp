@@ -119,7 +119,7 @@ void finish(task_ptr self, TaskFinished done) {
   const auto now = self->clock().now();
   for (const auto& c : st.pending) {
     if (c.phase == Phase::arrived) {
-      const std::string status = c.ended.status == "completed" ? "abandoned" : c.ended.status;
+      const std::string status = c.ended.status == CallStatus::completed ? "abandoned" : to_string(c.ended.status);
       trace_member_call(self, c, status, c.ended.duration_ms, c.ended.output, c.truncated, false);
     } else {
       if (st.setup.egress) self->send(st.setup.egress, AbandonCall{c.call_id});
@@ -201,7 +201,7 @@ void deliver(task_ptr self) {
     else
       st.answers.push_back(MemberText{c->member, text});
     st.ledger.record(c->ended);
-    trace_member_call(self, *c, c->ended.status, c->ended.duration_ms, c->ended.output, c->truncated, true);
+    trace_member_call(self, *c, to_string(c->ended.status), c->ended.duration_ms, c->ended.output, c->truncated, true);
   }
   st.continuation = build_continuation(outcomes, st.member_sent);
   ++st.continuations;
@@ -241,15 +241,15 @@ void on_start(task_ptr self, const std::string& call_id, const std::string& memb
   s.call_id = call_id;
   if (PendingCall* c = find_call(self, call_id)) {
     std::string& result = st.tool_results.at(c->result_slot);
-    if (s.status == "refused") {
+    if (s.status == CallStatus::refused) {
       result = task_texts::tool_error(s.message);
       st.pending.erase(st.pending.begin() + (c - st.pending.data()));
     } else {
       c->member_task_id = s.member_task_id;
       if (c->phase == Phase::claimed) c->phase = Phase::outstanding;
-      if (s.status == "started")
+      if (s.status == CallStatus::started)
         result = task_texts::call_started(s, member);
-      else if (s.status == "busy")
+      else if (s.status == CallStatus::busy)
         result = task_texts::call_busy(s, member);
       else
         result = task_texts::call_ended_at_once(s, member, st.member_sent);
@@ -287,7 +287,7 @@ void make_call(task_ptr self, const MemberText& call) {
     .then([=](CallStart& s) { on_start(self, call_id, member, std::move(s)); },
           [=](caf::error& err) {
             on_start(self, call_id, member,
-                     CallStart{call_id, "refused", "", "the call could not be made (" + self->system().render(err) +
+                     CallStart{call_id, CallStatus::refused, "", "the call could not be made (" + self->system().render(err) +
                                                            "); nothing was sent."});
           });
 }

@@ -28,7 +28,6 @@ using router_t = restinio::router::express_router_t<>;
 struct traits : restinio::default_traits_t {
   using request_handler_t = router_t;
 };
-using gone_atom = caf::atom_constant<caf::atom("ssegone")>;
 
 constexpr auto door_timeout = 30s;
 

@@ -25,9 +25,6 @@
 namespace mur {
 namespace {
 
-using readyline_atom = caf::atom_constant<caf::atom("readyline")>;
-using exited_atom = caf::atom_constant<caf::atom("mexited")>;
-using timeout_atom = caf::atom_constant<caf::atom("readytmo")>;
 const caf::atom_value spawn_category = caf::atom("murspawn");
 
 caf::error refusal(const std::string& reason) { return caf::error(1, spawn_category, caf::make_message(reason)); }
@@ -183,7 +180,7 @@ caf::result<MemberStarted, caf::actor> start_member(spawner_actor* self, const S
     for (const auto& a : sm.addresses) addrs.push_back({a.member, a.text});
     write_channel_line(channel_fd, render_address_line(addrs));
   }
-  self->delayed_send(self, st.setup.ready_deadline, timeout_atom::value, name);
+  self->delayed_send(self, st.setup.ready_deadline, ready_timeout_atom::value, name);
   return rp;
 }
 
@@ -216,7 +213,7 @@ caf::behavior spawner(spawner_actor* self, ProcessSpawnerSetup setup) {
       if (m.failed) return;
       if (self->state.launcher) self->send(self->state.launcher, MemberExited{name, code});
     },
-    [=](timeout_atom, const std::string& name) {
+    [=](ready_timeout_atom, const std::string& name) {
       refuse_start(self, name, "it did not report its session within " +
                                  std::to_string(self->state.setup.ready_deadline.count() / 1000) + "s");
     },

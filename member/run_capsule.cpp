@@ -39,7 +39,6 @@ namespace mur {
 namespace {
 
 using json = nlohmann::json;
-using result_atom = caf::atom_constant<caf::atom("taskend")>;
 
 std::string current_dir() {
   char buf[4096];

@@ -1,6 +1,7 @@
 #include "run_command.hpp"
 
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -27,7 +28,8 @@ SpawnArgs::SpawnArgs(const std::vector<std::string>& argv, const std::map<std::s
 }
 
 Ran run_command(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
-                const std::string& cwd) {
+                const std::string& cwd, std::chrono::milliseconds bound) {
+  const auto until = std::chrono::steady_clock::now() + bound;
   int out_pipe[2], err_pipe[2];
   if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0)
     throw std::runtime_error("pipe2 failed");
@@ -56,9 +58,19 @@ Ran run_command(const std::vector<std::string>& argv, const std::map<std::string
   pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
   std::string* sinks[2] = {&ran.out, &ran.err};
   int open = 2;
+  bool killed = false;
   while (open > 0) {
-    if (::poll(fds, 2, -1) < 0) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+    const int rc = left.count() > 0 ? ::poll(fds, 2, static_cast<int>(left.count())) : 0;
+    if (rc < 0) {
       if (errno == EINTR) continue;
+      break;
+    }
+    if (rc == 0) { // past the bound: end the child; a grandchild may still hold the pipes, so stop reading
+      ::kill(pid, SIGKILL);
+      killed = true;
+      for (auto& f : fds)
+        if (f.fd >= 0) ::close(f.fd);
       break;
     }
     for (int i = 0; i < 2; ++i) {
@@ -77,6 +89,8 @@ Ran run_command(const std::vector<std::string>& argv, const std::map<std::string
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
   ran.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (killed)
+    ran.err += "\n[run_command: killed after " + std::to_string(bound.count()) + " ms without ending]\n";
   return ran;
 }
 

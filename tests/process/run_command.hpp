@@ -2,8 +2,12 @@
 //
 // Invariant: the child gets exactly the environment the test gives (plus PATH and HOME), its
 // own working directory, and no descriptor of the test but stdin (/dev/null), stdout and stderr.
+// No read blocks forever: a child still writing or running after `bound` (a safety net far above
+// any real run, not a timing assertion) is SIGKILLed, its exit code is then 137 and `err` ends
+// with a line saying so.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <string>
 #include <vector>
@@ -26,7 +30,7 @@ struct SpawnArgs {
 };
 
 Ran run_command(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
-                const std::string& cwd = {});
+                const std::string& cwd = {}, std::chrono::milliseconds bound = std::chrono::seconds(120));
 
 // A fresh directory under $TMPDIR, removed when the object goes away.
 struct TempDir {

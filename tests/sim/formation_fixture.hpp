@@ -10,6 +10,8 @@
 #include "messages/door_request.hpp"
 #include "messages/formation_messages.hpp"
 #include "messages/message_types.hpp"
+#include "messages/register_block.hpp"
+#include "sim_atoms.hpp"
 #include "sim_world.hpp"
 
 // The whole CAF API arrives with the test DSL (caf_catch.hpp); nothing more is needed here.
@@ -22,7 +24,10 @@
 namespace mur::sim {
 
 struct sim_config : caf::actor_system_config {
-  sim_config() { register_message_types(*this); }
+  sim_config() {
+    register_message_types(*this);
+    register_block<caf::id_block::mur_sim>(*this); // the sim's words, after the product's
+  }
 };
 
 struct formation_fixture : test_coordinator_fixture<sim_config> {
@@ -107,7 +112,7 @@ struct formation_fixture : test_coordinator_fixture<sim_config> {
     static std::vector<FormationProgress> keep;
     keep = progress_lines();
     for (const auto& p : keep)
-      if (p.event == event) return &p;
+      if (to_string(p.event) == event) return &p;
     return nullptr;
   }
   // How the entry's --task ended (what a real entry prints on stdout).

@@ -1,4 +1,5 @@
 #include "sim_world.hpp"
+#include "sim_atoms.hpp"
 
 #include "actors/atoms.hpp"
 #include "actors/lifeline.hpp"
@@ -17,10 +18,6 @@
 
 namespace mur::sim {
 namespace {
-
-using unplug_atom = caf::atom_constant<caf::atom("unplug")>;
-
-using broken_atom = caf::atom_constant<caf::atom("broken")>;
 
 struct NetworkState {
   std::map<std::string, std::pair<caf::actor, DoorKeys>> doors;

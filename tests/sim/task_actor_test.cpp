@@ -62,7 +62,7 @@ caf::behavior fake_egress(caf::stateful_actor<EgressLog>* self, std::map<std::st
   return {
     [=](const CallMember& c) -> CallStart {
       self->state.calls.push_back(c);
-      CallStart s{c.call_id, "started", "tsk_of_" + c.member, ""};
+      CallStart s{c.call_id, CallStatus::started, "tsk_of_" + c.member, ""};
       auto it = self->state.starts.find(c.member);
       if (it != self->state.starts.end()) {
         s.status = it->second.status;
@@ -170,7 +170,7 @@ struct scene : fixture {
     CallEnded e;
     e.call_id = c.call_id;
     e.member = member;
-    e.status = status;
+    e.status = parse_call_status(status).value();
     e.output = output;
     e.member_task_id = "tsk_of_" + member;
     e.below = std::move(below);
@@ -298,7 +298,7 @@ TEST_CASE_METHOD(scene, "a member without callees has no call-member tool", "[ta
 
 TEST_CASE_METHOD(scene, "a busy refusal from the egress keeps the call outstanding", "[task]") {
   start(script({call({{"coder", "x"}}), reply("{{answer.coder}}")}), "operator", {"coder"},
-        {{"coder", CallStart{"", "busy", "", "up to 600 s"}}});
+        {{"coder", CallStart{"", CallStatus::busy, "", "up to 600 s"}}});
   CHECK(door_log().finished.empty());
   end_call("coder", "completed", "took it later");
   CHECK(finished().answer == "took it later");
@@ -306,7 +306,7 @@ TEST_CASE_METHOD(scene, "a busy refusal from the egress keeps the call outstandi
 
 TEST_CASE_METHOD(scene, "an egress refusal is a tool error and the next turn follows at once", "[task]") {
   start(script({call({{"coder", "x"}}), reply("refused")}), "operator", {"coder"},
-        {{"coder", CallStart{"", "refused", "", "coder's address did not arrive"}}});
+        {{"coder", CallStart{"", CallStatus::refused, "", "coder's address did not arrive"}}});
   CHECK(egress_log().calls.size() == 1);
   CHECK(finished().answer == "refused");
   CHECK(events("member_call").empty());
@@ -389,7 +389,7 @@ TEST_CASE_METHOD(scene, "a task that runs out of turns fails with max_turns_reac
   end_call("coder", "completed", "one");
   REQUIRE(egress_log().calls.size() == 2);
   // the second call is answered too: the next turn would be number 2
-  CallEnded e{egress_log().calls[1].call_id, "coder", "completed", "two", "tsk_of_coder", {}, 1};
+  CallEnded e{egress_log().calls[1].call_id, "coder", CallStatus::completed, "two", "tsk_of_coder", {}, 1};
   self->send(task, e);
   sched.run();
   const auto& done = finished();
@@ -447,7 +447,7 @@ TEST_CASE_METHOD(scene, "an output over 64 KiB is cut in the trace and in the co
 
 TEST_CASE_METHOD(scene, "an egress that rejects at once is waited on until its CallEnded", "[task]") {
   start(script({call({{"coder", "x"}}), reply("{{answers}}")}), "member:boss", {"coder"},
-        {{"coder", CallStart{"", "rejected", "", "task rejected: not allowed"}}});
+        {{"coder", CallStart{"", CallStatus::rejected, "", "task rejected: not allowed"}}});
   CHECK(door_log().finished.empty());
   REQUIRE(requests().size() == 1);
   end_call("coder", "rejected", "task rejected: not allowed");
