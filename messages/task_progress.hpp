@@ -9,6 +9,7 @@
 #include "messages/a2a_task.hpp"
 
 #include "messages/message_fields.hpp"
+#include "messages/task_exit.hpp"
 
 #include <string>
 #include <vector>
@@ -27,7 +28,7 @@ struct TaskFinished {
   std::string answer;                     // completed: the answer (annotated when it stands in for members)
   bool no_answer = false;
   std::vector<NoAnswer> no_answer_below;
-  std::string exit_status;                // ok, failed, max_turns_reached, no_answer, canceled
+  TaskExit exit_status = TaskExit::ok;
   MUR_FIELDS(task_id, state, status_text, answer, no_answer, no_answer_below, exit_status)
 };
 

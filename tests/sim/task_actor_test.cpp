@@ -194,7 +194,7 @@ TEST_CASE_METHOD(scene, "a reply completes the task", "[task]") {
   CHECK(done.task_id == "tsk_lead");
   CHECK(done.state == TaskState::completed);
   CHECK(done.answer == "hello from lead: build the thing");
-  CHECK(done.exit_status == "ok");
+  CHECK(done.exit_status == TaskExit::ok);
   CHECK(done.no_answer_below.empty());
   CHECK(event_types() == std::vector<std::string>{"task_start", "inference", "task_end"});
   CHECK(events("task_start")[0] == json{{"task_id", "tsk_lead"}, {"context_id", "ctx_lead"}, {"source", "a2a"},
@@ -320,7 +320,7 @@ TEST_CASE_METHOD(scene, "end-without-answer names the member that gave none and 
   CHECK(done.state == TaskState::failed);
   CHECK(done.no_answer);
   CHECK(done.status_text == "coder gave no answer for build the thing");
-  CHECK(done.exit_status == "no_answer");
+  CHECK(done.exit_status == TaskExit::no_answer);
   CHECK(done.answer.empty());
   CHECK(done.no_answer_below == std::vector<NoAnswer>{{"coder", "no_answer"}, {"tester", "timed_out"}});
   CHECK(events("task_end")[0]["exit_status"] == "no_answer");
@@ -369,7 +369,7 @@ TEST_CASE_METHOD(scene, "cancel abandons the calls still out", "[task]") {
   sched.run();
   const auto& done = finished();
   CHECK(done.state == TaskState::canceled);
-  CHECK(done.exit_status == "canceled");
+  CHECK(done.exit_status == TaskExit::canceled);
   REQUIRE(egress_log().abandoned.size() == 1);
   CHECK(egress_log().abandoned[0].call_id == call_to("coder").call_id);
   const auto calls = events("member_call");
@@ -394,7 +394,7 @@ TEST_CASE_METHOD(scene, "a task that runs out of turns fails with max_turns_reac
   sched.run();
   const auto& done = finished();
   CHECK(done.state == TaskState::failed);
-  CHECK(done.exit_status == "max_turns_reached");
+  CHECK(done.exit_status == TaskExit::max_turns_reached);
   CHECK(events("task_end")[0]["turns"] == 2);
   CHECK(events("task_continued")[1]["turns_remaining"] == 0);
 }
@@ -405,7 +405,7 @@ TEST_CASE_METHOD(scene, "a model failure fails the task with its text", "[task]"
   start(script({t}));
   CHECK(finished().state == TaskState::failed);
   CHECK(finished().status_text == "model exploded on lead");
-  CHECK(finished().exit_status == "failed");
+  CHECK(finished().exit_status == TaskExit::failed);
   CHECK(events("inference")[0]["decision"] == "error");
 }
 

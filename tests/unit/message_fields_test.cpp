@@ -180,7 +180,7 @@ TEST_CASE("registration registers exactly the block's types under their block na
   CHECK(block_size == 27);
 }
 
-TEST_CASE("call statuses and formation events print the words they always printed", "[vocabulary]") {
+TEST_CASE("call statuses, task exits and formation events print the words they always printed", "[vocabulary]") {
   const std::vector<std::pair<CallStatus, std::string>> calls{
     {CallStatus::started, "started"},     {CallStatus::busy, "busy"},           {CallStatus::refused, "refused"},
     {CallStatus::completed, "completed"}, {CallStatus::failed, "failed"},       {CallStatus::canceled, "canceled"},
@@ -205,6 +205,10 @@ TEST_CASE("call statuses and formation events print the words they always printe
     CHECK(parse_formation_event(word) == event);
   }
   CHECK_FALSE(parse_formation_event("started").has_value());
+  for (const auto& [ending, word] : std::vector<std::pair<TaskExit, std::string>>{
+         {TaskExit::ok, "ok"}, {TaskExit::failed, "failed"}, {TaskExit::max_turns_reached, "max_turns_reached"},
+         {TaskExit::no_answer, "no_answer"}, {TaskExit::canceled, "canceled"}})
+    CHECK(to_string(ending) == word);
   CHECK(to_string(LauncherDeadline::formation) == "formation");
   CHECK(to_string(LauncherDeadline::grace) == "grace");
 }
