@@ -12,18 +12,11 @@
 #include "launched_mur.hpp"
 #include "run_command.hpp"
 
-#include <cerrno>
 #include <csignal>
-#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
-#include <functional>
-#include <poll.h>
 #include <regex>
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace mur::test;
@@ -53,89 +46,6 @@ void no_tokens(const FormationFixture& f, const std::vector<const std::string*>&
     for (const auto* o : outputs) CHECK(o->find(t) == std::string::npos);
     CHECK(f.files_containing(t).empty());
   }
-}
-
-// Runs `argv` with its stderr held: the pipe is full before the process starts, so its first
-// write to stderr blocks. Once it is blocked there (its main thread sits in write(2, …)),
-// `while_held` runs; then both outputs are drained to the end as run_command does. The wait for
-// the block is bounded (a safety net, not a timing assertion): past it the test fails.
-Ran run_with_stderr_held(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
-                         const std::function<void()>& while_held) {
-  int out_pipe[2], err_pipe[2];
-  REQUIRE(pipe2(out_pipe, O_CLOEXEC) == 0);
-  REQUIRE(pipe2(err_pipe, O_CLOEXEC) == 0);
-  // Fill stderr's pipe to the last byte (non-blocking only while filling: the flag is shared
-  // with the child's descriptor).
-  const int flags = ::fcntl(err_pipe[1], F_GETFL);
-  ::fcntl(err_pipe[1], F_SETFL, flags | O_NONBLOCK);
-  std::size_t filler = 0;
-  const std::string block(4096, '#');
-  for (std::size_t chunk : {block.size(), std::size_t(1)})
-    for (ssize_t n; (n = ::write(err_pipe[1], block.data(), chunk)) > 0;) filler += std::size_t(n);
-  ::fcntl(err_pipe[1], F_SETFL, flags);
-  REQUIRE(filler > 0);
-
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, out_pipe[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, err_pipe[1], 2);
-  SpawnArgs spawn_args(argv, env);
-  pid_t pid = -1;
-  const int rc = posix_spawn(&pid, spawn_args.args[0], &fa, nullptr, spawn_args.args.data(), spawn_args.envp.data());
-  posix_spawn_file_actions_destroy(&fa);
-  ::close(out_pipe[1]);
-  ::close(err_pipe[1]);
-  REQUIRE(rc == 0);
-
-  // Blocked writing to stderr: /proc/<pid>/syscall names the write system call and fd 2.
-  const std::string in_write = std::to_string(SYS_write) + " 0x2 ";
-  bool held = false;
-  for (int i = 0; i < 6000 && !held; ++i) {
-    held = read_bytes("/proc/" + std::to_string(pid) + "/syscall").rfind(in_write, 0) == 0;
-    if (!held) {
-      if (gone_within(pid, std::chrono::milliseconds(10))) break; // it ended without writing
-    }
-  }
-  if (held) while_held();
-
-  Ran ran;
-  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
-  std::string* sinks[2] = {&ran.out, &ran.err};
-  std::size_t skip = filler; // the filler comes out of stderr first
-  int open = 2;
-  while (open > 0) {
-    const int ready = ::poll(fds, 2, 120000);
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) {
-      ::kill(pid, SIGKILL);
-      break;
-    }
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      char buf[4096];
-      const ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
-      if (n > 0) {
-        std::size_t from = 0;
-        if (i == 1 && skip > 0) {
-          from = std::min<std::size_t>(skip, std::size_t(n));
-          skip -= from;
-        }
-        sinks[i]->append(buf + from, std::size_t(n) - from);
-      } else if (n == 0 || errno != EINTR) {
-        ::close(fds[i].fd);
-        fds[i].fd = -1;
-        --open;
-      }
-    }
-  }
-  for (auto& f : fds)
-    if (f.fd >= 0) ::close(f.fd);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-  ran.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  REQUIRE(held); // the launcher did block on its first stderr line (the admission warning)
-  return ran;
 }
 
 } // namespace
@@ -227,7 +137,7 @@ TEST_CASE("a peer that cannot start fails the launch: E-RUN-045, exit 1, nothing
   const std::string installed = f.home.path + "/artifacts/review-reviewer/9.0.0/murmur.yaml";
   REQUIRE(fs::exists(installed));
 
-  Ran r = run_with_stderr_held({MUR_BINARY, "run", "--roster", f.project.path, "--task", "add a flag"}, f.env, [&] {
+  Ran r = run_command_held({MUR_BINARY, "run", "--roster", f.project.path, "--task", "add a flag"}, f.env, [&] {
     std::string changed = read_bytes(installed);
     changed.replace(changed.find("Approved:"), 9, "Accepted:");
     std::ofstream(installed, std::ios::trunc) << changed;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -31,6 +32,15 @@ struct SpawnArgs {
 
 Ran run_command(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
                 const std::string& cwd = {}, std::chrono::milliseconds bound = std::chrono::seconds(120));
+
+// Like run_command, but with the child's stderr held: the pipe is full before the child starts,
+// so its first write to stderr blocks. Once it is blocked there (its main thread in
+// write(2, …)), `while_held` runs; then both outputs are read to the end (without the filler).
+// Throws when the child never blocked on stderr. A test uses it to act at a known point of a
+// run, e.g. between the launcher's admission (which warns) and its first member's start.
+Ran run_command_held(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+                     const std::function<void()>& while_held,
+                     std::chrono::milliseconds bound = std::chrono::seconds(120));
 
 // A fresh directory under $TMPDIR, removed when the object goes away.
 struct TempDir {
