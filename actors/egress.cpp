@@ -166,7 +166,7 @@ void transport_failed(egress_actor* self, const std::string& call_id, const caf:
              c.req.member + "'s door could not be reached (" + self->system().render(err) + ")");
     return;
   }
-  self->delayed_send(self, poll_interval, retry_atom::value, call_id);
+  self->delayed_send(self, poll_interval, retry_atom_v, call_id);
 }
 
 void on_offer_reply(egress_actor* self, const std::string& call_id, const DoorReply& r) {
@@ -193,7 +193,7 @@ void on_offer_reply(egress_actor* self, const std::string& call_id, const DoorRe
                                      {"offer", c.offers}, {"waited_ms", ms_since(self, c.began)},
                                      {"message", v.status_text}});
     answer_start(c, CallStatus::busy, m + " is busy and has not taken the task; the runtime keeps offering it");
-    self->delayed_send(self, reoffer_delay(call_id, c.offers), retry_atom::value, call_id);
+    self->delayed_send(self, reoffer_delay(call_id, c.offers), retry_atom_v, call_id);
     return;
   }
   if (v.state == TaskState::rejected) {
@@ -256,7 +256,7 @@ void poll(egress_actor* self, const std::string& call_id) {
         }
         i->second.transport_failures = 0;
         if (is_terminal(r.task.state)) finish_from(self, call_id, r.task);
-        else self->delayed_send(self, poll_interval, retry_atom::value, call_id);
+        else self->delayed_send(self, poll_interval, retry_atom_v, call_id);
       },
       [=](const caf::error& err) { transport_failed(self, call_id, err); });
 }
@@ -276,7 +276,7 @@ void follow(egress_actor* self, const std::string& call_id) {
         if (i == self->state.calls.end()) return;
         if (!r.ok()) {
           i->second.polling = true;
-          self->delayed_send(self, poll_interval, retry_atom::value, call_id);
+          self->delayed_send(self, poll_interval, retry_atom_v, call_id);
           return;
         }
         if (is_terminal(r.task.state)) finish_from(self, call_id, r.task);
@@ -285,7 +285,7 @@ void follow(egress_actor* self, const std::string& call_id) {
         auto i = self->state.calls.find(call_id);
         if (i == self->state.calls.end()) return;
         i->second.polling = true;
-        self->delayed_send(self, poll_interval, retry_atom::value, call_id);
+        self->delayed_send(self, poll_interval, retry_atom_v, call_id);
       });
 }
 
@@ -321,11 +321,11 @@ caf::behavior egress(egress_actor* self, EgressSetup setup) {
       c.start = rp;
       c.began = self->clock().now();
       st.calls.emplace(req.call_id, std::move(c));
-      self->delayed_send(self, st.setup.call_deadline, deadline_atom::value, req.call_id);
+      self->delayed_send(self, st.setup.call_deadline, deadline_atom_v, req.call_id);
       if (st.addresses.count(req.member)) {
         proceed(self, req.call_id);
       } else {
-        self->delayed_send(self, st.setup.address_wait, wait_atom::value, req.call_id);
+        self->delayed_send(self, st.setup.address_wait, wait_atom_v, req.call_id);
       }
       return rp;
     },
@@ -375,7 +375,7 @@ caf::behavior egress(egress_actor* self, EgressSetup setup) {
       auto c = self->state.calls.find(it->second);
       if (c == self->state.calls.end() || c->second.phase != Phase::following || c->second.polling) return;
       c->second.polling = true;
-      self->delayed_send(self, poll_interval, retry_atom::value, it->second);
+      self->delayed_send(self, poll_interval, retry_atom_v, it->second);
     },
     [=](const AbandonCall& a) {
       auto it = self->state.calls.find(a.call_id);

@@ -117,8 +117,8 @@ void stop(launcher_actor* self, std::int32_t code, std::string why) {
   st.phase = Phase::stopping;
   st.exit_code = code;
   st.ending = std::move(why);
-  self->send(st.lifelines, caf::close_atom::value);
-  self->delayed_send(self, st.setup.stop_grace, deadline_atom::value, LauncherDeadline::grace);
+  self->send(st.lifelines, caf::close_atom_v);
+  self->delayed_send(self, st.setup.stop_grace, deadline_atom_v, LauncherDeadline::grace);
   finish_if_done(self);
 }
 
@@ -157,9 +157,9 @@ bool register_started(launcher_actor* self, const MemberStarted& info, const caf
   if (info.pid > 0 || !s.pids.count(info.name)) s.pids[info.name] = info.pid;
   s.running.insert(info.name);
   s.started[info.name].info = info;
-  self->send(s.lifelines, caf::put_atom::value, info.name, lifeline_end);
+  self->send(s.lifelines, caf::put_atom_v, info.name, lifeline_end);
   if (s.phase == Phase::starting) return true;
-  self->send(s.lifelines, caf::close_atom::value, info.name);
+  self->send(s.lifelines, caf::close_atom_v, info.name);
   return false;
 }
 
@@ -221,9 +221,9 @@ void probe(launcher_actor* self, const std::string& name) {
           if (st2.phase == Phase::starting) peers_ready(self);
           return;
         }
-        self->delayed_send(self, st2.setup.probe_interval, retry_atom::value, name);
+        self->delayed_send(self, st2.setup.probe_interval, retry_atom_v, name);
       },
-      [=](const caf::error&) { self->delayed_send(self, self->state.setup.probe_interval, retry_atom::value, name); });
+      [=](const caf::error&) { self->delayed_send(self, self->state.setup.probe_interval, retry_atom_v, name); });
 }
 
 caf::behavior launcher(launcher_actor* self, LauncherSetup setup) {
@@ -252,7 +252,7 @@ caf::behavior launcher(launcher_actor* self, LauncherSetup setup) {
   }
   if (!any_peer) start_entry(self);
   if (st.setup.deadline.count() > 0)
-    self->delayed_send(self, st.setup.deadline, deadline_atom::value, LauncherDeadline::formation);
+    self->delayed_send(self, st.setup.deadline, deadline_atom_v, LauncherDeadline::formation);
 
   return {
     [=](caf::get_atom) -> std::string { return self->state.formation_id; },

@@ -131,7 +131,7 @@ void stream(caf::event_based_actor* self, const Exchange& x, const TaskView& fir
     if (!s->open) return;
     s->resp.append_chunk(chunk);
     s->resp.flush([me](const restinio::asio_ns::error_code& ec) {
-      if (ec) caf::anon_send(me, gone_atom::value);
+      if (ec) caf::anon_send(me, gone_atom_v);
     });
   };
   auto event = [write, id](const json& result) { write("data: " + a2a::result_response(id, result).dump() + "\n\n"); };

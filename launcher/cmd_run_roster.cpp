@@ -261,7 +261,7 @@ int cmd_run_roster(const RunRosterOptions& o) {
     SignalWatch signals([launcher, &caught](int sig) {
       int none = 0;
       caught.compare_exchange_strong(none, sig);
-      caf::anon_send(launcher, sigterm_atom::value, static_cast<std::int32_t>(sig));
+      caf::anon_send(launcher, sigterm_atom_v, static_cast<std::int32_t>(sig));
     });
     bool down = false;
     self->receive_while([&] { return !reporter.ended() && !down; })(

@@ -148,7 +148,7 @@ caf::result<MemberStarted, caf::actor> start_member(spawner_actor* self, const S
   } catch (const std::system_error& e) {
     return refusal(std::string("could not be started (") + e.what() + ")");
   }
-  self->send(st.launcher, spawned_atom::value, sm.name, static_cast<std::int64_t>(proc->pid));
+  self->send(st.launcher, spawned_atom_v, sm.name, static_cast<std::int64_t>(proc->pid));
   pipes.channel.read.reset();
   pipes.lifeline.read.reset();
   out.write.reset();
@@ -168,8 +168,8 @@ caf::result<MemberStarted, caf::actor> start_member(spawner_actor* self, const S
   caf::actor me = self;
   const std::string name = sm.name;
   MemberOutputHandlers h;
-  h.ready_line = [me, name](const std::string& line) { caf::anon_send(me, readyline_atom::value, name, line); };
-  h.exited = [me, name](int code) { caf::anon_send(me, exited_atom::value, name, static_cast<std::int32_t>(code)); };
+  h.ready_line = [me, name](const std::string& line) { caf::anon_send(me, readyline_atom_v, name, line); };
+  h.exited = [me, name](int code) { caf::anon_send(me, exited_atom_v, name, static_cast<std::int32_t>(code)); };
   st.setup.processes->watch(proc, std::move(out.read), std::move(err.read), st.setup.console, h);
 
   std::string first = render_bundle(*ref.bundle);
@@ -180,7 +180,7 @@ caf::result<MemberStarted, caf::actor> start_member(spawner_actor* self, const S
     for (const auto& a : sm.addresses) addrs.push_back({a.member, a.text});
     write_channel_line(channel_fd, render_address_line(addrs));
   }
-  self->delayed_send(self, st.setup.ready_deadline, ready_timeout_atom::value, name);
+  self->delayed_send(self, st.setup.ready_deadline, ready_timeout_atom_v, name);
   return rp;
 }
 

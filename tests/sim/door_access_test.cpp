@@ -60,7 +60,7 @@ struct door_fixture : test_coordinator_fixture<caf::actor_system_config> {
     door = spawn_door(sys, std::move(d));
     DoorKeys keys{std::make_shared<DoorTokenIssuer>(),
                   std::make_shared<FormationVerifier>(authority.formation_id(), "coder", authority.verify_key())};
-    anon_send(network, caf::put_atom::value, url, door, keys);
+    anon_send(network, caf::put_atom_v, url, door, keys);
     sched.run();
   }
   ~door_fixture() override {
@@ -141,7 +141,7 @@ TEST_CASE_METHOD(door_fixture, "a token signed with the trusted key but naming a
   REQUIRE(elsewhere_id != authority.formation_id());
   DoorKeys keys{std::make_shared<DoorTokenIssuer>(),
                 std::make_shared<FormationVerifier>(elsewhere_id, "coder", authority.verify_key())};
-  anon_send(network, caf::put_atom::value, elsewhere_url, door, keys);
+  anon_send(network, caf::put_atom_v, elsewhere_url, door, keys);
   sched.run();
 
   auto lead = token(authority, "lead", "coder");
@@ -259,7 +259,7 @@ TEST_CASE_METHOD(door_fixture, "a caller whose egress lacks localhost is refused
   e.allows_localhost = false;
   e.network = network;
   auto egress = spawn_egress(sys, std::move(e));
-  anon_send(egress, address_atom::value, std::vector<MemberText>{{"coder", url}});
+  anon_send(egress, address_atom_v, std::vector<MemberText>{{"coder", url}});
   sched.run();
   self->send(egress, CallMember{"tsk_x", ids::mint(ids::member_call), "coder", "work"});
   sched.run();
@@ -361,7 +361,7 @@ TEST_CASE_METHOD(test_coordinator_fixture<caf::actor_system_config>,
   DoorReply first;
   self->receive([&](DoorReply& r) { first = r; }, caf::after(0s) >> [] {});
   REQUIRE(first.ok());
-  self->send(door, caf::get_atom::value);
+  self->send(door, caf::get_atom_v);
   sched.run();
   std::vector<TaskView> tasks;
   self->receive([&](std::vector<TaskView>& t) { tasks = t; }, caf::after(0s) >> [] {});

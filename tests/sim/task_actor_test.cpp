@@ -365,7 +365,7 @@ TEST_CASE_METHOD(scene, "a reply after a missing answer is annotated and carries
 TEST_CASE_METHOD(scene, "cancel abandons the calls still out", "[task]") {
   start(script({call({{"coder", "x"}, {"tester", "y"}}), reply("never")}));
   end_call("tester", "completed", "arrived but never delivered");
-  self->send(task, cancel_atom::value);
+  self->send(task, cancel_atom_v);
   sched.run();
   const auto& done = finished();
   CHECK(done.state == TaskState::canceled);
@@ -461,7 +461,7 @@ TEST_CASE_METHOD(scene, "an egress that rejects at once is waited on until its C
 
 TEST_CASE_METHOD(scene, "a task canceled while its model thinks ends once and ignores the late turn", "[task]") {
   start(script({reply("too late", 1000)}));
-  self->send(task, cancel_atom::value);
+  self->send(task, cancel_atom_v);
   sched.run();
   CHECK(finished().state == TaskState::canceled);
   advance_time(1s);
