@@ -6,7 +6,7 @@ namespace mur {
 
 namespace {
 
-bool completed(const CallEnded& o) { return o.status == "completed"; }
+bool completed(const CallEnded& o) { return o.status == CallStatus::completed; }
 
 // "tester (timed_out), linter (no_answer)"
 std::string list_below(const std::vector<NoAnswer>& below) {
@@ -23,7 +23,7 @@ std::string missing_line(const std::vector<CallEnded>& outcomes) {
   for (const auto& o : outcomes) {
     if (completed(o)) continue;
     if (!names.empty()) names += "; ";
-    names += o.member + " (call " + o.call_id + ", " + o.status;
+    names += o.member + " (call " + o.call_id + ", " + to_string(o.status);
     if (!o.below.empty()) names += "; further down, nothing came from " + list_below(o.below);
     names += ")";
   }
@@ -60,7 +60,7 @@ std::string closing_line(bool gaps, bool sent_by_member) {
 
 std::string outcome_phrase(const CallEnded& o) {
   if (completed(o)) return "completed";
-  return o.status + ", with no answer from " + o.member;
+  return to_string(o.status) + ", with no answer from " + o.member;
 }
 
 std::string build_continuation(const std::vector<CallEnded>& outcomes, bool sent_by_member) {

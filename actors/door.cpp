@@ -177,7 +177,7 @@ DoorReply cancel(door_actor* self, Entry& e) {
   e.view.status_text = "canceled";
   auto q = std::find(st.queued.begin(), st.queued.end(), e.view.id);
   if (q != st.queued.end()) st.queued.erase(q);
-  if (e.task) self->send(e.task, cancel_atom::value);
+  if (e.task) self->send(e.task, cancel_atom_v);
   publish(self, e);
   return with_task(e.view);
 }
@@ -249,7 +249,7 @@ DoorReply handle(door_actor* self, const DoorRequest& req) {
     return r;
   }
   if (req.method == "session/stop") {
-    self->send(st.setup.owner, sigterm_atom::value);
+    self->send(st.setup.owner, sigterm_atom_v);
     DoorReply r;
     r.session_id = st.setup.session_id;
     return r;
@@ -274,7 +274,7 @@ void task_gone(door_actor* self, const std::string& task_id) {
   maybe_drained(self);
   if (st.running.empty() && st.queued.empty() && st.setup.acceptance.exit_after_task && !st.closing &&
       st.setup.owner)
-    self->send(st.setup.owner, ended_atom::value);
+    self->send(st.setup.owner, ended_atom_v);
 }
 
 caf::behavior door(door_actor* self, DoorSetup setup) {
@@ -354,7 +354,7 @@ caf::behavior door(door_actor* self, DoorSetup setup) {
         e.view.status_text = "canceled: the session is ending";
         publish(self, e);
       }
-      if (e.task) self->send(e.task, cancel_atom::value);
+      if (e.task) self->send(e.task, cancel_atom_v);
       auto rp = self->make_response_promise();
       st.drained.push_back(rp);
       return caf::delegated<std::int32_t>{};

@@ -75,7 +75,7 @@ std::string callee_list(const EgressState& st) {
   return out;
 }
 
-void answer_start(Call& c, const std::string& status, const std::string& message) {
+void answer_start(Call& c, CallStatus status, const std::string& message) {
   if (c.start_sent) return;
   c.start_sent = true;
   c.start.deliver(CallStart{c.req.call_id, status, c.member_task_id, message});
@@ -89,7 +89,7 @@ void forget(egress_actor* self, const std::string& call_id) {
 }
 
 // Ends a call once: its CallStart (if not yet given) and its CallEnded.
-void end_call(egress_actor* self, const std::string& call_id, const std::string& status, std::string output,
+void end_call(egress_actor* self, const std::string& call_id, CallStatus status, std::string output,
               std::vector<NoAnswer> below = {}) {
   auto it = self->state.calls.find(call_id);
   if (it == self->state.calls.end()) return;
@@ -106,7 +106,7 @@ void end_call(egress_actor* self, const std::string& call_id, const std::string&
 void refuse(egress_actor* self, const std::string& call_id, const std::string& message) {
   auto it = self->state.calls.find(call_id);
   if (it == self->state.calls.end()) return;
-  answer_start(it->second, "refused", message);
+  answer_start(it->second, CallStatus::refused, message);
   forget(self, call_id);
 }
 
@@ -127,12 +127,12 @@ void finish_from(egress_actor* self, const std::string& call_id, const TaskView&
   if (it == self->state.calls.end()) return;
   const std::string& m = it->second.req.member;
   if (v.state == TaskState::completed) {
-    end_call(self, call_id, "completed", v.answer, below_of(v));
+    end_call(self, call_id, CallStatus::completed, v.answer, below_of(v));
   } else if (v.state == TaskState::failed && v.no_answer) {
-    end_call(self, call_id, "no_answer",
+    end_call(self, call_id, CallStatus::no_answer,
              v.status_text.empty() ? m + " ended its task without an answer" : v.status_text, below_of(v));
   } else {
-    end_call(self, call_id, state_word(v.state),
+    end_call(self, call_id, call_status_of(v.state),
              v.status_text.empty() ? m + "'s task ended " + state_word(v.state) : v.status_text);
   }
 }
@@ -162,11 +162,11 @@ void transport_failed(egress_actor* self, const std::string& call_id, const caf:
   if (it == self->state.calls.end()) return;
   Call& c = it->second;
   if (++c.transport_failures >= 2) {
-    end_call(self, call_id, "unreachable",
+    end_call(self, call_id, CallStatus::unreachable,
              c.req.member + "'s door could not be reached (" + self->system().render(err) + ")");
     return;
   }
-  self->delayed_send(self, poll_interval, retry_atom::value, call_id);
+  self->delayed_send(self, poll_interval, retry_atom_v, call_id);
 }
 
 void on_offer_reply(egress_actor* self, const std::string& call_id, const DoorReply& r) {
@@ -176,12 +176,12 @@ void on_offer_reply(egress_actor* self, const std::string& call_id, const DoorRe
   c.transport_failures = 0;
   const std::string& m = c.req.member;
   if (r.http_status != 200) {
-    end_call(self, call_id, "failed",
+    end_call(self, call_id, CallStatus::failed,
              m + "'s door refused the call: " + std::to_string(r.http_status) + " " + r.refusal + ": " + r.refusal_message);
     return;
   }
   if (r.rpc_code != 0) {
-    end_call(self, call_id, "failed",
+    end_call(self, call_id, CallStatus::failed,
              m + "'s door answered error " + std::to_string(r.rpc_code) + ": " + r.rpc_message);
     return;
   }
@@ -192,16 +192,16 @@ void on_offer_reply(egress_actor* self, const std::string& call_id, const DoorRe
     trace(self, "member_call_busy", {{"task_id", c.req.task_id}, {"call_id", call_id}, {"member", m},
                                      {"offer", c.offers}, {"waited_ms", ms_since(self, c.began)},
                                      {"message", v.status_text}});
-    answer_start(c, "busy", m + " is busy and has not taken the task; the runtime keeps offering it");
-    self->delayed_send(self, reoffer_delay(call_id, c.offers), retry_atom::value, call_id);
+    answer_start(c, CallStatus::busy, m + " is busy and has not taken the task; the runtime keeps offering it");
+    self->delayed_send(self, reoffer_delay(call_id, c.offers), retry_atom_v, call_id);
     return;
   }
   if (v.state == TaskState::rejected) {
-    end_call(self, call_id, "rejected", v.status_text.empty() ? m + " rejected the task" : v.status_text);
+    end_call(self, call_id, CallStatus::rejected, v.status_text.empty() ? m + " rejected the task" : v.status_text);
     return;
   }
   if (v.id.empty()) {
-    end_call(self, call_id, "failed", m + "'s door answered without a task id");
+    end_call(self, call_id, CallStatus::failed, m + "'s door answered without a task id");
     return;
   }
   c.member_task_id = v.id;
@@ -217,7 +217,7 @@ void on_offer_reply(egress_actor* self, const std::string& call_id, const DoorRe
   }
   trace(self, "member_call_start",
         {{"task_id", c.req.task_id}, {"call_id", call_id}, {"member", m}, {"member_task_id", v.id}});
-  answer_start(c, "started", m + " holds the task");
+  answer_start(c, CallStatus::started, m + " holds the task");
   if (is_terminal(v.state)) {
     finish_from(self, call_id, v);
     return;
@@ -250,13 +250,13 @@ void poll(egress_actor* self, const std::string& call_id) {
         auto i = self->state.calls.find(call_id);
         if (i == self->state.calls.end()) return;
         if (!r.ok()) {
-          end_call(self, call_id, "failed", i->second.req.member + "'s door stopped answering for the task: " +
+          end_call(self, call_id, CallStatus::failed, i->second.req.member + "'s door stopped answering for the task: " +
                                               (r.refusal.empty() ? r.rpc_message : r.refusal));
           return;
         }
         i->second.transport_failures = 0;
         if (is_terminal(r.task.state)) finish_from(self, call_id, r.task);
-        else self->delayed_send(self, poll_interval, retry_atom::value, call_id);
+        else self->delayed_send(self, poll_interval, retry_atom_v, call_id);
       },
       [=](const caf::error& err) { transport_failed(self, call_id, err); });
 }
@@ -276,7 +276,7 @@ void follow(egress_actor* self, const std::string& call_id) {
         if (i == self->state.calls.end()) return;
         if (!r.ok()) {
           i->second.polling = true;
-          self->delayed_send(self, poll_interval, retry_atom::value, call_id);
+          self->delayed_send(self, poll_interval, retry_atom_v, call_id);
           return;
         }
         if (is_terminal(r.task.state)) finish_from(self, call_id, r.task);
@@ -285,7 +285,7 @@ void follow(egress_actor* self, const std::string& call_id) {
         auto i = self->state.calls.find(call_id);
         if (i == self->state.calls.end()) return;
         i->second.polling = true;
-        self->delayed_send(self, poll_interval, retry_atom::value, call_id);
+        self->delayed_send(self, poll_interval, retry_atom_v, call_id);
       });
 }
 
@@ -310,7 +310,7 @@ caf::behavior egress(egress_actor* self, EgressSetup setup) {
       auto rp = self->make_response_promise<CallStart>();
       if (!is_callee(st, req.member)) {
         const std::string list = callee_list(st);
-        rp.deliver(CallStart{req.call_id, "refused", "",
+        rp.deliver(CallStart{req.call_id, CallStatus::refused, "",
                              "'" + req.member + "' is not a member this one may call" +
                                (list.empty() ? std::string(" (it may call none)") : "; it may call: " + list)});
         return rp;
@@ -321,11 +321,11 @@ caf::behavior egress(egress_actor* self, EgressSetup setup) {
       c.start = rp;
       c.began = self->clock().now();
       st.calls.emplace(req.call_id, std::move(c));
-      self->delayed_send(self, st.setup.call_deadline, deadline_atom::value, req.call_id);
+      self->delayed_send(self, st.setup.call_deadline, deadline_atom_v, req.call_id);
       if (st.addresses.count(req.member)) {
         proceed(self, req.call_id);
       } else {
-        self->delayed_send(self, st.setup.address_wait, wait_atom::value, req.call_id);
+        self->delayed_send(self, st.setup.address_wait, wait_atom_v, req.call_id);
       }
       return rp;
     },
@@ -357,10 +357,10 @@ caf::behavior egress(egress_actor* self, EgressSetup setup) {
       const Call& c = it->second;
       const auto secs = std::to_string(self->state.setup.call_deadline.count() / 1000);
       if (c.phase == Phase::following)
-        end_call(self, call_id, "timed_out",
+        end_call(self, call_id, CallStatus::timed_out,
                  c.req.member + " did not finish the task within the call deadline of " + secs + " s");
       else
-        end_call(self, call_id, "rejected",
+        end_call(self, call_id, CallStatus::rejected,
                  c.req.member + " stayed busy for the whole call deadline of " + secs + " s and never took the task");
     },
     [=](const TaskEvent& ev) {
@@ -375,7 +375,7 @@ caf::behavior egress(egress_actor* self, EgressSetup setup) {
       auto c = self->state.calls.find(it->second);
       if (c == self->state.calls.end() || c->second.phase != Phase::following || c->second.polling) return;
       c->second.polling = true;
-      self->delayed_send(self, poll_interval, retry_atom::value, it->second);
+      self->delayed_send(self, poll_interval, retry_atom_v, it->second);
     },
     [=](const AbandonCall& a) {
       auto it = self->state.calls.find(a.call_id);

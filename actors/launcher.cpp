@@ -95,14 +95,14 @@ void finish_if_done(launcher_actor* self) {
   if (st.launch_failed) {
     st.ending = launch_failure_text(st);
     FormationProgress f;
-    f.event = "failed";
+    f.event = FormationEvent::failed;
     f.member = st.failed_first;
     f.detail = st.ending;
     f.exit_code = 1;
     report(self, f);
   }
   FormationProgress p;
-  p.event = "ended";
+  p.event = FormationEvent::ended;
   p.detail = st.ending;
   p.exit_code = st.exit_code;
   report(self, p);
@@ -117,8 +117,8 @@ void stop(launcher_actor* self, std::int32_t code, std::string why) {
   st.phase = Phase::stopping;
   st.exit_code = code;
   st.ending = std::move(why);
-  self->send(st.lifelines, caf::close_atom::value);
-  self->delayed_send(self, st.setup.stop_grace, deadline_atom::value, std::string("grace"));
+  self->send(st.lifelines, caf::close_atom_v);
+  self->delayed_send(self, st.setup.stop_grace, deadline_atom_v, LauncherDeadline::grace);
   finish_if_done(self);
 }
 
@@ -157,9 +157,9 @@ bool register_started(launcher_actor* self, const MemberStarted& info, const caf
   if (info.pid > 0 || !s.pids.count(info.name)) s.pids[info.name] = info.pid;
   s.running.insert(info.name);
   s.started[info.name].info = info;
-  self->send(s.lifelines, caf::put_atom::value, info.name, lifeline_end);
+  self->send(s.lifelines, caf::put_atom_v, info.name, lifeline_end);
   if (s.phase == Phase::starting) return true;
-  self->send(s.lifelines, caf::close_atom::value, info.name);
+  self->send(s.lifelines, caf::close_atom_v, info.name);
   return false;
 }
 
@@ -186,7 +186,7 @@ void start_entry(launcher_actor* self) {
         if (!register_started(self, info, lifeline_end)) return finish_if_done(self);
         auto& s = self->state;
         s.phase = Phase::entry_running;
-        report(self, FormationProgress{"entry", "", info.name, info.session_id, info.url, info.pid, "", 0});
+        report(self, FormationProgress{FormationEvent::entry, "", info.name, info.session_id, info.url, info.pid, "", 0});
       },
       [=](const caf::error& err) { start_refused(self, sm.name, err); });
 }
@@ -215,15 +215,15 @@ void probe(launcher_actor* self, const std::string& name) {
         auto& peer = st2.started[name];
         if (r.session_id == peer.info.session_id) {
           peer.ready = true;
-          report(self, FormationProgress{"ready", "", name, peer.info.session_id, peer.info.url, peer.info.pid, "", 0});
+          report(self, FormationProgress{FormationEvent::ready, "", name, peer.info.session_id, peer.info.url, peer.info.pid, "", 0});
           for (const auto& m : st2.setup.members)
             if (!m.entry && !st2.started[m.name].ready) return;
           if (st2.phase == Phase::starting) peers_ready(self);
           return;
         }
-        self->delayed_send(self, st2.setup.probe_interval, retry_atom::value, name);
+        self->delayed_send(self, st2.setup.probe_interval, retry_atom_v, name);
       },
-      [=](const caf::error&) { self->delayed_send(self, self->state.setup.probe_interval, retry_atom::value, name); });
+      [=](const caf::error&) { self->delayed_send(self, self->state.setup.probe_interval, retry_atom_v, name); });
 }
 
 caf::behavior launcher(launcher_actor* self, LauncherSetup setup) {
@@ -233,7 +233,7 @@ caf::behavior launcher(launcher_actor* self, LauncherSetup setup) {
   st.authority = std::make_unique<FormationAuthority>(st.formation_id);
   st.lifelines = spawn_lifelines(self->system());
   self->link_to(st.lifelines); // if this actor is killed, every lifeline closes with it
-  report(self, FormationProgress{"formation", "", "", "", "", 0, "", 0});
+  report(self, FormationProgress{FormationEvent::formation, "", "", "", "", 0, "", 0});
 
   bool any_peer = false;
   for (const auto& m : st.setup.members) {
@@ -252,7 +252,7 @@ caf::behavior launcher(launcher_actor* self, LauncherSetup setup) {
   }
   if (!any_peer) start_entry(self);
   if (st.setup.deadline.count() > 0)
-    self->delayed_send(self, st.setup.deadline, deadline_atom::value, std::string("formation"));
+    self->delayed_send(self, st.setup.deadline, deadline_atom_v, LauncherDeadline::formation);
 
   return {
     [=](caf::get_atom) -> std::string { return self->state.formation_id; },
@@ -272,11 +272,11 @@ caf::behavior launcher(launcher_actor* self, LauncherSetup setup) {
     [=](sigterm_atom, std::int32_t signal) {
       stop(self, 128 + signal, "signal " + std::to_string(signal) + ": the formation was stopped");
     },
-    [=](deadline_atom, const std::string& which) {
+    [=](deadline_atom, LauncherDeadline which) {
       auto& s = self->state;
-      if (which == "formation") {
+      if (which == LauncherDeadline::formation) {
         stop(self, 124, "the formation's deadline passed");
-      } else if (which == "grace" && s.phase == Phase::stopping) {
+      } else if (which == LauncherDeadline::grace && s.phase == Phase::stopping) {
         for (const auto* names : {&s.running, &s.pending})
           for (const auto& name : *names) {
             s.killed.insert(name);

@@ -54,7 +54,7 @@ caf::behavior lifeline_watch(caf::stateful_actor<WatchState>* self, caf::actor e
   self->set_down_handler([=](const caf::down_msg& dm) {
     if (dm.source != member.address() && !self->state.reported) {
       self->state.reported = true;
-      self->send(member, lifeline_atom::value);
+      self->send(member, lifeline_atom_v);
     }
     self->state.self_ref = nullptr;
     self->quit();

@@ -54,7 +54,7 @@ void end_session(member_actor* self, const std::string& status) {
   st.phase = Phase::ended;
   trace(self, "session_end", {{"exit_status", status}});
   if (st.setup.supervisor)
-    self->send(st.setup.supervisor, ended_atom::value, st.setup.member, exit_code(st));
+    self->send(st.setup.supervisor, ended_atom_v, st.setup.member, exit_code(st));
   if (st.egress) self->send_exit(st.egress, caf::exit_reason::user_shutdown);
   if (st.door) self->send_exit(st.door, caf::exit_reason::user_shutdown);
   self->quit();
@@ -65,7 +65,7 @@ void wind_down(member_actor* self, const char* cause) {
   if (st.phase != Phase::serving) return;
   st.phase = Phase::winding_down;
   const std::string why = cause;
-  self->request(st.door, caf::infinite, winddown_atom::value)
+  self->request(st.door, caf::infinite, winddown_atom_v)
     .then(
       [=](std::int32_t was_running) {
         const bool formation = why == "formation_ended";
@@ -141,7 +141,7 @@ caf::behavior member(member_actor* self, MemberSetup setup) {
   return {
     [=](caf::get_atom) -> caf::actor { return self->state.door; },
     [=](address_atom, const std::vector<MemberText>& addresses) {
-      if (self->state.egress) self->send(self->state.egress, address_atom::value, addresses);
+      if (self->state.egress) self->send(self->state.egress, address_atom_v, addresses);
     },
     [=](lifeline_atom) {
       auto& s = self->state;
@@ -162,7 +162,7 @@ caf::behavior member(member_actor* self, MemberSetup setup) {
     [=](ended_atom) {
       if (self->state.phase != Phase::serving) return;
       self->state.phase = Phase::winding_down;
-      self->request(self->state.door, caf::infinite, caf::get_atom::value)
+      self->request(self->state.door, caf::infinite, caf::get_atom_v)
         .then(
           [=](const std::vector<TaskView>& tasks) {
             for (const auto& t : tasks)

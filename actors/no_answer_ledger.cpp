@@ -7,12 +7,12 @@ namespace mur {
 void NoAnswerLedger::record(const CallEnded& ended) {
   auto it = std::find_if(entries_.begin(), entries_.end(),
                          [&](const Entry& e) { return e.member == ended.member; });
-  const bool clears = ended.status == "completed" && ended.below.empty();
+  const bool clears = ended.status == CallStatus::completed && ended.below.empty();
   if (clears) {
     if (it != entries_.end()) entries_.erase(it);
     return;
   }
-  Entry entry{ended.member, ended.status, ended.below};
+  Entry entry{ended.member, to_string(ended.status), ended.below};
   if (it != entries_.end())
     *it = std::move(entry);
   else

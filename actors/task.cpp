@@ -119,7 +119,7 @@ void finish(task_ptr self, TaskFinished done) {
   const auto now = self->clock().now();
   for (const auto& c : st.pending) {
     if (c.phase == Phase::arrived) {
-      const std::string status = c.ended.status == "completed" ? "abandoned" : c.ended.status;
+      const std::string status = c.ended.status == CallStatus::completed ? "abandoned" : to_string(c.ended.status);
       trace_member_call(self, c, status, c.ended.duration_ms, c.ended.output, c.truncated, false);
     } else {
       if (st.setup.egress) self->send(st.setup.egress, AbandonCall{c.call_id});
@@ -128,12 +128,12 @@ void finish(task_ptr self, TaskFinished done) {
   }
   st.pending.clear();
   done.task_id = st.setup.task.id;
-  trace(self, "task_end", {{"task_id", st.setup.task.id}, {"exit_status", done.exit_status}, {"turns", st.turn}});
+  trace(self, "task_end", {{"task_id", st.setup.task.id}, {"exit_status", to_string(done.exit_status)}, {"turns", st.turn}});
   if (st.setup.door) self->send(st.setup.door, std::move(done));
   self->quit();
 }
 
-void fail(task_ptr self, const std::string& text, const char* exit_status) {
+void fail(task_ptr self, const std::string& text, TaskExit exit_status) {
   TaskFinished done;
   done.state = TaskState::failed;
   done.status_text = text;
@@ -145,7 +145,7 @@ void complete(task_ptr self, const std::string& reply) {
   TaskFinished done;
   done.state = TaskState::completed;
   done.status_text = "completed";
-  done.exit_status = "ok";
+  done.exit_status = TaskExit::ok;
   done.answer = reply;
   auto report = self->state.ledger.report();
   if (!report.empty()) {
@@ -162,7 +162,7 @@ void end_without_answer_now(task_ptr self) {
   done.status_text = self->state.ending_reason;
   done.no_answer = true;
   done.no_answer_below = self->state.ledger.report();
-  done.exit_status = "no_answer";
+  done.exit_status = TaskExit::no_answer;
   finish(self, std::move(done));
 }
 
@@ -173,7 +173,7 @@ void ask_turn(task_ptr self) {
   if (st.finished) return;
   if (st.turn >= st.setup.max_turns) {
     fail(self, "the task used all " + std::to_string(st.setup.max_turns) + " model turns without an answer",
-         "max_turns_reached");
+         TaskExit::max_turns_reached);
     return;
   }
   ModelTurnRequest req{st.setup.task.id, st.setup.task.request, st.turn, st.setup.member, st.setup.callees,
@@ -182,7 +182,7 @@ void ask_turn(task_ptr self) {
   const int turn = st.turn;
   self->request(st.setup.model, caf::infinite, std::move(req))
     .then([=](ModelTurn& t) { on_turn(self, turn, std::move(t)); },
-          [=](caf::error& err) { fail(self, "the model did not answer: " + self->system().render(err), "failed"); });
+          [=](caf::error& err) { fail(self, "the model did not answer: " + self->system().render(err), TaskExit::failed); });
 }
 
 // Delivers every outcome of the round in ONE continuation, then asks the next turn.
@@ -201,7 +201,7 @@ void deliver(task_ptr self) {
     else
       st.answers.push_back(MemberText{c->member, text});
     st.ledger.record(c->ended);
-    trace_member_call(self, *c, c->ended.status, c->ended.duration_ms, c->ended.output, c->truncated, true);
+    trace_member_call(self, *c, to_string(c->ended.status), c->ended.duration_ms, c->ended.output, c->truncated, true);
   }
   st.continuation = build_continuation(outcomes, st.member_sent);
   ++st.continuations;
@@ -241,15 +241,15 @@ void on_start(task_ptr self, const std::string& call_id, const std::string& memb
   s.call_id = call_id;
   if (PendingCall* c = find_call(self, call_id)) {
     std::string& result = st.tool_results.at(c->result_slot);
-    if (s.status == "refused") {
+    if (s.status == CallStatus::refused) {
       result = task_texts::tool_error(s.message);
       st.pending.erase(st.pending.begin() + (c - st.pending.data()));
     } else {
       c->member_task_id = s.member_task_id;
       if (c->phase == Phase::claimed) c->phase = Phase::outstanding;
-      if (s.status == "started")
+      if (s.status == CallStatus::started)
         result = task_texts::call_started(s, member);
-      else if (s.status == "busy")
+      else if (s.status == CallStatus::busy)
         result = task_texts::call_busy(s, member);
       else
         result = task_texts::call_ended_at_once(s, member, st.member_sent);
@@ -287,7 +287,7 @@ void make_call(task_ptr self, const MemberText& call) {
     .then([=](CallStart& s) { on_start(self, call_id, member, std::move(s)); },
           [=](caf::error& err) {
             on_start(self, call_id, member,
-                     CallStart{call_id, "refused", "", "the call could not be made (" + self->system().render(err) +
+                     CallStart{call_id, CallStatus::refused, "", "the call could not be made (" + self->system().render(err) +
                                                            "); nothing was sent."});
           });
 }
@@ -322,7 +322,7 @@ void on_turn(task_ptr self, int turn, ModelTurn t) {
   const char* decision = t.fails ? "error" : tools ? "tool_call" : "end_turn";
   trace(self, "inference", {{"task_id", st.setup.task.id}, {"turn", turn}, {"decision", decision}});
   if (t.fails) {
-    fail(self, t.failure, "failed");
+    fail(self, t.failure, TaskExit::failed);
     return;
   }
   if (!tools) {
@@ -365,7 +365,7 @@ caf::behavior task_actor(task_ptr self, TaskSetup setup) {
       TaskFinished done;
       done.state = TaskState::canceled;
       done.status_text = "the task was canceled";
-      done.exit_status = "canceled";
+      done.exit_status = TaskExit::canceled;
       finish(self, std::move(done));
     },
   };

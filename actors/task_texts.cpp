@@ -7,7 +7,7 @@ namespace mur::task_texts {
 namespace {
 
 std::string result_json(const CallStart& start, const std::string& member, const std::string& output) {
-  nlohmann::json j{{"call_id", start.call_id}, {"member", member}, {"status", start.status}};
+  nlohmann::json j{{"call_id", start.call_id}, {"member", member}, {"status", to_string(start.status)}};
   if (!start.member_task_id.empty()) j["task_id"] = start.member_task_id;
   if (!output.empty()) j["output"] = output;
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -34,7 +34,7 @@ std::string call_busy(const CallStart& start, const std::string& member) {
 
 std::string call_ended_at_once(const CallStart& start, const std::string& member, bool sent_by_member) {
   std::string out = result_json(start, member, start.message) + "\n" + "Call " + start.call_id + " to " +
-                    member + " ended " + start.status + " with no answer from " + member +
+                    member + " ended " + to_string(start.status) + " with no answer from " + member +
                     ". Do not present an answer of your own as " + member + "'s.";
   if (sent_by_member)
     out += " If there is no answer to give without " + member +
@@ -92,8 +92,8 @@ std::string answered_without(const std::vector<NoAnswer>& report) {
 }
 
 std::string answer_text(const CallEnded& ended) {
-  if (ended.status == "completed") return ended.output;
-  std::string out = ended.member + " gave no answer (" + ended.status + ")";
+  if (ended.status == CallStatus::completed) return ended.output;
+  std::string out = ended.member + " gave no answer (" + to_string(ended.status) + ")";
   if (!ended.output.empty()) out += ": " + ended.output;
   return out;
 }

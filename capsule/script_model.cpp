@@ -100,7 +100,7 @@ caf::behavior script_model(caf::stateful_actor<ScriptModelState>* self, Inferenc
       auto rp = self->make_response_promise<ModelTurn>();
       const auto key = self->state.next_key++;
       self->state.thinking.emplace(key, std::make_pair(rp, std::move(t)));
-      self->delayed_send(self, std::chrono::milliseconds(entry.think_ms), think_atom::value, key);
+      self->delayed_send(self, std::chrono::milliseconds(entry.think_ms), think_atom_v, key);
       return rp;
     },
     [=](think_atom, std::uint64_t key) {

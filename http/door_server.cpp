@@ -28,7 +28,6 @@ using router_t = restinio::router::express_router_t<>;
 struct traits : restinio::default_traits_t {
   using request_handler_t = router_t;
 };
-using gone_atom = caf::atom_constant<caf::atom("ssegone")>;
 
 constexpr auto door_timeout = 30s;
 
@@ -132,7 +131,7 @@ void stream(caf::event_based_actor* self, const Exchange& x, const TaskView& fir
     if (!s->open) return;
     s->resp.append_chunk(chunk);
     s->resp.flush([me](const restinio::asio_ns::error_code& ec) {
-      if (ec) caf::anon_send(me, gone_atom::value);
+      if (ec) caf::anon_send(me, gone_atom_v);
     });
   };
   auto event = [write, id](const json& result) { write("data: " + a2a::result_response(id, result).dump() + "\n\n"); };

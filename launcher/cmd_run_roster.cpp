@@ -101,13 +101,13 @@ public:
 
   void on(const FormationProgress& p) {
     frm_ = p.formation_id;
-    if (p.event == "formation") {
+    if (p.event == FormationEvent::formation) {
       if (!options_.json) console_.note("formation " + p.formation_id + ": starting " + std::to_string(admission_.members.size()) + " member(s)");
-    } else if (p.event == "ready") {
+    } else if (p.event == FormationEvent::ready) {
       peers_[p.member] = Peer{p.member, p.pid, p.session_id, p.url, formation_dir(p.formation_id) + "/" + p.member};
       if (!options_.json)
         console_.note("ready  " + p.member + "  pid " + std::to_string(p.pid) + "  " + p.session_id + "  " + p.url + "  (" + seconds_since(t0_) + ")");
-    } else if (p.event == "entry") {
+    } else if (p.event == FormationEvent::entry) {
       entry_started_ = true;
       if (!options_.json) {
         console_.note("entry  " + p.member + "  pid " + std::to_string(p.pid) + "  " + p.session_id + "  " + p.url + "  (" + seconds_since(t0_) + ")");
@@ -125,9 +125,9 @@ public:
         }
         console_.open_entry(json{{"entry", p.member}, {"formation_id", p.formation_id}, {"peers", peers}}.dump());
       }
-    } else if (p.event == "failed") {
+    } else if (p.event == FormationEvent::failed) {
       failure_ = p.detail;
-    } else if (p.event == "ended") {
+    } else if (p.event == FormationEvent::ended) {
       ended_ = true;
       code_ = p.exit_code;
       ending_ = p.detail;
@@ -261,7 +261,7 @@ int cmd_run_roster(const RunRosterOptions& o) {
     SignalWatch signals([launcher, &caught](int sig) {
       int none = 0;
       caught.compare_exchange_strong(none, sig);
-      caf::anon_send(launcher, sigterm_atom::value, static_cast<std::int32_t>(sig));
+      caf::anon_send(launcher, sigterm_atom_v, static_cast<std::int32_t>(sig));
     });
     bool down = false;
     self->receive_while([&] { return !reporter.ended() && !down; })(

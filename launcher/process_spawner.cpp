@@ -25,9 +25,6 @@
 namespace mur {
 namespace {
 
-using readyline_atom = caf::atom_constant<caf::atom("readyline")>;
-using exited_atom = caf::atom_constant<caf::atom("mexited")>;
-using timeout_atom = caf::atom_constant<caf::atom("readytmo")>;
 const caf::atom_value spawn_category = caf::atom("murspawn");
 
 caf::error refusal(const std::string& reason) { return caf::error(1, spawn_category, caf::make_message(reason)); }
@@ -151,7 +148,7 @@ caf::result<MemberStarted, caf::actor> start_member(spawner_actor* self, const S
   } catch (const std::system_error& e) {
     return refusal(std::string("could not be started (") + e.what() + ")");
   }
-  self->send(st.launcher, spawned_atom::value, sm.name, static_cast<std::int64_t>(proc->pid));
+  self->send(st.launcher, spawned_atom_v, sm.name, static_cast<std::int64_t>(proc->pid));
   pipes.channel.read.reset();
   pipes.lifeline.read.reset();
   out.write.reset();
@@ -171,8 +168,8 @@ caf::result<MemberStarted, caf::actor> start_member(spawner_actor* self, const S
   caf::actor me = self;
   const std::string name = sm.name;
   MemberOutputHandlers h;
-  h.ready_line = [me, name](const std::string& line) { caf::anon_send(me, readyline_atom::value, name, line); };
-  h.exited = [me, name](int code) { caf::anon_send(me, exited_atom::value, name, static_cast<std::int32_t>(code)); };
+  h.ready_line = [me, name](const std::string& line) { caf::anon_send(me, readyline_atom_v, name, line); };
+  h.exited = [me, name](int code) { caf::anon_send(me, exited_atom_v, name, static_cast<std::int32_t>(code)); };
   st.setup.processes->watch(proc, std::move(out.read), std::move(err.read), st.setup.console, h);
 
   std::string first = render_bundle(*ref.bundle);
@@ -183,7 +180,7 @@ caf::result<MemberStarted, caf::actor> start_member(spawner_actor* self, const S
     for (const auto& a : sm.addresses) addrs.push_back({a.member, a.text});
     write_channel_line(channel_fd, render_address_line(addrs));
   }
-  self->delayed_send(self, st.setup.ready_deadline, timeout_atom::value, name);
+  self->delayed_send(self, st.setup.ready_deadline, ready_timeout_atom_v, name);
   return rp;
 }
 
@@ -216,7 +213,7 @@ caf::behavior spawner(spawner_actor* self, ProcessSpawnerSetup setup) {
       if (m.failed) return;
       if (self->state.launcher) self->send(self->state.launcher, MemberExited{name, code});
     },
-    [=](timeout_atom, const std::string& name) {
+    [=](ready_timeout_atom, const std::string& name) {
       refuse_start(self, name, "it did not report its session within " +
                                  std::to_string(self->state.setup.ready_deadline.count() / 1000) + "s");
     },

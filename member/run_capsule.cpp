@@ -39,7 +39,6 @@ namespace mur {
 namespace {
 
 using json = nlohmann::json;
-using result_atom = caf::atom_constant<caf::atom("taskend")>;
 
 std::string current_dir() {
   char buf[4096];
@@ -127,7 +126,7 @@ Formation join_formation(const std::shared_ptr<MemberLink>& link) {
       try {
         std::vector<MemberText> addresses;
         for (auto& a : parse_address_line(line)) addresses.push_back({a.name, a.url});
-        link->post([addresses](const caf::actor& m) { caf::anon_send(m, address_atom::value, addresses); });
+        link->post([addresses](const caf::actor& m) { caf::anon_send(m, address_atom_v, addresses); });
       } catch (const ChannelLineRefused& e) {
         std::cerr << "warning: an address line was refused: " << e.what() << "\n";
       }
@@ -145,7 +144,7 @@ Formation join_formation(const std::shared_ptr<MemberLink>& link) {
   }
   if (env->lifeline_fd) {
     f.lifeline = std::make_unique<LifelineWatch>(UniqueFd(*env->lifeline_fd), [link] {
-      link->post([](const caf::actor& m) { caf::anon_send(m, lifeline_atom::value); });
+      link->post([](const caf::actor& m) { caf::anon_send(m, lifeline_atom_v); });
     });
   } else {
     std::cerr << "warning[W-RUN-007]: this session is in formation " << f.id
@@ -232,7 +231,7 @@ int run_capsule(const Manifest& m, const RunCapsuleOptions& o) {
     if (line.find("\"event_type\":\"task_end\"") == std::string::npos) return;
     auto j = json::parse(line, nullptr, false);
     if (j.is_object() && j.contains("task_id") && j["task_id"].is_string())
-      caf::anon_send(me, result_atom::value, j["task_id"].get<std::string>());
+      caf::anon_send(me, result_atom_v, j["task_id"].get<std::string>());
   });
   auto trace = spawn_trace_recorder(sys, ses, sink);
   auto model = spawn_script_model(sys, m.inference);
@@ -258,7 +257,7 @@ int run_capsule(const Manifest& m, const RunCapsuleOptions& o) {
   auto member = spawn_member(sys, std::move(ms));
 
   caf::actor door;
-  self->request(member, caf::infinite, caf::get_atom::value)
+  self->request(member, caf::infinite, caf::get_atom_v)
     .receive([&](const caf::actor& d) { door = d; },
              [&](const caf::error& e) { throw Failure("E-RUN-049", "the session did not start: " + sys.render(e), "report this bug"); });
 
@@ -294,7 +293,7 @@ int run_capsule(const Manifest& m, const RunCapsuleOptions& o) {
   print_ready(o, m, ses, server->url(), workdir, formation.id);
 
   link->attach(member);
-  SignalWatch signals([member](int) { caf::anon_send(member, sigterm_atom::value); });
+  SignalWatch signals([member](int) { caf::anon_send(member, sigterm_atom_v); });
 
   std::int32_t code = 0;
   bool ended = false;
@@ -315,7 +314,7 @@ int run_capsule(const Manifest& m, const RunCapsuleOptions& o) {
       .receive([&](const DoorReply& r) { if (r.ok()) finished(r.task); }, [](const caf::error&) {});
   };
   if (!launch_task.empty()) { // the member handed the door its launch task before answering us
-    self->request(door, std::chrono::seconds(5), caf::get_atom::value)
+    self->request(door, std::chrono::seconds(5), caf::get_atom_v)
       .receive([&](const std::vector<TaskView>& tasks) { if (!tasks.empty()) launch_id = tasks.front().id; },
                [](const caf::error&) {});
     if (!launch_id.empty()) follow(launch_id);
@@ -334,7 +333,7 @@ int run_capsule(const Manifest& m, const RunCapsuleOptions& o) {
   if (formation.channel) formation.channel->stop();
   if (formation.lifeline) formation.lifeline->stop();
   // Every trace line sent before the member ended is written once the recorder answers.
-  self->request(trace, std::chrono::seconds(5), trace_atom::value)
+  self->request(trace, std::chrono::seconds(5), trace_atom_v)
     .receive([](const std::vector<std::string>&) {}, [](const caf::error&) {});
   for (const auto& a : {network, trace, model}) self->send_exit(a, caf::exit_reason::user_shutdown);
   return code;

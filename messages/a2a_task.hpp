@@ -8,7 +8,7 @@
 // end-without-answer instead of replying".
 #pragma once
 
-#include <caf/meta/type_name.hpp>
+#include "messages/message_fields.hpp"
 
 #include <cstdint>
 #include <string>
@@ -28,13 +28,8 @@ bool is_terminal(TaskState s);
 struct NoAnswer {
   std::string member;
   std::string status; // failed, canceled, rejected, timed_out, unreachable, abandoned, no_answer
-  bool operator==(const NoAnswer& o) const { return member == o.member && status == o.status; }
+  MUR_FIELDS(member, status)
 };
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, NoAnswer& x) {
-  return f(caf::meta::type_name("mur::NoAnswer"), x.member, x.status);
-}
 
 struct TaskView {
   std::string id;          // tsk_…
@@ -50,19 +45,9 @@ struct TaskView {
   std::int64_t created_ms = 0;
   std::int64_t updated_ms = 0; // unix ms of the last state change (TaskStatus.timestamp)
 
-  bool operator==(const TaskView& o) const {
-    return id == o.id && context_id == o.context_id && state == o.state && status_text == o.status_text &&
-           answer == o.answer && request == o.request && busy == o.busy && no_answer == o.no_answer &&
-           no_answer_below == o.no_answer_below && submitter == o.submitter && created_ms == o.created_ms &&
-           updated_ms == o.updated_ms;
-  }
+  MUR_FIELDS(id, context_id, state, status_text, answer, request, busy, no_answer, no_answer_below, submitter,
+             created_ms, updated_ms)
 };
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, TaskView& x) {
-  return f(caf::meta::type_name("mur::TaskView"), x.id, x.context_id, x.state, x.status_text, x.answer,
-           x.request, x.busy, x.no_answer, x.no_answer_below, x.submitter, x.created_ms, x.updated_ms);
-}
 
 // The door's status text for a busy refusal.
 inline constexpr const char* busy_status_text = "task rejected: capsule is busy";

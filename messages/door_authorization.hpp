@@ -8,6 +8,8 @@
 // issued for is refused there (FormationRefusal::NotPermitted) and reaches nothing."
 #pragma once
 
+#include "messages/message_fields.hpp"
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +28,7 @@ struct DoorAuthorization {
   std::string caller;              // formation token's `from` (Ok or NotPermitted)
 
   bool reaches(std::string_view scope) const;
+  MUR_FIELDS(kind, credential, scopes, is_formation, caller)
 };
 
 // `header_values`: every Authorization header line of the request, in order.

@@ -10,7 +10,7 @@
 #include "messages/formation_token.hpp"
 
 #include <caf/allowed_unsafe_message_type.hpp>
-#include <caf/meta/type_name.hpp>
+#include "messages/message_fields.hpp"
 
 #include <memory>
 #include <string>
@@ -19,12 +19,8 @@ namespace mur {
 
 struct DoorCallTo {
   std::string url; // http://host:port of the callee's door (never shown to a model or a trace)
-  bool operator==(const DoorCallTo& o) const { return url == o.url; }
+  MUR_FIELDS(url)
 };
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, DoorCallTo& x) {
-  return f(caf::meta::type_name("mur::DoorCallTo"), x.url);
-}
 
 struct Bearer {
   std::shared_ptr<const FormationToken> token; // null: no Authorization header

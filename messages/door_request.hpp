@@ -12,19 +12,13 @@
 #include "messages/a2a_task.hpp"
 #include "messages/door_authorization.hpp"
 
-#include <caf/meta/type_name.hpp>
+#include "messages/message_fields.hpp"
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace mur {
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, DoorAuthorization& x) {
-  return f(caf::meta::type_name("mur::DoorAuthorization"), x.kind, x.credential, x.scopes,
-           x.is_formation, x.caller);
-}
 
 struct DoorRequest {
   std::string method;           // SendMessage, GetTask, ListTasks, CancelTask, SubscribeToTask, …
@@ -44,20 +38,9 @@ struct DoorRequest {
   std::string filter_state;      // a TASK_STATE_* wire name, or "" for every state
   std::int64_t filter_updated_after_ms = 0; // statusTimestampAfter (unix ms), 0 = none
 
-  bool operator==(const DoorRequest& o) const {
-    return method == o.method && verdict.kind == o.verdict.kind && verdict.credential == o.verdict.credential &&
-           peer_origin == o.peer_origin && text == o.text && message_id == o.message_id &&
-           context_id == o.context_id && return_immediately == o.return_immediately && task_id == o.task_id && page_size == o.page_size &&
-           page_token == o.page_token && filter_context_id == o.filter_context_id &&
-           filter_state == o.filter_state && filter_updated_after_ms == o.filter_updated_after_ms;
-  }
+  MUR_FIELDS(method, verdict, peer_origin, text, message_id, context_id, return_immediately, task_id, page_size,
+             page_token, filter_context_id, filter_state, filter_updated_after_ms)
 };
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, DoorRequest& x) {
-  return f(caf::meta::type_name("mur::DoorRequest"), x.method, x.verdict, x.peer_origin, x.text,
-           x.message_id, x.context_id, x.return_immediately, x.task_id, x.page_size, x.page_token, x.filter_context_id, x.filter_state, x.filter_updated_after_ms);
-}
 
 // Either an HTTP-level refusal (401/403), a JSON-RPC error, or a result.
 struct DoorReply {
@@ -75,42 +58,22 @@ struct DoorReply {
   std::string session_id;       // GetExtendedAgentCard: which session answers
 
   bool ok() const { return http_status == 200 && rpc_code == 0; }
-  bool operator==(const DoorReply& o) const {
-    return http_status == o.http_status && refusal == o.refusal && rpc_code == o.rpc_code && task == o.task &&
-           tasks == o.tasks && next_page_token == o.next_page_token && total_size == o.total_size &&
-           session_id == o.session_id;
-  }
+  MUR_FIELDS(http_status, refusal, refusal_message, refusal_scope, rpc_code, rpc_message, rpc_reason, task, tasks,
+             next_page_token, total_size, session_id)
 };
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, DoorReply& x) {
-  return f(caf::meta::type_name("mur::DoorReply"), x.http_status, x.refusal, x.refusal_message,
-           x.refusal_scope, x.rpc_code, x.rpc_message, x.rpc_reason, x.task, x.tasks, x.next_page_token,
-           x.total_size, x.session_id);
-}
 
 // Pushed by a door to every subscriber of a task, for every state change, in order; the last
 // one carries a terminal state.
 struct TaskEvent {
   TaskView task;
-  bool operator==(const TaskEvent& o) const { return task == o.task; }
+  MUR_FIELDS(task)
 };
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, TaskEvent& x) {
-  return f(caf::meta::type_name("mur::TaskEvent"), x.task);
-}
 
 // Sent by a door-call port to a subscriber when a task's stream ended before a terminal
 // state (the connection broke): the subscriber must fall back to polling.
 struct TaskStreamLost {
   std::string task_id;
-  bool operator==(const TaskStreamLost& o) const { return task_id == o.task_id; }
+  MUR_FIELDS(task_id)
 };
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, TaskStreamLost& x) {
-  return f(caf::meta::type_name("mur::TaskStreamLost"), x.task_id);
-}
 
 } // namespace mur

@@ -6,7 +6,7 @@
 // Seed: "The model calls call-member with the member's name and the whole task."
 #pragma once
 
-#include <caf/meta/type_name.hpp>
+#include "messages/message_fields.hpp"
 
 #include <cstdint>
 #include <string>
@@ -17,12 +17,8 @@ namespace mur {
 struct MemberText {
   std::string member;
   std::string text;
-  bool operator==(const MemberText& o) const { return member == o.member && text == o.text; }
+  MUR_FIELDS(member, text)
 };
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, MemberText& x) {
-  return f(caf::meta::type_name("mur::MemberText"), x.member, x.text);
-}
 
 struct ModelTurnRequest {
   std::string task_id;
@@ -33,17 +29,8 @@ struct ModelTurnRequest {
   std::vector<MemberText> answers;     // latest output per member (its no-answer text if none)
   std::string continuation;            // the last continuation message (fenced answers), or ""
   std::vector<std::string> tool_results; // what the last turn's tool calls returned
-  bool operator==(const ModelTurnRequest& o) const {
-    return task_id == o.task_id && task_text == o.task_text && turn == o.turn && member == o.member &&
-           callees == o.callees && answers == o.answers && continuation == o.continuation &&
-           tool_results == o.tool_results;
-  }
+  MUR_FIELDS(task_id, task_text, turn, member, callees, answers, continuation, tool_results)
 };
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, ModelTurnRequest& x) {
-  return f(caf::meta::type_name("mur::ModelTurnRequest"), x.task_id, x.task_text, x.turn, x.member,
-           x.callees, x.answers, x.continuation, x.tool_results);
-}
 
 struct ModelTurn {
   std::vector<MemberText> calls;       // call-member tool calls (member, task)
@@ -53,16 +40,7 @@ struct ModelTurn {
   std::string reason;
   bool fails = false;
   std::string failure;
-  bool operator==(const ModelTurn& o) const {
-    return calls == o.calls && replies == o.replies && reply == o.reply &&
-           ends_without_answer == o.ends_without_answer && reason == o.reason && fails == o.fails &&
-           failure == o.failure;
-  }
+  MUR_FIELDS(calls, replies, reply, ends_without_answer, reason, fails, failure)
 };
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, ModelTurn& x) {
-  return f(caf::meta::type_name("mur::ModelTurn"), x.calls, x.replies, x.reply, x.ends_without_answer,
-           x.reason, x.fails, x.failure);
-}
 
 } // namespace mur

@@ -8,7 +8,8 @@
 
 #include "messages/a2a_task.hpp"
 
-#include <caf/meta/type_name.hpp>
+#include "messages/message_fields.hpp"
+#include "messages/task_exit.hpp"
 
 #include <string>
 #include <vector>
@@ -17,12 +18,8 @@ namespace mur {
 
 struct TaskWorking {
   std::string task_id;
-  bool operator==(const TaskWorking& o) const { return task_id == o.task_id; }
+  MUR_FIELDS(task_id)
 };
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, TaskWorking& x) {
-  return f(caf::meta::type_name("mur::TaskWorking"), x.task_id);
-}
 
 struct TaskFinished {
   std::string task_id;
@@ -31,16 +28,8 @@ struct TaskFinished {
   std::string answer;                     // completed: the answer (annotated when it stands in for members)
   bool no_answer = false;
   std::vector<NoAnswer> no_answer_below;
-  std::string exit_status;                // ok, failed, max_turns_reached, no_answer, canceled
-  bool operator==(const TaskFinished& o) const {
-    return task_id == o.task_id && state == o.state && status_text == o.status_text && answer == o.answer &&
-           no_answer == o.no_answer && no_answer_below == o.no_answer_below && exit_status == o.exit_status;
-  }
+  TaskExit exit_status = TaskExit::ok;
+  MUR_FIELDS(task_id, state, status_text, answer, no_answer, no_answer_below, exit_status)
 };
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, TaskFinished& x) {
-  return f(caf::meta::type_name("mur::TaskFinished"), x.task_id, x.state, x.status_text, x.answer,
-           x.no_answer, x.no_answer_below, x.exit_status);
-}
 
 } // namespace mur

@@ -6,7 +6,7 @@
 // Seed: "A member whose lifeline closes records formation_ended in its trace".
 #pragma once
 
-#include <caf/meta/type_name.hpp>
+#include "messages/message_fields.hpp"
 
 #include <string>
 
@@ -15,11 +15,7 @@ namespace mur {
 struct TraceEvent {
   std::string type;   // session_start, a2a_task_received, task_start, member_call_busy, …
   std::string fields; // a JSON object
-  bool operator==(const TraceEvent& o) const { return type == o.type && fields == o.fields; }
+  MUR_FIELDS(type, fields)
 };
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, TraceEvent& x) {
-  return f(caf::meta::type_name("mur::TraceEvent"), x.type, x.fields);
-}
 
 } // namespace mur

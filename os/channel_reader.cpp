@@ -4,13 +4,23 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <string>
 #include <vector>
 
 namespace mur {
+namespace {
+
+// "10 s" for whole seconds, "200 ms" otherwise.
+std::string wait_text(std::chrono::milliseconds d) {
+  if (d.count() % 1000 == 0) return std::to_string(d.count() / 1000) + " s";
+  return std::to_string(d.count()) + " ms";
+}
+
+} // namespace
 
 ChannelReader::ChannelReader(UniqueFd fd, Handlers handlers,
                              std::chrono::milliseconds first_line_deadline)
-  : fd_(std::move(fd)), handlers_(std::move(handlers)),
+  : fd_(std::move(fd)), handlers_(std::move(handlers)), first_line_wait_(first_line_deadline),
     deadline_(std::chrono::steady_clock::now() + first_line_deadline) {
   thread_ = std::thread([this] { run(); });
 }
@@ -56,7 +66,7 @@ void ChannelReader::run() {
     if (!have_first_) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
           deadline_ - std::chrono::steady_clock::now());
-      if (left.count() <= 0) return fail("no first line arrived within 10 s");
+      if (left.count() <= 0) return fail("no first line arrived within " + wait_text(first_line_wait_));
       timeout = int(std::min<long long>(left.count() + 1, 1 << 30));
     }
     pollfd fds[2] = {{fd_.get(), POLLIN, 0}, {wake_.fd(), POLLIN, 0}};

@@ -1,7 +1,7 @@
 // channel_reader.hpp — the member side of the formation channel: one thread reading its lines.
 //
-// Invariant: the first line must arrive within the deadline (10 s) or the launch is refused
-// (E-RUN-046); every line is `\n`-terminated (a trailing `\r` is stripped), at most 1 MiB, UTF-8.
+// Invariant: the first line must arrive within the deadline (10 s unless told otherwise) or the
+// launch is refused (E-RUN-046, naming that deadline); every line is `\n`-terminated (a trailing `\r` is stripped), at most 1 MiB, UTF-8.
 // A refused line is reported by reason only, never quoted. Later lines are delivered as they
 // arrive; EOF is reported once. Exactly one of `failed` / `closed` ends the thread, unless
 // stop() ends it first (then nothing more is reported).
@@ -51,6 +51,7 @@ private:
 
   UniqueFd fd_;
   Handlers handlers_;
+  std::chrono::milliseconds first_line_wait_;
   std::chrono::steady_clock::time_point deadline_;
   bool have_first_ = false;
   WakePipe wake_;

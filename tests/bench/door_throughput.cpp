@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
   ms.model = spawn_script_model(sys, echo);
   auto member = spawn_member(sys, ms);
   caf::actor door;
-  self->request(member, caf::infinite, caf::get_atom::value).receive([&](const caf::actor& d) { door = d; },
+  self->request(member, caf::infinite, caf::get_atom_v).receive([&](const caf::actor& d) { door = d; },
                                                                    [](const caf::error&) {});
   DoorServerSetup ds;
   ds.system = &sys;

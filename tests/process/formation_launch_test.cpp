@@ -1,11 +1,11 @@
 // `mur run --roster` with real member processes: a --task launch answers and every member's
 // trace names the formation (peers record formation_ended; the calls are traced); --json prints
 // the formation line, the entry's readiness line and the answer; a peer that cannot start fails
-// the launch with E-RUN-045 and exit 1, leaving nothing running and a complete formation
-// directory; each member runs in its own working directory (peers in theirs, the entry in the
-// project) while a relative --task @FILE is read by the launcher; a formations/ that is a file
-// fails every peer by name; no token appears on any output or in any file but the running
-// records.
+// the launch with E-RUN-045 and exit 1 (here: its installed copy changed after admission),
+// leaving nothing running and a complete formation directory; each member runs in its own
+// working directory (peers in theirs, the entry in the project) while a relative --task @FILE
+// is read by the launcher; a formations/ that is a file fails every peer by name; no token
+// appears on any output or in any file but the running records.
 #include <catch2/catch.hpp>
 
 #include "formation_fixture.hpp"
@@ -118,19 +118,30 @@ TEST_CASE("run --roster --json: formation line, entry readiness line, answer lin
 
 TEST_CASE("a peer that cannot start fails the launch: E-RUN-045, exit 1, nothing left", "[process][formation]") {
   FormationFixture f;
-  // The reviewer is admitted, but its process refuses to start (a transport this build lacks).
+  // The reviewer is admitted, but its installed copy changes after admission: a member
+  // re-verifies its capsule's bytes when it starts, so its process refuses to start (E-RUN-008).
+  // The copy's script calls the lead, which the roster forbids: the launcher warns about that
+  // on stderr right after admission and before it starts anyone, and the test holds it there
+  // (stderr full) while it changes the installed bytes.
   TempDir broken;
   std::string manifest = read_bytes(f.example_dir + "/capsules/reviewer/murmur.yaml");
   manifest.replace(manifest.find("version: 1.0.0"), 14, "version: 9.0.0");
-  const auto from = manifest.find("inference:"), to = manifest.find("lifecycle:");
-  manifest.replace(from, to - from, "inference: {transport: process, command: [/bin/true]}\n");
+  const std::string routes = "  routes:\n";
+  manifest.replace(manifest.find(routes), routes.size(),
+                   routes + "    - match: \"ASK-LEAD\"\n      turns:\n        - call: {member: lead, task: \"{{task}}\"}\n");
   std::ofstream(broken.path + "/murmur.yaml") << manifest;
   f.install(broken.path);
   std::string roster = read_bytes(f.project.path + "/roster.yaml");
   roster.replace(roster.find("capsule: review-reviewer, version: 1.0.0"), 40, "capsule: review-reviewer, version: 9.0.0");
   std::ofstream(f.project.path + "/roster.yaml") << roster;
+  const std::string installed = f.home.path + "/artifacts/review-reviewer/9.0.0/murmur.yaml";
+  REQUIRE(fs::exists(installed));
 
-  Ran r = run_command({MUR_BINARY, "run", "--roster", f.project.path, "--task", "add a flag"}, f.env);
+  Ran r = run_command_held({MUR_BINARY, "run", "--roster", f.project.path, "--task", "add a flag"}, f.env, [&] {
+    std::string changed = read_bytes(installed);
+    changed.replace(changed.find("Approved:"), 9, "Accepted:");
+    std::ofstream(installed, std::ios::trunc) << changed;
+  });
   INFO(r.err);
   CHECK(r.exit_code == 1);
   CHECK(r.out.empty());
@@ -140,6 +151,8 @@ TEST_CASE("a peer that cannot start fails the launch: E-RUN-045, exit 1, nothing
   CHECK(std::regex_search(r.err, std::regex("\n  'reviewer' \\(review-reviewer@9\\.0\\.0\\): it exited \\(code [0-9]+\\) "
                                              "before reporting its session\n    \\| ")));
   CHECK(std::regex_search(r.err, std::regex("\n  stopped: coder \\(pid [0-9]+\\), reviewer \\(pid [0-9]+\\)\n")));
+  CHECK(r.err.find("warning[W-ROS-002]") != std::string::npos);
+  CHECK(r.err.find("no longer match the sha256 recorded at install") != std::string::npos); // the reviewer's own words
   CHECK(r.err.find("'coder'") == std::string::npos);
   const std::string frm = formation_id_in(r.err);
   REQUIRE(!frm.empty());

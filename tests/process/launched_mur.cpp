@@ -43,16 +43,24 @@ LaunchedMur::LaunchedMur(const std::vector<std::string>& argv, const std::map<st
 LaunchedMur::~LaunchedMur() {
   if (!reaped_ && pid_ > 0) {
     ::kill(pid_, SIGKILL);
-    wait();
+    wait(wait_bound);
   }
   if (out_ >= 0) ::close(out_);
   ::unlink(err_path_.c_str());
 }
 
-std::string LaunchedMur::read_line() {
+std::string LaunchedMur::read_line(std::chrono::milliseconds bound) {
+  const auto until = std::chrono::steady_clock::now() + bound;
   std::string line;
   char c;
   for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+    pollfd p{out_, POLLIN, 0};
+    const int rc = left.count() > 0 ? ::poll(&p, 1, static_cast<int>(left.count())) : 0;
+    if (rc < 0 && errno == EINTR) continue;
+    if (rc == 0)
+      throw std::runtime_error("mur printed no whole line on stdout within " + std::to_string(bound.count()) +
+                               " ms (so far: \"" + line + "\")");
     ssize_t n = ::read(out_, &c, 1);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0 || c == '\n') return line;
@@ -64,8 +72,9 @@ void LaunchedMur::signal(int sig) {
   if (!reaped_) ::kill(pid_, sig);
 }
 
-int LaunchedMur::wait() {
+int LaunchedMur::wait(std::chrono::milliseconds bound) {
   if (reaped_) return code_;
+  if (!gone_within(pid_, bound)) ::kill(pid_, SIGKILL);
   int status = 0;
   while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {}
   reaped_ = true;

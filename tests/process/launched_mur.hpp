@@ -1,9 +1,12 @@
 // launched_mur.hpp — a real `mur` launcher left running while a test talks to it and signals it.
 //
-// Invariant: the child's stdout is a pipe read line by line as lines come (blocking until the
-// line or EOF, never a timed wait); its stderr goes to a file the test reads once it ended;
-// stdin is /dev/null. The child is SIGKILLed and reaped when the object goes away if the test
-// did not end it. `gone_within` waits on a pidfd (an event, not a sleep loop) for any process.
+// Invariant: the child's stdout is a pipe read line by line as lines come; its stderr goes to a
+// file the test reads once it ended; stdin is /dev/null. No read or wait can block forever: a
+// line that does not come within its bound fails the test (an exception naming the bound), a
+// child that does not end within its bound is SIGKILLed (so the test's exit-code checks fail).
+// The bounds are safety nets far above any real run, never timing assertions. The child is
+// SIGKILLed and reaped when the object goes away if the test did not end it. `gone_within`
+// waits on a pidfd (an event, not a sleep loop) for any process.
 #pragma once
 
 #include <chrono>
@@ -22,9 +25,14 @@ public:
   LaunchedMur(const LaunchedMur&) = delete;
   LaunchedMur& operator=(const LaunchedMur&) = delete;
 
-  std::string read_line(); // "" at EOF
+  static constexpr std::chrono::seconds read_bound{60};
+  static constexpr std::chrono::seconds wait_bound{120};
+
+  // "" at EOF; throws std::runtime_error when no whole line came within `bound`.
+  std::string read_line(std::chrono::milliseconds bound = read_bound);
   void signal(int sig);
-  int wait();              // exit code, 128+N when killed by signal N
+  // Exit code, 128+N when killed by signal N; SIGKILLs the child if it has not ended within `bound`.
+  int wait(std::chrono::milliseconds bound = wait_bound);
   std::string err() const; // what it printed on stderr so far
   pid_t pid() const { return pid_; }
 

@@ -19,6 +19,11 @@
 
 #include <caf/all.hpp>
 
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
 using namespace mur;
 using namespace mur::sim;
 using namespace std::chrono_literals;
@@ -32,12 +37,12 @@ struct door_fixture : test_coordinator_fixture<caf::actor_system_config> {
   caf::actor door;
   const std::string url = "http://127.0.0.1:40001";
 
-  door_fixture() {
+  explicit door_fixture(AcceptancePolicy::Kind acceptance = AcceptancePolicy::Kind::queue) {
     model = spawn_script_model(sys, parse_manifest("name: w\nversion: 1\ninference: {turns: [{think_ms: 1000, reply: done}]}\n", "m").inference);
     DoorSetup d;
     d.session_id = ids::mint(ids::session);
     d.capsule_name = "coder-c";
-    d.acceptance.kind = AcceptancePolicy::Kind::queue;
+    d.acceptance.kind = acceptance;
     d.acceptance.queue_depth = 4;
     d.acceptance.exit_after_task = false;
     d.authenticated = true;
@@ -55,7 +60,7 @@ struct door_fixture : test_coordinator_fixture<caf::actor_system_config> {
     door = spawn_door(sys, std::move(d));
     DoorKeys keys{std::make_shared<DoorTokenIssuer>(),
                   std::make_shared<FormationVerifier>(authority.formation_id(), "coder", authority.verify_key())};
-    anon_send(network, caf::put_atom::value, url, door, keys);
+    anon_send(network, caf::put_atom_v, url, door, keys);
     sched.run();
   }
   ~door_fixture() override {
@@ -65,7 +70,10 @@ struct door_fixture : test_coordinator_fixture<caf::actor_system_config> {
   }
 
   DoorReply call(std::shared_ptr<const FormationToken> token, DoorRequest req) {
-    self->send(network, DoorCallTo{url}, Bearer{std::move(token)}, std::move(req));
+    return call_at(url, std::move(token), std::move(req));
+  }
+  DoorReply call_at(const std::string& at, std::shared_ptr<const FormationToken> token, DoorRequest req) {
+    self->send(network, DoorCallTo{at}, Bearer{std::move(token)}, std::move(req));
     sched.run();
     DoorReply out;
     bool got = false;
@@ -92,6 +100,11 @@ struct door_fixture : test_coordinator_fixture<caf::actor_system_config> {
   }
 };
 
+// The same door under the `single` policy: one task at a time, nothing queued.
+struct single_door_fixture : door_fixture {
+  single_door_fixture() : door_fixture(AcceptancePolicy::Kind::single) {}
+};
+
 } // namespace
 
 TEST_CASE_METHOD(door_fixture, "a door refuses missing, forged, foreign and misaddressed tokens in order", "[sim][door]") {
@@ -104,7 +117,7 @@ TEST_CASE_METHOD(door_fixture, "a door refuses missing, forged, foreign and misa
   CHECK(forged.http_status == 401);
   CHECK(forged.refusal == "invalid_token");
 
-  FormationAuthority other{ids::mint(ids::formation)}; // another formation altogether
+  FormationAuthority other{ids::mint(ids::formation)}; // another formation and key: refused at the signature
   auto foreign = call(token(other, "lead", "coder"), send("x"));
   CHECK(foreign.refusal == "invalid_token");
 
@@ -116,6 +129,28 @@ TEST_CASE_METHOD(door_fixture, "a door refuses missing, forged, foreign and misa
   auto ok = call(token(authority, "lead", "coder"), send("x"));
   CHECK(ok.ok());
   CHECK(ok.task.submitter == "member:lead");
+}
+
+TEST_CASE_METHOD(door_fixture, "a token signed with the trusted key but naming another formation is refused",
+                 "[sim][door]") {
+  // The same door reached at a second address whose verifier trusts this formation's key but
+  // belongs to another formation id: the signature checks out, so only the formation-id check
+  // can refuse the token there.
+  const std::string elsewhere_url = "http://127.0.0.1:40002";
+  const std::string elsewhere_id = ids::mint(ids::formation);
+  REQUIRE(elsewhere_id != authority.formation_id());
+  DoorKeys keys{std::make_shared<DoorTokenIssuer>(),
+                std::make_shared<FormationVerifier>(elsewhere_id, "coder", authority.verify_key())};
+  anon_send(network, caf::put_atom_v, elsewhere_url, door, keys);
+  sched.run();
+
+  auto lead = token(authority, "lead", "coder");
+  auto at_home = call(lead, send("x")); // the very token is good where its formation id matches
+  CHECK(at_home.ok());
+  auto elsewhere = call_at(elsewhere_url, lead, send("x"));
+  CHECK(elsewhere.http_status == 401);
+  CHECK(elsewhere.refusal == "invalid_token");
+  CHECK(elsewhere.task.id.empty()); // nothing was started
 }
 
 TEST_CASE_METHOD(door_fixture, "a formation caller reaches only the tasks it started, and only the five methods",
@@ -180,6 +215,37 @@ TEST_CASE_METHOD(door_fixture, "a door turns a caller away busy when its queue i
   CHECK(call(lead, send("again")).task.state != TaskState::rejected); // room again after one ended
 }
 
+TEST_CASE_METHOD(single_door_fixture, "a single door turns a second task away busy while one runs", "[sim][door][busy]") {
+  auto lead = token(authority, "lead", "coder");
+  auto first = call(lead, send("first"));
+  REQUIRE(first.ok());
+  CHECK(first.task.state != TaskState::rejected);
+  auto second = call(lead, send("second")); // the first still thinks (1 s of simulated time)
+  REQUIRE(second.ok());
+  CHECK(second.task.state == TaskState::rejected);
+  CHECK(second.task.busy);
+  CHECK(second.task.status_text == busy_status_text);
+  // The running task was not disturbed by the refusal.
+  auto running = call(lead, on_task("GetTask", first.task.id));
+  CHECK_FALSE(is_terminal(running.task.state));
+}
+
+TEST_CASE_METHOD(single_door_fixture, "a single door takes a new task once the running one has ended",
+                 "[sim][door][busy]") {
+  auto lead = token(authority, "lead", "coder");
+  auto first = call(lead, send("first"));
+  REQUIRE(first.ok());
+  CHECK(call(lead, send("too soon")).task.busy);
+  sched.clock().advance_time(1000ms); // the first task's model turn ends: it replies
+  sched.run();
+  CHECK(call(lead, on_task("GetTask", first.task.id)).task.state == TaskState::completed);
+  auto next = call(lead, send("next"));
+  REQUIRE(next.ok());
+  CHECK(next.task.state != TaskState::rejected);
+  CHECK_FALSE(next.task.busy);
+  CHECK(call(lead, send("while next runs")).task.busy); // and it holds only that one again
+}
+
 TEST_CASE_METHOD(door_fixture, "a caller whose egress lacks localhost is refused with the fix, nothing sent",
                  "[sim][egress]") {
   auto bundle = std::make_shared<FormationBundle>();
@@ -193,13 +259,13 @@ TEST_CASE_METHOD(door_fixture, "a caller whose egress lacks localhost is refused
   e.allows_localhost = false;
   e.network = network;
   auto egress = spawn_egress(sys, std::move(e));
-  anon_send(egress, address_atom::value, std::vector<MemberText>{{"coder", url}});
+  anon_send(egress, address_atom_v, std::vector<MemberText>{{"coder", url}});
   sched.run();
   self->send(egress, CallMember{"tsk_x", ids::mint(ids::member_call), "coder", "work"});
   sched.run();
   CallStart start;
   self->receive([&](CallStart& s) { start = s; }, caf::after(0s) >> [] {});
-  CHECK(start.status == "refused");
+  CHECK(start.status == CallStatus::refused);
   CHECK(start.message.find("capabilities.network.allow") != std::string::npos);
   CHECK(start.message.find("Fix:") != std::string::npos);
   DoorRequest list;
@@ -210,20 +276,41 @@ TEST_CASE_METHOD(door_fixture, "a caller whose egress lacks localhost is refused
   self->send(egress, CallMember{"tsk_x", ids::mint(ids::member_call), "reviewer", "work"});
   sched.run();
   self->receive([&](CallStart& s) { start = s; }, caf::after(0s) >> [] {});
-  CHECK(start.status == "refused");
+  CHECK(start.status == CallStatus::refused);
   CHECK(start.message.find("it may call: coder") != std::string::npos);
   anon_send_exit(egress, caf::exit_reason::kill);
 }
 
 TEST_CASE("busy re-offers back off from 250 ms, doubling to 4 s, with bounded jitter", "[egress]") {
-  const std::string id = "mcl_0123";
   const long long base[] = {250, 500, 1000, 2000, 4000, 4000, 4000};
+  std::vector<std::string> ids;
+  for (int i = 0; i < 200; ++i) ids.push_back("mcl_" + std::to_string(1000 + i));
+  // jitter[n-1][i]: what the delay adds to the base for call i before offer n+1.
+  std::vector<std::vector<long long>> jitter(7);
+  for (int n = 1; n <= 7; ++n)
+    for (const auto& id : ids) {
+      const long long d = reoffer_delay(id, n).count();
+      CHECK(d >= base[n - 1]);
+      CHECK(d <= base[n - 1] + 250);
+      jitter[n - 1].push_back(d - base[n - 1]);
+    }
   for (int n = 1; n <= 7; ++n) {
-    auto d = reoffer_delay(id, n).count();
-    CHECK(d >= base[n - 1]);
-    CHECK(d <= base[n - 1] + 250);
-    CHECK(reoffer_delay(id, n) == reoffer_delay(id, n)); // deterministic: a simulation replays it
+    INFO("offer " << n);
+    const auto& j = jitter[n - 1];
+    // Different calls are spread apart (not one shared offset), over the whole 0–250 ms range.
+    CHECK(std::set<long long>(j.begin(), j.end()).size() > 50);
+    CHECK(*std::min_element(j.begin(), j.end()) < 50);
+    CHECK(*std::max_element(j.begin(), j.end()) > 200);
   }
+  // One call's jitter changes from offer to offer.
+  std::size_t moved = 0;
+  for (std::size_t i = 0; i < ids.size(); ++i) moved += jitter[0][i] != jitter[1][i];
+  CHECK(moved > 100);
+  // Deterministic: asked again later, in another order, every call gets the same delays (a
+  // simulation replays them).
+  for (int n = 7; n >= 1; --n)
+    for (std::size_t i = ids.size(); i-- > 0;) CHECK(reoffer_delay(ids[i], n).count() == base[n - 1] + jitter[n - 1][i]);
+  CHECK(reoffer_delay("mcl_x", 0) == reoffer_delay("mcl_x", 1)); // before the first offer counts as the first
 }
 
 TEST_CASE_METHOD(door_fixture, "SendMessage blocks until the task ends unless returnImmediately is set", "[sim][door]") {
@@ -274,7 +361,7 @@ TEST_CASE_METHOD(test_coordinator_fixture<caf::actor_system_config>,
   DoorReply first;
   self->receive([&](DoorReply& r) { first = r; }, caf::after(0s) >> [] {});
   REQUIRE(first.ok());
-  self->send(door, caf::get_atom::value);
+  self->send(door, caf::get_atom_v);
   sched.run();
   std::vector<TaskView> tasks;
   self->receive([&](std::vector<TaskView>& t) { tasks = t; }, caf::after(0s) >> [] {});

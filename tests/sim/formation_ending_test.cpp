@@ -156,7 +156,7 @@ TEST_CASE_METHOD(formation_fixture, "serve mode: the entry takes tasks one after
   CHECK(tasks[0].answer == "served one");
   CHECK(tasks[1].answer == "served two");
   CHECK(!progress_event("ended"));
-  anon_send(launcher, sigterm_atom::value, std::int32_t{15});
+  anon_send(launcher, sigterm_atom_v, std::int32_t{15});
   run_for(1s);
   CHECK(exit_code() == 143);
   for (const char* m : {"lead", "coder"}) CHECK(events(m, "formation_ended").size() == 1);
@@ -168,7 +168,7 @@ TEST_CASE_METHOD(formation_fixture, "a member's own deadline winds it down witho
           {"coder", callee_yaml("coder-c", slow_coder)}},
          {{"lead", {"coder"}}});
   run_for(500ms);
-  anon_send(member_actor("coder"), deadline_atom::value);
+  anon_send(member_actor("coder"), deadline_atom_v);
   run_for(500ms);
   CHECK(events("coder", "formation_ended").empty());
   auto end = events("coder", "session_end");

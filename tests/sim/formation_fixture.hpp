@@ -10,6 +10,8 @@
 #include "messages/door_request.hpp"
 #include "messages/formation_messages.hpp"
 #include "messages/message_types.hpp"
+#include "messages/register_block.hpp"
+#include "sim_atoms.hpp"
 #include "sim_world.hpp"
 
 // The whole CAF API arrives with the test DSL (caf_catch.hpp); nothing more is needed here.
@@ -22,7 +24,10 @@
 namespace mur::sim {
 
 struct sim_config : caf::actor_system_config {
-  sim_config() { register_message_types(*this); }
+  sim_config() {
+    register_message_types(*this);
+    register_block<caf::id_block::mur_sim>(*this); // the sim's words, after the product's
+  }
 };
 
 struct formation_fixture : test_coordinator_fixture<sim_config> {
@@ -92,7 +97,7 @@ struct formation_fixture : test_coordinator_fixture<sim_config> {
 
   std::vector<nlohmann::json> trace(const std::string& member) {
     std::vector<nlohmann::json> out;
-    for (const auto& line : ask<std::vector<std::string>>(spawner, trace_atom::value, member))
+    for (const auto& line : ask<std::vector<std::string>>(spawner, trace_atom_v, member))
       out.push_back(nlohmann::json::parse(line));
     return out;
   }
@@ -102,27 +107,27 @@ struct formation_fixture : test_coordinator_fixture<sim_config> {
       if (e["event_type"] == type) out.push_back(e);
     return out;
   }
-  std::vector<FormationProgress> progress_lines() { return ask<std::vector<FormationProgress>>(progress, caf::get_atom::value); }
+  std::vector<FormationProgress> progress_lines() { return ask<std::vector<FormationProgress>>(progress, caf::get_atom_v); }
   const FormationProgress* progress_event(const std::string& event) {
     static std::vector<FormationProgress> keep;
     keep = progress_lines();
     for (const auto& p : keep)
-      if (p.event == event) return &p;
+      if (to_string(p.event) == event) return &p;
     return nullptr;
   }
   // How the entry's --task ended (what a real entry prints on stdout).
   TaskView launch_task(const std::string& name) {
-    return ask<TaskView>(spawner, caf::get_atom::value, name, caf::get_atom::value);
+    return ask<TaskView>(spawner, caf::get_atom_v, name, caf::get_atom_v);
   }
   std::int32_t exit_code() {
     auto* e = progress_event("ended");
     REQUIRE(e);
     return e->exit_code;
   }
-  caf::actor member_actor(const std::string& name) { return ask<caf::actor>(spawner, caf::get_atom::value, name); }
-  caf::actor door_of(const std::string& name) { return ask<caf::actor>(member_actor(name), caf::get_atom::value); }
+  caf::actor member_actor(const std::string& name) { return ask<caf::actor>(spawner, caf::get_atom_v, name); }
+  caf::actor door_of(const std::string& name) { return ask<caf::actor>(member_actor(name), caf::get_atom_v); }
   std::vector<TaskView> tasks_of(const std::string& name) {
-    return ask<std::vector<TaskView>>(door_of(name), caf::get_atom::value);
+    return ask<std::vector<TaskView>>(door_of(name), caf::get_atom_v);
   }
 };
 

@@ -1,4 +1,5 @@
 #include "sim_world.hpp"
+#include "sim_atoms.hpp"
 
 #include "actors/atoms.hpp"
 #include "actors/lifeline.hpp"
@@ -17,10 +18,6 @@
 
 namespace mur::sim {
 namespace {
-
-using unplug_atom = caf::atom_constant<caf::atom("unplug")>;
-
-using broken_atom = caf::atom_constant<caf::atom("broken")>;
 
 struct NetworkState {
   std::map<std::string, std::pair<caf::actor, DoorKeys>> doors;
@@ -97,7 +94,7 @@ caf::behavior spawner(spawner_actor* self, std::map<std::string, Manifest> manif
     auto it = st.by_addr.find(dm.source);
     if (it == st.by_addr.end()) return;
     const std::string name = it->second;
-    self->send(st.network, unplug_atom::value, st.members[name].url);
+    self->send(st.network, unplug_atom_v, st.members[name].url);
     st.members[name].alive = false;
     if (st.launcher) self->send(st.launcher, MemberExited{name, st.members[name].code});
   });
@@ -156,12 +153,12 @@ caf::behavior spawner(spawner_actor* self, std::map<std::string, Manifest> manif
       DoorKeys keys{std::make_shared<DoorTokenIssuer>(),
                     std::make_shared<FormationVerifier>(sm.formation_id, sm.name, bundle->verify_key)};
       auto rp = self->make_response_promise<MemberStarted, caf::actor>();
-      self->request(member, caf::infinite, caf::get_atom::value).then([=](const caf::actor& door) mutable {
+      self->request(member, caf::infinite, caf::get_atom_v).then([=](const caf::actor& door) mutable {
         auto& s = self->state;
         // A member "never ready" answers its probe as some other session.
-        self->send(s.network, caf::put_atom::value, url, door, keys);
-        if (s.knobs.broken_streams.count(sm.name)) self->send(s.network, broken_atom::value, url);
-        if (!sm.addresses.empty()) self->send(member, address_atom::value, sm.addresses);
+        self->send(s.network, caf::put_atom_v, url, door, keys);
+        if (s.knobs.broken_streams.count(sm.name)) self->send(s.network, broken_atom_v, url);
+        if (!sm.addresses.empty()) self->send(member, address_atom_v, sm.addresses);
         auto end = spawn_lifeline_end(self->system());
         s.members[sm.name].watch = spawn_lifeline_watch(self->system(), end, member);
         const std::string reported = s.knobs.never_ready.count(sm.name) ? ids::mint(ids::session) : session;
@@ -173,7 +170,7 @@ caf::behavior spawner(spawner_actor* self, std::map<std::string, Manifest> manif
       auto& st = self->state;
       if (st.knobs.withhold_addresses.count(sa.name)) return;
       auto it = st.members.find(sa.name);
-      if (it != st.members.end()) self->send(it->second.member, address_atom::value, sa.addresses);
+      if (it != st.members.end()) self->send(it->second.member, address_atom_v, sa.addresses);
     },
     [=](const KillMember& k) {
       auto it = self->state.members.find(k.name);
@@ -194,7 +191,7 @@ caf::behavior spawner(spawner_actor* self, std::map<std::string, Manifest> manif
     [=](trace_atom, const std::string& name) -> caf::result<std::vector<std::string>> {
       auto it = self->state.members.find(name);
       if (it == self->state.members.end()) return std::vector<std::string>{};
-      self->delegate(it->second.trace, trace_atom::value);
+      self->delegate(it->second.trace, trace_atom_v);
       return caf::delegated<std::vector<std::string>>{};
     },
     [=](caf::get_atom, const std::string& name) -> caf::actor { // a member's actor (for tests)

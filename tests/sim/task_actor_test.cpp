@@ -62,7 +62,7 @@ caf::behavior fake_egress(caf::stateful_actor<EgressLog>* self, std::map<std::st
   return {
     [=](const CallMember& c) -> CallStart {
       self->state.calls.push_back(c);
-      CallStart s{c.call_id, "started", "tsk_of_" + c.member, ""};
+      CallStart s{c.call_id, CallStatus::started, "tsk_of_" + c.member, ""};
       auto it = self->state.starts.find(c.member);
       if (it != self->state.starts.end()) {
         s.status = it->second.status;
@@ -170,7 +170,7 @@ struct scene : fixture {
     CallEnded e;
     e.call_id = c.call_id;
     e.member = member;
-    e.status = status;
+    e.status = parse_call_status(status).value();
     e.output = output;
     e.member_task_id = "tsk_of_" + member;
     e.below = std::move(below);
@@ -194,7 +194,7 @@ TEST_CASE_METHOD(scene, "a reply completes the task", "[task]") {
   CHECK(done.task_id == "tsk_lead");
   CHECK(done.state == TaskState::completed);
   CHECK(done.answer == "hello from lead: build the thing");
-  CHECK(done.exit_status == "ok");
+  CHECK(done.exit_status == TaskExit::ok);
   CHECK(done.no_answer_below.empty());
   CHECK(event_types() == std::vector<std::string>{"task_start", "inference", "task_end"});
   CHECK(events("task_start")[0] == json{{"task_id", "tsk_lead"}, {"context_id", "ctx_lead"}, {"source", "a2a"},
@@ -298,7 +298,7 @@ TEST_CASE_METHOD(scene, "a member without callees has no call-member tool", "[ta
 
 TEST_CASE_METHOD(scene, "a busy refusal from the egress keeps the call outstanding", "[task]") {
   start(script({call({{"coder", "x"}}), reply("{{answer.coder}}")}), "operator", {"coder"},
-        {{"coder", CallStart{"", "busy", "", "up to 600 s"}}});
+        {{"coder", CallStart{"", CallStatus::busy, "", "up to 600 s"}}});
   CHECK(door_log().finished.empty());
   end_call("coder", "completed", "took it later");
   CHECK(finished().answer == "took it later");
@@ -306,7 +306,7 @@ TEST_CASE_METHOD(scene, "a busy refusal from the egress keeps the call outstandi
 
 TEST_CASE_METHOD(scene, "an egress refusal is a tool error and the next turn follows at once", "[task]") {
   start(script({call({{"coder", "x"}}), reply("refused")}), "operator", {"coder"},
-        {{"coder", CallStart{"", "refused", "", "coder's address did not arrive"}}});
+        {{"coder", CallStart{"", CallStatus::refused, "", "coder's address did not arrive"}}});
   CHECK(egress_log().calls.size() == 1);
   CHECK(finished().answer == "refused");
   CHECK(events("member_call").empty());
@@ -320,7 +320,7 @@ TEST_CASE_METHOD(scene, "end-without-answer names the member that gave none and 
   CHECK(done.state == TaskState::failed);
   CHECK(done.no_answer);
   CHECK(done.status_text == "coder gave no answer for build the thing");
-  CHECK(done.exit_status == "no_answer");
+  CHECK(done.exit_status == TaskExit::no_answer);
   CHECK(done.answer.empty());
   CHECK(done.no_answer_below == std::vector<NoAnswer>{{"coder", "no_answer"}, {"tester", "timed_out"}});
   CHECK(events("task_end")[0]["exit_status"] == "no_answer");
@@ -365,11 +365,11 @@ TEST_CASE_METHOD(scene, "a reply after a missing answer is annotated and carries
 TEST_CASE_METHOD(scene, "cancel abandons the calls still out", "[task]") {
   start(script({call({{"coder", "x"}, {"tester", "y"}}), reply("never")}));
   end_call("tester", "completed", "arrived but never delivered");
-  self->send(task, cancel_atom::value);
+  self->send(task, cancel_atom_v);
   sched.run();
   const auto& done = finished();
   CHECK(done.state == TaskState::canceled);
-  CHECK(done.exit_status == "canceled");
+  CHECK(done.exit_status == TaskExit::canceled);
   REQUIRE(egress_log().abandoned.size() == 1);
   CHECK(egress_log().abandoned[0].call_id == call_to("coder").call_id);
   const auto calls = events("member_call");
@@ -389,12 +389,12 @@ TEST_CASE_METHOD(scene, "a task that runs out of turns fails with max_turns_reac
   end_call("coder", "completed", "one");
   REQUIRE(egress_log().calls.size() == 2);
   // the second call is answered too: the next turn would be number 2
-  CallEnded e{egress_log().calls[1].call_id, "coder", "completed", "two", "tsk_of_coder", {}, 1};
+  CallEnded e{egress_log().calls[1].call_id, "coder", CallStatus::completed, "two", "tsk_of_coder", {}, 1};
   self->send(task, e);
   sched.run();
   const auto& done = finished();
   CHECK(done.state == TaskState::failed);
-  CHECK(done.exit_status == "max_turns_reached");
+  CHECK(done.exit_status == TaskExit::max_turns_reached);
   CHECK(events("task_end")[0]["turns"] == 2);
   CHECK(events("task_continued")[1]["turns_remaining"] == 0);
 }
@@ -405,7 +405,7 @@ TEST_CASE_METHOD(scene, "a model failure fails the task with its text", "[task]"
   start(script({t}));
   CHECK(finished().state == TaskState::failed);
   CHECK(finished().status_text == "model exploded on lead");
-  CHECK(finished().exit_status == "failed");
+  CHECK(finished().exit_status == TaskExit::failed);
   CHECK(events("inference")[0]["decision"] == "error");
 }
 
@@ -447,7 +447,7 @@ TEST_CASE_METHOD(scene, "an output over 64 KiB is cut in the trace and in the co
 
 TEST_CASE_METHOD(scene, "an egress that rejects at once is waited on until its CallEnded", "[task]") {
   start(script({call({{"coder", "x"}}), reply("{{answers}}")}), "member:boss", {"coder"},
-        {{"coder", CallStart{"", "rejected", "", "task rejected: not allowed"}}});
+        {{"coder", CallStart{"", CallStatus::rejected, "", "task rejected: not allowed"}}});
   CHECK(door_log().finished.empty());
   REQUIRE(requests().size() == 1);
   end_call("coder", "rejected", "task rejected: not allowed");
@@ -461,7 +461,7 @@ TEST_CASE_METHOD(scene, "an egress that rejects at once is waited on until its C
 
 TEST_CASE_METHOD(scene, "a task canceled while its model thinks ends once and ignores the late turn", "[task]") {
   start(script({reply("too late", 1000)}));
-  self->send(task, cancel_atom::value);
+  self->send(task, cancel_atom_v);
   sched.run();
   CHECK(finished().state == TaskState::canceled);
   advance_time(1s);

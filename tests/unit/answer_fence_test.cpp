@@ -23,7 +23,7 @@ CallEnded outcome(std::string call_id, std::string member, std::string status, s
   CallEnded e;
   e.call_id = std::move(call_id);
   e.member = std::move(member);
-  e.status = std::move(status);
+  e.status = parse_call_status(status).value();
   e.output = std::move(output);
   e.below = std::move(below);
   return e;

@@ -81,7 +81,17 @@ TEST_CASE("channel: no first line before the deadline is E-RUN-046", "[credentia
   ChannelReader reader(std::move(p.read), log.handlers(), 200ms);
   REQUIRE(log.wait_for_events(1));
   CHECK(log.events[0].rfind("failed:E-RUN-046:", 0) == 0);
-  CHECK(log.events[0].find("10 s") != std::string::npos);
+  CHECK(log.events[0].find("within 200 ms") != std::string::npos); // the deadline it was given
+  CHECK(log.events[0].find("10 s") == std::string::npos);
+}
+
+TEST_CASE("channel: the first-line refusal names a whole-second deadline in seconds", "[credentials]") {
+  PipeEnds p = make_pipe();
+  Log log;
+  ChannelReader reader(std::move(p.read), log.handlers(), 1s);
+  REQUIRE(log.wait_for_events(1));
+  CHECK(log.events[0].rfind("failed:E-RUN-046:", 0) == 0);
+  CHECK(log.events[0].find("no first line arrived within 1 s") != std::string::npos);
 }
 
 TEST_CASE("channel: a bad or missing first line refuses the launch without echo", "[credentials]") {

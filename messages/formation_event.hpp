@@ -1,0 +1,29 @@
+// formation_event.hpp — the kinds of line the launcher actor reports as a formation runs.
+//
+// Invariant: a formation reports `formation` once, `ready` once per peer, `entry` once, at most
+// one `failed`, and `ended` last; `to_string` gives the word (as the reporter and the sim name
+// it), `parse_formation_event` reads it back.
+// Seed: "The other members, the peers, start first … The entry member starts last."
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace mur {
+
+enum class FormationEvent : std::uint8_t { formation, ready, entry, failed, ended };
+
+std::string to_string(FormationEvent e);
+std::optional<FormationEvent> parse_formation_event(std::string_view word);
+
+// Which of the launcher's own timers ran out: (deadline_atom, LauncherDeadline).
+enum class LauncherDeadline : std::uint8_t {
+  formation, // the formation's --deadline: stop it (exit 124)
+  grace,     // the stop grace: kill the members still running
+};
+
+std::string to_string(LauncherDeadline d);
+
+} // namespace mur
