@@ -64,11 +64,14 @@ using spawned_atom = caf::atom_constant<caf::atom("mspawned")>;
 struct MemberExited {
   std::string name;
   std::int32_t exit_code = 0; // 128+N when killed by signal N
-  bool operator==(const MemberExited& o) const { return name == o.name && exit_code == o.exit_code; }
+  std::string stderr_tail;    // its last stderr lines, "\n    | line" each ("" ⇒ none kept)
+  bool operator==(const MemberExited& o) const {
+    return name == o.name && exit_code == o.exit_code && stderr_tail == o.stderr_tail;
+  }
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, MemberExited& x) {
-  return f(caf::meta::type_name("mur::MemberExited"), x.name, x.exit_code);
+  return f(caf::meta::type_name("mur::MemberExited"), x.name, x.exit_code, x.stderr_tail);
 }
 
 struct KillMember {
@@ -92,13 +95,14 @@ typename Inspector::result_type inspect(Inspector& f, SendAddresses& x) {
 
 // One line of the launcher's progress: formation, ready, entry, failed, ended.
 struct FormationProgress {
-  std::string event;        // formation | ready | entry | failed | ended
+  std::string event;        // formation | ready | entry | member_exited | member_ended | failed | ended
   std::string formation_id;
   std::string member;
   std::string session_id;
   std::string url;
   std::int64_t pid = 0;
-  std::string detail;       // failed: the E-RUN-045 text; ended: how it ended
+  std::string detail;       // failed: the E-RUN-045 text; ended: how it ended; member_exited /
+                            // member_ended: which member, how it ended, its stderr tail
   std::int32_t exit_code = 0;
   bool operator==(const FormationProgress& o) const {
     return event == o.event && formation_id == o.formation_id && member == o.member &&

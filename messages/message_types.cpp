@@ -8,6 +8,7 @@
 #include "messages/model_turn.hpp"
 #include "messages/task_progress.hpp"
 #include "messages/trace_event.hpp"
+#include "messages/transport_failure.hpp"
 
 #include <caf/actor_system_config.hpp>
 
@@ -39,6 +40,7 @@ void register_message_types(caf::actor_system_config& cfg) {
     .add_message_type<KillMember>("mur::KillMember")
     .add_message_type<SendAddresses>("mur::SendAddresses")
     .add_message_type<FormationProgress>("mur::FormationProgress");
+  add_transport_error_category(cfg);
 }
 
 } // namespace mur

@@ -12,6 +12,7 @@
 #include "messages/formation_messages.hpp"
 #include "messages/formation_verifier.hpp"
 #include "messages/ids.hpp"
+#include "messages/transport_failure.hpp"
 
 #include <caf/all.hpp>
 
@@ -25,6 +26,7 @@ using broken_atom = caf::atom_constant<caf::atom("broken")>;
 struct NetworkState {
   std::map<std::string, std::pair<caf::actor, DoorKeys>> doors;
   std::set<std::string> broken; // urls whose streams break
+  std::set<std::string> hung;   // urls whose doors answer nothing (a stopped process)
   static inline const char* name = "sim.network";
 };
 
@@ -35,9 +37,14 @@ caf::behavior network(caf::stateful_actor<NetworkState>* self) {
     },
     [=](unplug_atom, const std::string& url) { self->state.doors.erase(url); },
     [=](broken_atom, const std::string& url) { self->state.broken.insert(url); },
+    [=](hang_atom, const std::string& url) { self->state.hung.insert(url); },
     [=](const DoorCallTo& to, const Bearer& bearer, DoorRequest req) -> caf::result<DoorReply> {
+      // A stopped process's kernel still takes the connection, and nothing answers it.
+      if (self->state.hung.count(to.url)) return self->make_response_promise<DoorReply>();
       auto it = self->state.doors.find(to.url);
-      if (it == self->state.doors.end()) return caf::make_error(caf::sec::request_receiver_down);
+      // Nothing listens at an ended member's port: the connection is refused.
+      if (it == self->state.doors.end())
+        return make_transport_error(TransportFailure::refused, "connection refused");
       std::vector<std::string> header;
       if (bearer.token) header.push_back("Bearer " + bearer.token->expose());
       std::vector<std::string_view> views(header.begin(), header.end());
@@ -178,6 +185,10 @@ caf::behavior spawner(spawner_actor* self, std::map<std::string, Manifest> manif
     [=](const KillMember& k) {
       auto it = self->state.members.find(k.name);
       if (it != self->state.members.end()) self->send_exit(it->second.member, caf::exit_reason::kill);
+    },
+    [=](hang_atom, const std::string& name) { // as SIGSTOP: its door answers nothing from now on
+      auto it = self->state.members.find(name);
+      if (it != self->state.members.end()) self->send(self->state.network, hang_atom::value, it->second.url);
     },
     [=](const TaskEvent& ev) {
       for (auto& [name, r] : self->state.members)

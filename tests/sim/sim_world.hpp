@@ -11,6 +11,7 @@
 #include <caf/allowed_unsafe_message_type.hpp>
 
 #include <caf/actor.hpp>
+#include <caf/atom.hpp>
 #include <caf/fwd.hpp>
 
 #include <map>
@@ -32,6 +33,11 @@ struct Knobs {
   std::set<std::string> withhold_addresses;// their address lines are dropped
   std::set<std::string> broken_streams;    // subscriptions to their doors break at once
 };
+
+// `(hang_atom, member name)` to the spawn port: from then on that member's door answers no
+// request (as a SIGSTOPped process's door: connections are taken, nothing comes back). A member
+// ended by KillMember (or its own end) refuses connections (a transport error, `refused`).
+using hang_atom = caf::atom_constant<caf::atom("hang")>;
 
 // Manifests by member name (the roster's name, not the capsule's).
 caf::actor spawn_sim_spawner(caf::actor_system& sys, std::map<std::string, Manifest> manifests,
