@@ -309,7 +309,7 @@ caf::behavior launcher(launcher_actor* self, LauncherSetup setup) {
       s.running.erase(ex.name);
       const PlannedMember* m = planned(s, ex.name);
       if (s.phase == Phase::starting && m && !m->entry) {
-        fail_launch(self, ex.name, "exited (code " + std::to_string(ex.exit_code) + ") before its door answered");
+        fail_launch(self, ex.name, "exited (code " + std::to_string(ex.exit_code) + ") before its door answered" + ex.stderr_tail);
       } else if (m && m->entry && s.phase == Phase::entry_running) {
         if (s.fault.empty()) stop(self, ex.exit_code, "the entry member ended");
         else stop(self, member_fault_exit_code, "the entry member ended after " + s.fault);

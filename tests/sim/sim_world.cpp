@@ -67,6 +67,7 @@ caf::behavior network(caf::stateful_actor<NetworkState>* self) {
 
 struct Running {
   caf::actor member;
+  caf::actor door;
   caf::actor trace;
   std::string url;
   std::int32_t code = 137; // killed unless it said otherwise
@@ -106,7 +107,7 @@ caf::behavior spawner(spawner_actor* self, std::map<std::string, Manifest> manif
     const std::string name = it->second;
     self->send(st.network, unplug_atom::value, st.members[name].url);
     st.members[name].alive = false;
-    if (st.launcher) self->send(st.launcher, MemberExited{name, st.members[name].code});
+    if (st.launcher) self->send(st.launcher, MemberExited{name, st.members[name].code, ""});
   });
   return {
     [=](const SpawnMember& sm, const BundleRef& ref) -> caf::result<MemberStarted, caf::actor> {
@@ -166,6 +167,7 @@ caf::behavior spawner(spawner_actor* self, std::map<std::string, Manifest> manif
       self->request(member, caf::infinite, caf::get_atom::value).then([=](const caf::actor& door) mutable {
         auto& s = self->state;
         // A member "never ready" answers its probe as some other session.
+        s.members[sm.name].door = door;
         self->send(s.network, caf::put_atom::value, url, door, keys);
         if (s.knobs.broken_streams.count(sm.name)) self->send(s.network, broken_atom::value, url);
         if (!sm.addresses.empty()) self->send(member, address_atom::value, sm.addresses);
@@ -184,7 +186,10 @@ caf::behavior spawner(spawner_actor* self, std::map<std::string, Manifest> manif
     },
     [=](const KillMember& k) {
       auto it = self->state.members.find(k.name);
-      if (it != self->state.members.end()) self->send_exit(it->second.member, caf::exit_reason::kill);
+      if (it == self->state.members.end()) return;
+      // As SIGKILL ends a whole process: the member and its door (its tasks follow the door).
+      self->send_exit(it->second.member, caf::exit_reason::kill);
+      if (it->second.door) self->send_exit(it->second.door, caf::exit_reason::kill);
     },
     [=](hang_atom, const std::string& name) { // as SIGSTOP: its door answers nothing from now on
       auto it = self->state.members.find(name);
