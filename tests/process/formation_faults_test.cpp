@@ -99,8 +99,10 @@ TEST_CASE("a peer SIGKILLed mid-call: the answer names the refused connection; t
   json answer = json::parse(send.read_line(), nullptr, false);
   INFO(answer.dump());
   CHECK(answer["state"] == "completed");
-  CHECK(answer["answer"] ==
-        "Lead got: the connection to coder's door was refused: coder stopped running while it held the task");
+  const std::string text = answer.value("answer", "");
+  CHECK(text.rfind("Lead got: coder gave no answer (unreachable): ", 0) == 0);
+  CHECK(text.find("the connection to coder's door was refused: coder stopped running while it held the task") !=
+        std::string::npos);
   CHECK(send.wait() == 0);
 
   CHECK(run.wait() == mur::member_fault_exit_code);
@@ -169,4 +171,24 @@ TEST_CASE("a peer that dies while the formation idles: the launcher names it and
   CHECK(formation_processes(frm).empty());
   Ran ps = run_command({MUR_BINARY, "ps", "--json"}, f.env);
   CHECK(json::parse(ps.out)["formations"].empty());
+}
+
+TEST_CASE("mur doctor warns W-ROS-003 with a Fix line when a callee's after_task is exit", "[process][doctor][faults]") {
+  FaultFormation ff(600);
+  ff.write("once-coder", "inference:\n  transport: script\n  turns:\n    - reply: done\n"
+                         "lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: exit}\n"
+                         "exports: {peer_tasks: {accept: true}}\n"
+                         "capabilities: {network: {allow: [localhost]}}\n"
+                         "network: {authentication: {scheme: bearer}}\n");
+  std::ofstream(ff.f.project.path + "/roster.yaml")
+    << "roster_version: 1\nmembers:\n"
+       "  - {name: lead,  capsule: fault-lead, version: 1.0.0, entry: true}\n"
+       "  - {name: coder, capsule: once-coder, version: 1.0.0}\n"
+       "reachability:\n  - {from: lead, to: [coder]}\n";
+  Ran r = run_command({MUR_BINARY, "doctor", ff.f.project.path}, ff.f.env);
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("W-ROS-003: member 'coder' (once-coder@1.0.0) may be called by lead but its lifecycle.after_task is exit") !=
+        std::string::npos);
+  CHECK(r.out.find("Fix: in once-coder's murmur.yaml set lifecycle.after_task: sleep") != std::string::npos);
 }
