@@ -41,7 +41,6 @@ struct LauncherState {
   std::set<std::string> pending;                 // spawn asked, not yet answered
   std::map<std::string, std::int64_t> pids;      // every member whose process was started
   std::set<std::string> killed;                  // sent KillMember: its end is no failure
-  std::set<std::string> ended_peers;             // peers that ended as their lifecycle says (status 0)
   std::string fault;                             // the first peer that exited abnormally ("" ⇒ none)
   bool launch_failed = false;
   std::string failed_first;                      // the member whose failure stopped the launch
@@ -199,7 +198,6 @@ void peer_exited(launcher_actor* self, const MemberExited& ex) {
   const std::string pid = pid_it != s.pids.end() && pid_it->second > 0 ? " (pid " + std::to_string(pid_it->second) + ")" : "";
   const auto& info = s.started[ex.name].info;
   if (ex.exit_code == 0) {
-    s.ended_peers.insert(ex.name);
     report(self, FormationProgress{"member_ended", "", ex.name, info.session_id, info.url,
                                    pid_it != s.pids.end() ? pid_it->second : 0,
                                    "member '" + ex.name + "'" + pid + " ended as its lifecycle says (status 0); "
