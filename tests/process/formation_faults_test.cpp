@@ -192,3 +192,44 @@ TEST_CASE("mur doctor warns W-ROS-003 with a Fix line when a callee's after_task
         std::string::npos);
   CHECK(r.out.find("Fix: in once-coder's murmur.yaml set lifecycle.after_task: sleep") != std::string::npos);
 }
+
+TEST_CASE("a peer that ends as its lifecycle says is no fault; a later call to it names a member that has ended",
+          "[process][formation][faults]") {
+  FaultFormation ff(600);
+  // It thinks a little, so the lead follows its task before it answers.
+  ff.write("once-coder", "inference:\n  transport: script\n  turns:\n    - think_ms: 500\n      reply: \"did {{task}}\"\n"
+                         "lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: exit}\n"
+                         "exports: {peer_tasks: {accept: true}}\n"
+                         "capabilities: {network: {allow: [localhost]}}\n"
+                         "network: {authentication: {scheme: bearer}}\n");
+  std::ofstream(ff.f.project.path + "/roster.yaml")
+    << "roster_version: 1\nmembers:\n"
+       "  - {name: lead,  capsule: fault-lead, version: 1.0.0, entry: true}\n"
+       "  - {name: coder, capsule: once-coder, version: 1.0.0}\n"
+       "reachability:\n  - {from: lead, to: [coder]}\n";
+  LaunchedMur run({MUR_BINARY, "run", "--roster", ff.f.project.path, "--json", "--deadline", "90s"}, ff.f.env);
+  Serving s = serve(run);
+
+  Ran first = run_command({MUR_BINARY, "send", s.id(), "one", "--json"}, ff.f.env);
+  CHECK(first.exit_code == 0);
+  // Not checked here: that the first answer arrives. A callee that exits right after its task
+  // sometimes takes its last stream event with it (the door server closes its streams on exit
+  // before the event is written): a known gap, reported with issue 10 for the door server.
+  REQUIRE(gone_within(s.coder, generous));
+  // The launcher says so on stderr (bounded wait for its line), and does not stop the formation.
+  const std::string ended_note = "member 'coder' (pid " + std::to_string(s.coder) + ") ended as its lifecycle says (status 0)";
+  const auto until = std::chrono::steady_clock::now() + generous;
+  while (run.err().find(ended_note) == std::string::npos && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  REQUIRE(run.err().find(ended_note) != std::string::npos);
+
+  Ran second = run_command({MUR_BINARY, "send", s.id(), "two", "--json"}, ff.f.env);
+  const std::string text = json::parse(second.out, nullptr, false).value("answer", "");
+  INFO(second.out << second.err);
+  CHECK(text.find("coder has ended as its lifecycle says (after_task: exit)") != std::string::npos);
+  CHECK(text.find("nothing was sent") != std::string::npos);
+
+  run.signal(SIGTERM);
+  CHECK(run.wait() == 128 + SIGTERM); // no fault: the formation served on until it was stopped
+  CHECK(run.err().find("while the formation ran") == std::string::npos);
+}
