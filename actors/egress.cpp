@@ -6,6 +6,7 @@
 #include "messages/member_call.hpp"
 #include "messages/model_turn.hpp"
 #include "messages/trace_event.hpp"
+#include "messages/transport_failure.hpp"
 
 #include <caf/all.hpp>
 #include <nlohmann/json.hpp>
@@ -13,6 +14,8 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
+#include <set>
 
 namespace mur {
 namespace {
@@ -22,6 +25,7 @@ using namespace std::chrono_literals;
 
 constexpr auto poll_interval = 500ms;
 constexpr auto request_timeout = 5s;
+constexpr auto liveness_interval = 3s; // a held call's GetTask beside its stream: is the door still there?
 constexpr std::size_t output_cap = 64 * 1024;
 
 enum class Phase { waiting_address, offering, busy, following };
@@ -36,6 +40,9 @@ struct Call {
   int transport_failures = 0;
   bool abandoned = false;
   bool polling = false;
+  bool last_busy = false;           // the last offer's answer was busy
+  std::string last_failure;         // the last transport failure's reason ("" ⇒ none)
+  std::optional<caf::actor_clock::time_point> tick_due; // following: the next GetTask
   std::string member_task_id;
   caf::actor_clock::time_point began;
 };
@@ -45,6 +52,7 @@ struct EgressState {
   std::map<std::string, std::string> addresses;   // member → door url
   std::map<std::string, Call> calls;              // by call id
   std::map<std::string, std::string> by_task;     // callee task id → call id
+  std::set<std::string> ended;                    // callees that ended as their lifecycle says
   static inline const char* name = "mur.egress";
 };
 
@@ -157,23 +165,61 @@ DoorRequest send_request(const Call& c) {
   return r;
 }
 
+// Schedules the next GetTask of a followed call after `delay`, unless one is due sooner (so
+// the stream's loss, a failure and the liveness check never run two polls side by side).
+void schedule_tick(egress_actor* self, Call& c, const std::string& call_id, caf::timespan delay) {
+  const auto due = self->clock().now() + delay;
+  if (c.tick_due && *c.tick_due <= due) return;
+  c.tick_due = due;
+  self->delayed_send(self, delay, retry_atom_v, call_id);
+}
+
+std::string ended_text(const std::string& m) {
+  return m + " has ended as its lifecycle says (after_task: exit): it takes no more tasks, and calls to it "
+             "reach a member that has ended";
+}
+
+// A call reached no answer: a refused connection is named at once (nothing listens: the
+// callee's process has ended); other failures are retried once, then named.
 void transport_failed(egress_actor* self, const std::string& call_id, const caf::error& err) {
   auto it = self->state.calls.find(call_id);
   if (it == self->state.calls.end()) return;
   Call& c = it->second;
-  if (++c.transport_failures >= 2) {
-    end_call(self, call_id, CallStatus::unreachable,
-             c.req.member + "'s door could not be reached (" + self->system().render(err) + ")");
+  const std::string& m = c.req.member;
+  const TransportFault fault = transport_fault_of(err, self->system());
+  c.last_failure = fault.reason;
+  if (fault.kind == TransportFailure::refused) {
+    std::string why = "the connection to " + m + "'s door was refused: ";
+    if (self->state.ended.count(m)) why += ended_text(m);
+    else if (c.phase == Phase::following) why += m + " stopped running while it held the task";
+    else why += m + " is not running (its process has ended)";
+    end_call(self, call_id, CallStatus::unreachable, why);
     return;
   }
-  self->delayed_send(self, poll_interval, retry_atom_v, call_id);
+  if (++c.transport_failures >= 2) {
+    std::string why;
+    if (fault.kind == TransportFailure::timed_out)
+      why = (c.phase == Phase::following ? m + " stopped answering while it held the task: " : std::string()) + m +
+            "'s door did not answer twice in a row (" + fault.reason + " after " +
+            std::to_string(request_timeout.count()) + " s); its process may be stopped or hung";
+    else
+      why = m + "'s door could not be reached twice in a row (" + fault.reason + ")";
+    end_call(self, call_id, CallStatus::unreachable, why);
+    return;
+  }
+  if (c.phase == Phase::following) schedule_tick(self, c, call_id, poll_interval);
+  else self->delayed_send(self, poll_interval, retry_atom_v, call_id);
 }
+
+bool is_busy(const DoorReply& r) { return r.ok() && r.task.state == TaskState::rejected && r.task.busy; }
 
 void on_offer_reply(egress_actor* self, const std::string& call_id, const DoorReply& r) {
   auto it = self->state.calls.find(call_id);
   if (it == self->state.calls.end()) return;
   Call& c = it->second;
   c.transport_failures = 0;
+  c.last_failure.clear();
+  c.last_busy = is_busy(r);
   const std::string& m = c.req.member;
   if (r.http_status != 200) {
     end_call(self, call_id, CallStatus::failed,
@@ -237,6 +283,8 @@ void offer(egress_actor* self, const std::string& call_id) {
           [=](const caf::error& err) { transport_failed(self, call_id, err); });
 }
 
+// One GetTask of a followed call: every 500 ms once its stream is lost, else every 3 s beside
+// the stream, so a callee that stops answering is seen (two failures in a row end the call).
 void poll(egress_actor* self, const std::string& call_id) {
   auto it = self->state.calls.find(call_id);
   if (it == self->state.calls.end()) return;
@@ -255,13 +303,17 @@ void poll(egress_actor* self, const std::string& call_id) {
           return;
         }
         i->second.transport_failures = 0;
+        i->second.last_failure.clear();
         if (is_terminal(r.task.state)) finish_from(self, call_id, r.task);
-        else self->delayed_send(self, poll_interval, retry_atom_v, call_id);
+        else
+          schedule_tick(self, i->second, call_id,
+                        i->second.polling ? caf::timespan(poll_interval) : caf::timespan(liveness_interval));
       },
       [=](const caf::error& err) { transport_failed(self, call_id, err); });
 }
 
-// Follows the callee task with SubscribeToTask; polls GetTask if the subscription fails.
+// Follows the callee task with SubscribeToTask (and a GetTask every 3 s beside it); polls
+// GetTask every 500 ms if the subscription fails.
 void follow(egress_actor* self, const std::string& call_id) {
   auto it = self->state.calls.find(call_id);
   if (it == self->state.calls.end()) return;
@@ -276,16 +328,17 @@ void follow(egress_actor* self, const std::string& call_id) {
         if (i == self->state.calls.end()) return;
         if (!r.ok()) {
           i->second.polling = true;
-          self->delayed_send(self, poll_interval, retry_atom_v, call_id);
+          schedule_tick(self, i->second, call_id, poll_interval);
           return;
         }
         if (is_terminal(r.task.state)) finish_from(self, call_id, r.task);
+        else schedule_tick(self, i->second, call_id, liveness_interval);
       },
-      [=](const caf::error&) {
+      [=](const caf::error& err) {
         auto i = self->state.calls.find(call_id);
         if (i == self->state.calls.end()) return;
         i->second.polling = true;
-        self->delayed_send(self, poll_interval, retry_atom_v, call_id);
+        transport_failed(self, call_id, err);
       });
 }
 
@@ -296,6 +349,11 @@ void proceed(egress_actor* self, const std::string& call_id) {
     refuse(self, call_id,
            "this member's egress does not reach other members: its capabilities.network.allow does not "
            "list localhost. Fix: add capabilities: {network: {allow: [localhost]}} to its murmur.yaml");
+    return;
+  }
+  auto it = st.calls.find(call_id);
+  if (it != st.calls.end() && st.ended.count(it->second.req.member)) {
+    end_call(self, call_id, CallStatus::unreachable, ended_text(it->second.req.member) + "; nothing was sent");
     return;
   }
   offer(self, call_id);
@@ -322,7 +380,7 @@ caf::behavior egress(egress_actor* self, EgressSetup setup) {
       c.began = self->clock().now();
       st.calls.emplace(req.call_id, std::move(c));
       self->delayed_send(self, st.setup.call_deadline, deadline_atom_v, req.call_id);
-      if (st.addresses.count(req.member)) {
+      if (st.addresses.count(req.member) || st.ended.count(req.member)) {
         proceed(self, req.call_id);
       } else {
         self->delayed_send(self, st.setup.address_wait, wait_atom_v, req.call_id);
@@ -331,11 +389,19 @@ caf::behavior egress(egress_actor* self, EgressSetup setup) {
     },
     [=](address_atom, const std::vector<MemberText>& addresses) {
       auto& st = self->state;
-      for (const auto& a : addresses)
-        if (is_callee(st, a.member)) st.addresses[a.member] = a.text;
+      for (const auto& a : addresses) {
+        if (!is_callee(st, a.member)) continue;
+        if (a.text.empty()) { // the callee ended as its lifecycle says
+          st.ended.insert(a.member);
+        } else {
+          st.addresses[a.member] = a.text;
+          st.ended.erase(a.member);
+        }
+      }
       std::vector<std::string> ready;
       for (const auto& [id, c] : st.calls)
-        if (c.phase == Phase::waiting_address && st.addresses.count(c.req.member)) ready.push_back(id);
+        if (c.phase == Phase::waiting_address && (st.addresses.count(c.req.member) || st.ended.count(c.req.member)))
+          ready.push_back(id);
       for (const auto& id : ready) proceed(self, id);
     },
     [=](wait_atom, const std::string& call_id) {
@@ -348,20 +414,33 @@ caf::behavior egress(egress_actor* self, EgressSetup setup) {
     [=](retry_atom, const std::string& call_id) {
       auto it = self->state.calls.find(call_id);
       if (it == self->state.calls.end()) return;
-      if (it->second.phase == Phase::following) poll(self, call_id);
-      else offer(self, call_id);
+      Call& c = it->second;
+      if (c.phase != Phase::following) return offer(self, call_id);
+      if (!c.tick_due || self->clock().now() < *c.tick_due) return; // superseded by a sooner tick
+      c.tick_due.reset();
+      poll(self, call_id);
     },
+    // The call deadline, named by what the callee did: held the task and did not finish it (or
+    // stopped answering), never answered the offer, or really stayed busy.
     [=](deadline_atom, const std::string& call_id) {
       auto it = self->state.calls.find(call_id);
       if (it == self->state.calls.end()) return;
       const Call& c = it->second;
+      const std::string m = c.req.member;
       const auto secs = std::to_string(self->state.setup.call_deadline.count() / 1000);
-      if (c.phase == Phase::following)
+      const std::string silent = c.last_failure.empty() ? "" : "; its door stopped answering (" + c.last_failure + ")";
+      if (c.phase == Phase::waiting_address)
+        refuse(self, call_id, "the address of " + m + " did not arrive within the call deadline of " + secs +
+                                " s, so nothing was sent; it may not have started");
+      else if (c.phase == Phase::following)
         end_call(self, call_id, CallStatus::timed_out,
-                 c.req.member + " did not finish the task within the call deadline of " + secs + " s");
-      else
+                 m + " took the task but did not finish it within the call deadline of " + secs + " s" + silent);
+      else if (c.last_busy && c.last_failure.empty())
         end_call(self, call_id, CallStatus::rejected,
-                 c.req.member + " stayed busy for the whole call deadline of " + secs + " s and never took the task");
+                 m + " stayed busy for the whole call deadline of " + secs + " s and never took the task");
+      else
+        end_call(self, call_id, CallStatus::timed_out,
+                 m + " did not answer the offer within the call deadline of " + secs + " s" + silent);
     },
     [=](const TaskEvent& ev) {
       auto it = self->state.by_task.find(ev.task.id);
@@ -375,7 +454,7 @@ caf::behavior egress(egress_actor* self, EgressSetup setup) {
       auto c = self->state.calls.find(it->second);
       if (c == self->state.calls.end() || c->second.phase != Phase::following || c->second.polling) return;
       c->second.polling = true;
-      self->delayed_send(self, poll_interval, retry_atom_v, it->second);
+      schedule_tick(self, c->second, it->second, poll_interval);
     },
     [=](const AbandonCall& a) {
       auto it = self->state.calls.find(a.call_id);

@@ -8,14 +8,27 @@
 //   check     --ok-->                                  offering (token attached by the port)
 //   offering  --REJECTED + busy-->                     busy: re-offer after 250 ms doubling to 4 s
 //                                                      (+0–250 ms jitter) until the call deadline
-//   offering  --held (SUBMITTED/WORKING)-->            following (SubscribeToTask; GetTask every
-//                                                      500 ms if the stream fails)
+//   offering  --held (SUBMITTED/WORKING)-->            following (SubscribeToTask, and GetTask every
+//                                                      3 s beside it to see that the door still
+//                                                      answers; GetTask every 500 ms if the stream fails)
 //   offering  --other REJECTED / error-->              ended rejected / failed
 //   following --terminal TaskEvent-->                  ended: completed, failed, canceled, rejected,
 //                                                      no_answer (noAnswer), with noAnswerBelow
-//   busy      --call deadline-->                       ended rejected (it stayed busy)
-//   following --call deadline-->                       ended timed_out (the callee is not canceled)
-//   any       --2 transport failures in a row-->       ended unreachable
+//   busy      --call deadline (last answer busy)-->    ended rejected (it stayed busy)
+//   offering  --call deadline (no answer)-->           ended timed_out (it did not answer the offer)
+//   following --call deadline-->                       ended timed_out (it took the task and did not
+//                                                      finish it; "its door stopped answering" when
+//                                                      its last request failed; not canceled)
+//   any       --connection refused-->                  ended unreachable at once ("the connection to
+//                                                      <m>'s door was refused": its process ended)
+//   any       --2 other transport failures in a row--> ended unreachable, naming the reason (a
+//                                                      held call: "<m> stopped answering while it
+//                                                      held the task"; a SIGSTOPped callee is seen
+//                                                      ≈ 13 s after it stops: 3 s + 2 × 5 s)
+//   new       --callee ended (address line entry
+//               with no url: it ended as its
+//               lifecycle says)-->                     ended unreachable, nothing sent ("a member
+//                                                      that has ended")
 //   any       --AbandonCall-->                         dropped; a task the callee took from an
 //                                                      offer in flight is canceled
 // Invariants: the model never sees the token, the URL or the port; each call answers its

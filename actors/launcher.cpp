@@ -11,6 +11,10 @@
 
 #include <caf/all.hpp>
 
+#include <csignal>
+#include <cstring>
+
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <set>
@@ -37,6 +41,7 @@ struct LauncherState {
   std::set<std::string> pending;                 // spawn asked, not yet answered
   std::map<std::string, std::int64_t> pids;      // every member whose process was started
   std::set<std::string> killed;                  // sent KillMember: its end is no failure
+  std::string fault;                             // the first peer that exited abnormally ("" ⇒ none)
   bool launch_failed = false;
   std::string failed_first;                      // the member whose failure stopped the launch
   std::vector<std::string> failures;             // E-RUN-045 lines
@@ -172,6 +177,45 @@ void start_refused(launcher_actor* self, const std::string& name, const caf::err
   finish_if_done(self);
 }
 
+// How a member's process ended, in words: "exited with status N" or "was killed by signal N (SIGX)".
+std::string how_it_ended(std::int32_t code) {
+  if (code > 128 && code < 128 + 65) {
+    const int sig = code - 128;
+    const char* abbrev = sigabbrev_np(sig);
+    return "was killed by signal " + std::to_string(sig) + (abbrev ? std::string(" (SIG") + abbrev + ")" : "");
+  }
+  return "exited with status " + std::to_string(code);
+}
+
+// A peer ended while the formation served. Status 0 is the end its lifecycle gives it (after_task:
+// exit): no fault; every member that may call it is told, so its calls name a member that has
+// ended. Anything else is a fault: recorded (member, pid, status or signal, stderr tail) and
+// reported at once; the formation ends with member_fault_exit_code once the calls in flight had
+// fault_settle to name the dead member (or when the entry ends, if sooner).
+void peer_exited(launcher_actor* self, const MemberExited& ex) {
+  auto& s = self->state;
+  const auto pid_it = s.pids.find(ex.name);
+  const std::string pid = pid_it != s.pids.end() && pid_it->second > 0 ? " (pid " + std::to_string(pid_it->second) + ")" : "";
+  const auto& info = s.started[ex.name].info;
+  if (ex.exit_code == 0) {
+    report(self, FormationProgress{FormationEvent::member_ended, "", ex.name, info.session_id, info.url,
+                                   pid_it != s.pids.end() ? pid_it->second : 0,
+                                   "member '" + ex.name + "'" + pid + " ended as its lifecycle says (status 0); "
+                                   "calls to it now answer that it has ended", 0});
+    for (const auto& m : s.setup.members)
+      if (s.running.count(m.name) && std::find(m.callees.begin(), m.callees.end(), ex.name) != m.callees.end())
+        self->send(s.setup.spawn, SendAddresses{m.name, {MemberText{ex.name, ""}}});
+    return;
+  }
+  const std::string tail = ex.stderr_tail.empty() ? " (its stderr held nothing)" : "; its stderr ended with:" + ex.stderr_tail;
+  const std::string what = "member '" + ex.name + "'" + pid + " " + how_it_ended(ex.exit_code) + " while the formation ran";
+  report(self, FormationProgress{FormationEvent::member_exited, "", ex.name, info.session_id, info.url,
+                                 pid_it != s.pids.end() ? pid_it->second : 0, what + tail, ex.exit_code});
+  if (!s.fault.empty()) return;
+  s.fault = what;
+  self->delayed_send(self, s.setup.fault_settle, deadline_atom_v, LauncherDeadline::fault);
+}
+
 void start_entry(launcher_actor* self) {
   auto& st = self->state;
   const PlannedMember* entry = nullptr;
@@ -263,9 +307,12 @@ caf::behavior launcher(launcher_actor* self, LauncherSetup setup) {
       s.running.erase(ex.name);
       const PlannedMember* m = planned(s, ex.name);
       if (s.phase == Phase::starting && m && !m->entry) {
-        fail_launch(self, ex.name, "exited (code " + std::to_string(ex.exit_code) + ") before its door answered");
+        fail_launch(self, ex.name, "exited (code " + std::to_string(ex.exit_code) + ") before its door answered" + ex.stderr_tail);
       } else if (m && m->entry && s.phase == Phase::entry_running) {
-        stop(self, ex.exit_code, "the entry member ended");
+        if (s.fault.empty()) stop(self, ex.exit_code, "the entry member ended");
+        else stop(self, member_fault_exit_code, "the entry member ended after " + s.fault);
+      } else if (m && !m->entry && s.phase == Phase::entry_running) {
+        peer_exited(self, ex);
       }
       finish_if_done(self);
     },
@@ -276,6 +323,8 @@ caf::behavior launcher(launcher_actor* self, LauncherSetup setup) {
       auto& s = self->state;
       if (which == LauncherDeadline::formation) {
         stop(self, 124, "the formation's deadline passed");
+      } else if (which == LauncherDeadline::fault) {
+        stop(self, member_fault_exit_code, s.fault);
       } else if (which == LauncherDeadline::grace && s.phase == Phase::stopping) {
         for (const auto* names : {&s.running, &s.pending})
           for (const auto& name : *names) {

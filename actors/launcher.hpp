@@ -11,7 +11,18 @@
 //                                                 while stopping are collected too, and E-RUN-045
 //                                                 (each failure, then every member started) is
 //                                                 reported once all are gone
-//   entry running   --entry MemberExited-->       stopping, the entry's exit code
+//   entry running   --entry MemberExited-->       stopping, the entry's exit code (69 after a
+//                                                 peer's fault, below)
+//   entry running   --peer MemberExited, status 0-> no fault: it ended as its lifecycle says
+//                                                 (after_task: exit). Progress `member_ended`;
+//                                                 each running member that may call it gets an
+//                                                 address entry with no url, so its calls to it
+//                                                 answer at once that it has ended
+//   entry running   --peer MemberExited, other-->  a fault: progress `member_exited` (member,
+//                                                 pid, status or signal, stderr tail) at once;
+//                                                 after fault_settle (calls in flight name the
+//                                                 dead member meanwhile) or when the entry ends:
+//                                                 stopping, 69 (member_fault_exit_code)
 //   entry running   --sigterm_atom(N)-->          stopping, 128+N
 //   entry running   --deadline-->                 stopping, 124
 //   stopping        --close every lifeline; all MemberExited--> ended (reported, then quit)
@@ -19,7 +30,9 @@
 //                                                 still being started
 // Invariants: the signing key lives only in this actor's state and dies with it; a member's
 // bundle carries tokens for exactly its roster edges; the entry member is never a callee and
-// starts only after every peer answers; every member ends when the formation ends.
+// starts only after every peer answers; every member ends when the formation ends; a formation
+// never serves degraded: a peer that exits other than as its lifecycle says (status 0) ends it
+// with 69 (EX_UNAVAILABLE in sysexits.h: a member the formation needs is gone).
 // Seed: "What a formation is", steps 1–3, and "How a formation ends".
 #pragma once
 
@@ -29,11 +42,15 @@
 #include "messages/formation_bundle.hpp"
 
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace mur {
+
+// The formation's exit code when a peer exited abnormally while it ran.
+constexpr std::int32_t member_fault_exit_code = 69;
 
 struct PlannedMember {
   std::string name;
@@ -51,6 +68,7 @@ struct LauncherSetup {
   std::chrono::milliseconds ready_deadline{180'000};  // per peer, from its spawn
   std::chrono::milliseconds probe_interval{100};
   std::chrono::milliseconds stop_grace{25'000};       // then KillMember
+  std::chrono::milliseconds fault_settle{5'000};      // a peer's fault → stopping, this much later
   caf::actor spawn;                                   // the spawn port
   caf::actor network;                                 // probes doors
   caf::actor reporter;                                // receives FormationProgress

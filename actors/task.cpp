@@ -352,7 +352,12 @@ caf::behavior task_actor(task_ptr self, TaskSetup setup) {
   auto& st = self->state;
   st.setup = std::move(setup);
   st.member_sent = sent_by_member(st.setup.task);
-  if (st.setup.door) self->send(st.setup.door, TaskWorking{st.setup.task.id});
+  if (st.setup.door) {
+    self->send(st.setup.door, TaskWorking{st.setup.task.id});
+    // A task never outlives its door: with the door gone nobody can read or cancel it.
+    self->monitor(st.setup.door);
+    self->set_down_handler([=](const caf::down_msg&) { self->quit(); });
+  }
   trace(self, "task_start",
         {{"task_id", st.setup.task.id},
          {"context_id", st.setup.task.context_id},

@@ -11,6 +11,7 @@
 //   running turn      --ModelTurn(fail)-->            failed
 //   any               --cancel_atom-->                canceled (outstanding calls abandoned)
 //   running turn      --turn == max_turns-->          failed (max_turns_reached)
+//   any               --its door is down-->           quits (nothing can read or cancel it)
 // Invariants: one outstanding call per member per task (a second call to a member is refused,
 // with nothing sent, until the first call's answer has been delivered); different members never
 // block each other; every answer is delivered fenced as `member:<name>`; a call that ends with

@@ -4,6 +4,8 @@
 #include <sodium.h>
 
 #include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -13,6 +15,30 @@ namespace mur {
 namespace {
 
 std::once_flag curl_global;
+
+// Names a failed transfer in transport_reason's words where libcurl says which it was.
+std::string failure_reason(CURL* e, CURLcode code, bool stream) {
+  long os_errno = 0;
+  curl_easy_getinfo(e, CURLINFO_OS_ERRNO, &os_errno);
+  switch (code) {
+  case CURLE_COULDNT_CONNECT:
+    return os_errno == ECONNREFUSED || os_errno == 0 ? transport_reason::refused
+                                                     : std::string("could not connect (") + std::strerror(int(os_errno)) + ")";
+  case CURLE_OPERATION_TIMEDOUT: {
+    curl_off_t connected = 0; // microseconds to connect; 0 while not connected
+    curl_easy_getinfo(e, CURLINFO_CONNECT_TIME_T, &connected);
+    if (connected == 0) return transport_reason::connect_timed_out;
+    return stream ? transport_reason::stalled : transport_reason::timed_out;
+  }
+  case CURLE_GOT_NOTHING: return transport_reason::no_reply;
+  case CURLE_PARTIAL_FILE: return transport_reason::cut;
+  case CURLE_RECV_ERROR:
+  case CURLE_SEND_ERROR:
+    return os_errno == ECONNRESET || os_errno == EPIPE || os_errno == 0 ? transport_reason::reset
+                                                                        : std::string("connection failed (") + std::strerror(int(os_errno)) + ")";
+  default: return curl_easy_strerror(code);
+  }
+}
 
 struct Transfer {
   std::uint64_t id = 0;
@@ -155,7 +181,9 @@ struct CurlPool::Impl {
           curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
           finish(e, status, "");
         } else {
-          finish(e, 0, curl_easy_strerror(m->data.result));
+          auto it = live.find(e);
+          const bool stream = it != live.end() && it->second->call.timeout.count() == 0;
+          finish(e, 0, failure_reason(e, m->data.result, stream));
         }
       }
       curl_multi_poll(multi, nullptr, 0, 1000, nullptr);

@@ -2,7 +2,8 @@
 // interface: many plain calls and Server-Sent-Event streams at once, no thread per call.
 //
 // Invariant: each submitted call ends exactly once through `on_done` (status 0 and a reason on
-// a transport failure, a timeout or a cancel); a reply whose Content-Type is
+// a transport failure, a timeout or a cancel; the reason is one of `transport_reason`'s words
+// when libcurl tells which, else libcurl's own text); a reply whose Content-Type is
 // text/event-stream is cut into events and each event's `data:` payload goes to `on_event`
 // before `on_done`. Header lines may carry a bearer secret: they are handed only to libcurl and
 // wiped when the call ends; nothing here prints a header, a body or a URL. Callbacks run on the
@@ -18,6 +19,17 @@
 #include <vector>
 
 namespace mur {
+
+// The reasons `on_done` names a transport failure with (status 0).
+namespace transport_reason {
+inline constexpr const char* refused = "connection refused";         // nothing listens at the port
+inline constexpr const char* timed_out = "timed out";                // no answer within the call's time
+inline constexpr const char* connect_timed_out = "connect timed out";// the connection was not accepted in time
+inline constexpr const char* stalled = "stream stalled";             // a stream sent nothing within its stall limit
+inline constexpr const char* reset = "connection reset";             // the peer broke the connection
+inline constexpr const char* no_reply = "closed without a reply";    // the peer closed before any HTTP answer
+inline constexpr const char* cut = "closed mid-reply";               // the peer closed while answering
+} // namespace transport_reason
 
 struct HttpCall {
   std::string url;

@@ -7,6 +7,7 @@
 #include "messages/door_call.hpp"
 #include "messages/door_request.hpp"
 #include "messages/jsonrpc_call.hpp"
+#include "messages/transport_failure.hpp"
 
 #include <caf/all.hpp>
 
@@ -57,7 +58,17 @@ struct NetworkState {
 
 using network_actor = caf::stateful_actor<NetworkState>;
 
-caf::error transport_error(const std::string&) { return caf::make_error(caf::sec::request_timeout); }
+// The failure a call that reached no HTTP answer is answered with: its reason, and its kind
+// (a refused connection, a timeout, a broken one) so the egress names it.
+caf::error transport_error(const std::string& reason) {
+  namespace w = transport_reason;
+  TransportFailure kind = TransportFailure::other;
+  if (reason == w::refused) kind = TransportFailure::refused;
+  else if (reason == w::timed_out || reason == w::connect_timed_out || reason == w::stalled) kind = TransportFailure::timed_out;
+  else if (reason == w::reset || reason == w::cut) kind = TransportFailure::reset;
+  else if (reason == w::no_reply) kind = TransportFailure::no_reply;
+  return make_transport_error(kind, reason);
+}
 
 HttpCall make_call(network_actor* self, std::uint64_t local, const DoorCallTo& to, const Bearer& bearer,
                    const DoorRequest& req) {
@@ -134,7 +145,7 @@ void on_done(network_actor* self, const HttpDone& d) {
   if (p.method == card_method) {
     json card = json::parse(d.body, nullptr, false);
     if (d.status != 200 || !card.is_object()) {
-      p.promise.deliver(transport_error("no card"));
+      p.promise.deliver(transport_error("answered no agent card (HTTP " + std::to_string(d.status) + ")"));
       return;
     }
     DoorReply r;
@@ -143,7 +154,7 @@ void on_done(network_actor* self, const HttpDone& d) {
     return;
   }
   if (d.status != 200 && d.status != 401 && d.status != 403) {
-    p.promise.deliver(transport_error("http status"));
+    p.promise.deliver(transport_error("answered HTTP " + std::to_string(d.status)));
     return;
   }
   DoorReply r = a2a::door_reply_from(d.status, d.body);

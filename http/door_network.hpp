@@ -1,9 +1,10 @@
 // door_network.hpp — the real door-call port: the egress's (and the readiness probe's) calls to
 // other doors, over HTTP through the process's CurlPool.
 //
-// Invariant: answers (DoorCallTo, Bearer, DoorRequest) with exactly one DoorReply, or with an
-// error when the door could not be reached or answered nothing readable as HTTP (so the egress
-// counts a transport failure). The bearer token is read (expose()) only into the Authorization
+// Invariant: answers (DoorCallTo, Bearer, DoorRequest) with exactly one DoorReply, or with a
+// transport error (messages/transport_failure.hpp) when the door could not be reached or
+// answered nothing readable as HTTP: it carries why (connection refused, timed out, reset, …)
+// so the egress names it. The bearer token is read (expose()) only into the Authorization
 // header of that one call, sent with `x-murmur-task-origin: peer` and `A2A-Version: 1.0`.
 // SubscribeToTask keeps the event stream open: its first event (the current Task) is the reply,
 // each later change is sent to the requester as a TaskEvent, the last one terminal. The public

@@ -180,6 +180,16 @@ Admission admit(const Roster& roster, const StoreRoots& stores) {
         "add a reachability rule from " + m.declared.name + " to " + joined(named) +
           ", or change the script of " + m.declared.capsule});
   }
+  // W-ROS-003: a callee whose lifecycle ends it after its first task.
+  for (const auto& m : a.members)
+    if (!m.callers.empty() && m.capsule.manifest.lifecycle.after_task == AfterTask::exit)
+      a.warnings.push_back(Warning{
+        "W-ROS-003",
+        ref(m.declared) + " may be called by " + joined(m.callers) +
+          " but its lifecycle.after_task is exit: it ends after its first task, and every later call to it "
+          "reaches a member that has ended",
+        "in " + m.declared.capsule + "'s murmur.yaml set lifecycle.after_task: sleep, so it stays for the "
+          "formation's later calls"});
   return a;
 }
 

@@ -6,6 +6,9 @@
 //   member (E-ROS-008) → 6 every member resolves at its exact version, bytes matching the
 //   recorded sha256 (E-ROS-007) → 7 every callee of an explicit rule accepts peer tasks
 //   (E-ROS-005) → 8 with any edge, every member has an authenticated door (E-ROS-006).
+// Warnings (no refusal): W-ROS-001 a callee with more callers than tasks it holds at once,
+// W-RUN-008 a caller whose egress lacks localhost, W-ROS-002 a script calling outside its
+// edges, W-ROS-003 a callee whose lifecycle.after_task is exit (it ends after one task).
 // Checks 1–5 read no store. Within a check, members go in roster order. There is no lock
 // file here, so E-REG-005 does not exist.
 //

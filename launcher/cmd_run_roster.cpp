@@ -125,6 +125,8 @@ public:
         }
         console_.open_entry(json{{"entry", p.member}, {"formation_id", p.formation_id}, {"peers", peers}}.dump());
       }
+    } else if (p.event == FormationEvent::member_exited || p.event == FormationEvent::member_ended) {
+      console_.note(p.detail); // on stderr in both modes: the operator must see a member go
     } else if (p.event == FormationEvent::failed) {
       failure_ = p.detail;
     } else if (p.event == FormationEvent::ended) {
@@ -146,6 +148,8 @@ public:
                 << "\nFix: read the member's stderr above; check the roster with mur doctor\n";
     } else if (code_ == 124) {
       console_.note("the formation's deadline passed: the formation was stopped");
+    } else if (code_ == member_fault_exit_code && ending_.find("while the formation ran") != std::string::npos) {
+      console_.note("the formation was stopped (exit " + std::to_string(code_) + "): " + ending_);
     } else if (options_.verbose) {
       console_.note("formation " + frm_ + " ended: " + ending_ + " (exit " + std::to_string(code_) + ")");
     }

@@ -211,7 +211,7 @@ caf::behavior spawner(spawner_actor* self, ProcessSpawnerSetup setup) {
         return;
       }
       if (m.failed) return;
-      if (self->state.launcher) self->send(self->state.launcher, MemberExited{name, code});
+      if (self->state.launcher) self->send(self->state.launcher, MemberExited{name, code, m.proc->stderr_tail()});
     },
     [=](ready_timeout_atom, const std::string& name) {
       refuse_start(self, name, "it did not report its session within " +

@@ -10,8 +10,8 @@
 // member's stderr tail, after closing that member's lifeline and killing it. The end is an actor
 // owning the lifeline's write end: it closes the fd when it exits. `SendAddresses` becomes an
 // address line on the member's channel; `KillMember` SIGKILLs a peer's group (the entry's pid);
-// each reaped member becomes one `MemberExited` to the launcher (none for a member whose start
-// already failed). When the port ends, every lifeline end it made is closed.
+// each reaped member becomes one `MemberExited` to the launcher, with its exit code and its
+// stderr tail (none for a member whose start already failed). When the port ends, every lifeline end it made is closed.
 // Seed: "Every member runs as its own mur run process, and every member carries the same
 // formation_id" / "Each peer works in ~/.murmur/formations/<frm_id>/<member>/".
 #pragma once

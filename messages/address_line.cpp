@@ -62,7 +62,8 @@ std::string render_address_line(const std::vector<MemberAddress>& addresses) {
   for (const MemberAddress& a : addresses) {
     nlohmann::ordered_json entry;
     entry["name"] = a.name;
-    entry["url"] = a.url;
+    if (a.url.empty()) entry["ended"] = true; // the member ended as its lifecycle says
+    else entry["url"] = a.url;
     list.push_back(std::move(entry));
   }
   nlohmann::ordered_json line;
@@ -80,15 +81,21 @@ std::vector<MemberAddress> parse_address_line(std::string_view line) {
   std::vector<MemberAddress> out;
   std::set<std::string> names;
   for (const auto& entry : doc.at("addresses")) {
-    if (!entry.is_object() || entry.size() != 2 || !entry.contains("name") || !entry.contains("url"))
-      refuse("an entry is not an object with exactly the keys \"name\" and \"url\"");
+    const bool ended = entry.is_object() && entry.contains("ended");
+    if (!entry.is_object() || entry.size() != 2 || !entry.contains("name") || (!entry.contains("url") && !ended))
+      refuse("an entry is not an object with exactly the keys \"name\" and \"url\" (or \"ended\")");
     const auto& name = entry.at("name");
-    const auto& url = entry.at("url");
     if (!name.is_string() || !is_member_name(name.get_ref<const std::string&>()))
       refuse("an entry's name is not a member name");
+    if (!names.insert(name.get<std::string>()).second) refuse("a member is listed twice");
+    if (ended) {
+      if (entry.at("ended") != true) refuse("an entry's \"ended\" is not true");
+      out.push_back({name.get<std::string>(), ""});
+      continue;
+    }
+    const auto& url = entry.at("url");
     if (!url.is_string() || !is_door_url(url.get_ref<const std::string&>()))
       refuse("an entry's url is not http://host:port");
-    if (!names.insert(name.get<std::string>()).second) refuse("a member is listed twice");
     out.push_back({name.get<std::string>(), url.get<std::string>()});
   }
   return out;

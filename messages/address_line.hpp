@@ -2,8 +2,9 @@
 //
 // Invariant: an address line is {"addresses":[{"name":"<member>","url":"http://host:port"}]};
 // names are member names, each at most once; every url is exactly `http://host:port` (host of
-// `[A-Za-z0-9.-]` or a bracketed IP, port 1–65535, nothing after it). A refusal gives a reason
-// and never quotes the line.
+// `[A-Za-z0-9.-]` or a bracketed IP, port 1–65535, nothing after it). An entry
+// {"name":"<member>","ended":true} says that member ended as its lifecycle says; it reads as a
+// MemberAddress with an empty url. A refusal gives a reason and never quotes the line.
 // Seed: "Read an address line. Every URL must be http://host:port. The error never quotes the
 // line." / "One address line: {"addresses":[{"name":"coder","url":"http://127.0.0.1:41873"}]}."
 #pragma once
@@ -16,7 +17,7 @@ namespace mur {
 
 struct MemberAddress {
   std::string name;
-  std::string url;
+  std::string url; // "" ⇒ the member has ended
 };
 
 // Whether `url` is exactly `http://host:port`.

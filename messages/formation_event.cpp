@@ -6,12 +6,14 @@
 namespace mur {
 namespace {
 
-constexpr std::array<std::pair<FormationEvent, const char*>, 5> words{{
+constexpr std::array<std::pair<FormationEvent, const char*>, 7> words{{
   {FormationEvent::formation, "formation"},
   {FormationEvent::ready, "ready"},
   {FormationEvent::entry, "entry"},
   {FormationEvent::failed, "failed"},
   {FormationEvent::ended, "ended"},
+  {FormationEvent::member_exited, "member_exited"},
+  {FormationEvent::member_ended, "member_ended"},
 }};
 
 } // namespace
@@ -29,7 +31,12 @@ std::optional<FormationEvent> parse_formation_event(std::string_view word) {
 }
 
 std::string to_string(LauncherDeadline d) {
-  return d == LauncherDeadline::formation ? "formation" : "grace";
+  switch (d) {
+  case LauncherDeadline::formation: return "formation";
+  case LauncherDeadline::grace: return "grace";
+  case LauncherDeadline::fault: return "fault";
+  }
+  return "unknown";
 }
 
 } // namespace mur

@@ -1,7 +1,8 @@
 // formation_event.hpp — the kinds of line the launcher actor reports as a formation runs.
 //
 // Invariant: a formation reports `formation` once, `ready` once per peer, `entry` once, at most
-// one `failed`, and `ended` last; `to_string` gives the word (as the reporter and the sim name
+// one `failed`, `member_exited` for a peer that died while it ran (a fault: the formation ends),
+// `member_ended` for a peer whose lifecycle ended it (status 0: no fault), and `ended` last; `to_string` gives the word (as the reporter and the sim name
 // it), `parse_formation_event` reads it back.
 // Seed: "The other members, the peers, start first … The entry member starts last."
 #pragma once
@@ -13,7 +14,7 @@
 
 namespace mur {
 
-enum class FormationEvent : std::uint8_t { formation, ready, entry, failed, ended };
+enum class FormationEvent : std::uint8_t { formation, ready, entry, failed, ended, member_exited, member_ended };
 
 std::string to_string(FormationEvent e);
 std::optional<FormationEvent> parse_formation_event(std::string_view word);
@@ -22,6 +23,7 @@ std::optional<FormationEvent> parse_formation_event(std::string_view word);
 enum class LauncherDeadline : std::uint8_t {
   formation, // the formation's --deadline: stop it (exit 124)
   grace,     // the stop grace: kill the members still running
+  fault,     // a peer died while the formation ran and the settle time passed: stop it (exit 69)
 };
 
 std::string to_string(LauncherDeadline d);

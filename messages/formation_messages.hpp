@@ -51,7 +51,8 @@ struct MemberStarted {
 struct MemberExited {
   std::string name;
   std::int32_t exit_code = 0; // 128+N when killed by signal N
-  MUR_FIELDS(name, exit_code)
+  std::string stderr_tail;    // its last stderr lines, "\n    | line" each ("" ⇒ none kept)
+  MUR_FIELDS(name, exit_code, stderr_tail)
 };
 
 struct KillMember {
@@ -65,7 +66,7 @@ struct SendAddresses {
   MUR_FIELDS(name, addresses)
 };
 
-// One line of the launcher's progress: formation, ready, entry, failed, ended.
+// One line of the launcher's progress: formation, ready, entry, member_exited, member_ended, failed, ended.
 struct FormationProgress {
   FormationEvent event = FormationEvent::formation;
   std::string formation_id;
@@ -73,7 +74,8 @@ struct FormationProgress {
   std::string session_id;
   std::string url;
   std::int64_t pid = 0;
-  std::string detail;       // failed: the E-RUN-045 text; ended: how it ended
+  std::string detail;       // failed: the E-RUN-045 text; ended: how it ended; member_exited /
+                            // member_ended: which member, how it ended, its stderr tail
   std::int32_t exit_code = 0;
   MUR_FIELDS(event, formation_id, member, session_id, url, pid, detail, exit_code)
 };

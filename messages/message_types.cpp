@@ -9,11 +9,13 @@
 #include "messages/register_block.hpp"
 #include "messages/task_progress.hpp"
 #include "messages/trace_event.hpp"
+#include "messages/transport_failure.hpp"
 
 namespace mur {
 
 void register_message_types(caf::actor_system_config& cfg) {
   register_block<caf::id_block::mur>(cfg);
+  add_transport_error_category(cfg);
 }
 
 } // namespace mur

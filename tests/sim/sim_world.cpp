@@ -13,6 +13,7 @@
 #include "messages/formation_messages.hpp"
 #include "messages/formation_verifier.hpp"
 #include "messages/ids.hpp"
+#include "messages/transport_failure.hpp"
 
 #include <caf/all.hpp>
 
@@ -22,6 +23,7 @@ namespace {
 struct NetworkState {
   std::map<std::string, std::pair<caf::actor, DoorKeys>> doors;
   std::set<std::string> broken; // urls whose streams break
+  std::set<std::string> hung;   // urls whose doors answer nothing (a stopped process)
   static inline const char* name = "sim.network";
 };
 
@@ -32,9 +34,14 @@ caf::behavior network(caf::stateful_actor<NetworkState>* self) {
     },
     [=](unplug_atom, const std::string& url) { self->state.doors.erase(url); },
     [=](broken_atom, const std::string& url) { self->state.broken.insert(url); },
+    [=](hang_atom, const std::string& url) { self->state.hung.insert(url); },
     [=](const DoorCallTo& to, const Bearer& bearer, DoorRequest req) -> caf::result<DoorReply> {
+      // A stopped process's kernel still takes the connection, and nothing answers it.
+      if (self->state.hung.count(to.url)) return self->make_response_promise<DoorReply>();
       auto it = self->state.doors.find(to.url);
-      if (it == self->state.doors.end()) return caf::make_error(caf::sec::request_receiver_down);
+      // Nothing listens at an ended member's port: the connection is refused.
+      if (it == self->state.doors.end())
+        return make_transport_error(TransportFailure::refused, "connection refused");
       std::vector<std::string> header;
       if (bearer.token) header.push_back("Bearer " + bearer.token->expose());
       std::vector<std::string_view> views(header.begin(), header.end());
@@ -57,6 +64,7 @@ caf::behavior network(caf::stateful_actor<NetworkState>* self) {
 
 struct Running {
   caf::actor member;
+  caf::actor door;
   caf::actor trace;
   std::string url;
   std::int32_t code = 137; // killed unless it said otherwise
@@ -96,7 +104,7 @@ caf::behavior spawner(spawner_actor* self, std::map<std::string, Manifest> manif
     const std::string name = it->second;
     self->send(st.network, unplug_atom_v, st.members[name].url);
     st.members[name].alive = false;
-    if (st.launcher) self->send(st.launcher, MemberExited{name, st.members[name].code});
+    if (st.launcher) self->send(st.launcher, MemberExited{name, st.members[name].code, ""});
   });
   return {
     [=](const SpawnMember& sm, const BundleRef& ref) -> caf::result<MemberStarted, caf::actor> {
@@ -156,6 +164,7 @@ caf::behavior spawner(spawner_actor* self, std::map<std::string, Manifest> manif
       self->request(member, caf::infinite, caf::get_atom_v).then([=](const caf::actor& door) mutable {
         auto& s = self->state;
         // A member "never ready" answers its probe as some other session.
+        s.members[sm.name].door = door;
         self->send(s.network, caf::put_atom_v, url, door, keys);
         if (s.knobs.broken_streams.count(sm.name)) self->send(s.network, broken_atom_v, url);
         if (!sm.addresses.empty()) self->send(member, address_atom_v, sm.addresses);
@@ -174,7 +183,14 @@ caf::behavior spawner(spawner_actor* self, std::map<std::string, Manifest> manif
     },
     [=](const KillMember& k) {
       auto it = self->state.members.find(k.name);
-      if (it != self->state.members.end()) self->send_exit(it->second.member, caf::exit_reason::kill);
+      if (it == self->state.members.end()) return;
+      // As SIGKILL ends a whole process: the member and its door (its tasks follow the door).
+      self->send_exit(it->second.member, caf::exit_reason::kill);
+      if (it->second.door) self->send_exit(it->second.door, caf::exit_reason::kill);
+    },
+    [=](hang_atom, const std::string& name) { // as SIGSTOP: its door answers nothing from now on
+      auto it = self->state.members.find(name);
+      if (it != self->state.members.end()) self->send(self->state.network, hang_atom_v, it->second.url);
     },
     [=](const TaskEvent& ev) {
       for (auto& [name, r] : self->state.members)

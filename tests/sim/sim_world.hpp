@@ -5,12 +5,14 @@
 #pragma once
 
 #include "capsule/manifest.hpp"
+#include "sim_atoms.hpp"
 #include "messages/door_token.hpp"
 #include "messages/formation_verifier.hpp"
 
 #include <caf/allowed_unsafe_message_type.hpp>
 
 #include <caf/actor.hpp>
+#include <caf/atom.hpp>
 #include <caf/fwd.hpp>
 
 #include <map>
@@ -32,6 +34,11 @@ struct Knobs {
   std::set<std::string> withhold_addresses;// their address lines are dropped
   std::set<std::string> broken_streams;    // subscriptions to their doors break at once
 };
+
+// `(hang_atom, member name)` to the spawn port (hang_atom: tests/sim/sim_atoms.hpp): from then on
+// that member's door answers no request (as a SIGSTOPped process's door: connections are taken,
+// nothing comes back). A member ended by KillMember (or its own end) refuses connections (a
+// transport error, `refused`).
 
 // Manifests by member name (the roster's name, not the capsule's).
 caf::actor spawn_sim_spawner(caf::actor_system& sys, std::map<std::string, Manifest> manifests,

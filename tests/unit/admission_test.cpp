@@ -241,3 +241,22 @@ TEST_CASE("W-RUN-008 and W-ROS-002: egress and script mismatches are warned abou
   CHECK(a.warnings[1].code == "W-ROS-002");
   CHECK(a.warnings[1].message.find("its script calls ghost") != std::string::npos);
 }
+
+TEST_CASE("W-ROS-003: a callee whose lifecycle ends it after one task is warned about, with a Fix", "[admission]") {
+  Stores s;
+  s.caller("lead-c");
+  s.callee("worker-c", "{task_acceptance: queue, after_task: exit}");
+  s.callee("stay-c");
+  auto a = s.admit(roster(m_lead + m_a + "  - {name: b, capsule: stay-c, version: 1.0.0}\n", "  - {from: lead, to: [a, b]}\n"));
+  std::vector<mur::Warning> ros;
+  for (const auto& w : a.warnings)
+    if (w.code == "W-ROS-003") ros.push_back(w);
+  REQUIRE(ros.size() == 1); // b stays after its tasks: no warning for it
+  CHECK(ros[0].message.find("member 'a' (worker-c@1.0.0) may be called by lead but its lifecycle.after_task is exit") !=
+        std::string::npos);
+  CHECK(ros[0].message.find("reaches a member that has ended") != std::string::npos);
+  CHECK(ros[0].fix == "in worker-c's murmur.yaml set lifecycle.after_task: sleep, so it stays for the formation's later calls");
+  // A member nobody calls may end after its task without a warning (the entry does, by default).
+  auto none = s.admit(roster(m_lead + m_a));
+  for (const auto& w : none.warnings) CHECK(w.code != "W-ROS-003");
+}
