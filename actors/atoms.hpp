@@ -16,5 +16,6 @@ using wait_atom = caf::atom_constant<caf::atom("addrwait")>;         // egress: 
 using think_atom = caf::atom_constant<caf::atom("think")>;           // script model: think_ms passed
 using trace_atom = caf::atom_constant<caf::atom("trace")>;           // read back a trace (tests, mur trace)
 using ended_atom = caf::atom_constant<caf::atom("ended")>;           // a member's session has ended
+using task_end_atom = caf::atom_constant<caf::atom("taskend")>;      // door → member → supervisor: a task ended
 
 } // namespace mur

@@ -16,7 +16,8 @@
 // formation_id" / "Each peer works in ~/.murmur/formations/<frm_id>/<member>/".
 #pragma once
 
-#include <caf/actor.hpp>
+#include "actors/ports.hpp"
+
 #include <caf/fwd.hpp>
 
 #include <chrono>
@@ -47,7 +48,7 @@ struct ProcessSpawnerSetup {
   std::shared_ptr<MemberProcesses> processes;
 };
 
-caf::actor spawn_process_spawner(caf::actor_system& sys, ProcessSpawnerSetup setup);
+spawn_port spawn_process_spawner(caf::actor_system& sys, ProcessSpawnerSetup setup);
 
 // Registers the error category the port's refusals use, so they render as their reason.
 void add_spawn_error_category(caf::actor_system_config& cfg);
