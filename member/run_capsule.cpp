@@ -80,8 +80,6 @@ void print_answer(const RunCapsuleOptions& o, const TaskView& t) {
   }
 }
 
-} // namespace
-
 // What a serving session holds, from its ports to its door server.
 struct Session {
   std::string id;
