@@ -6,6 +6,8 @@
 // only be sent what it declares), each marked "(own timer)". All six actors are typed, except
 // the member side of a simulated lifeline (spawn_lifeline_watch), which receives no message at
 // all, only the down messages of what it monitors.
+// Naming: `door_handle` is the typed handle of the door actor; inside door.cpp, `door_actor` is
+// its stateful implementation (door_handle::stateful_base<DoorState>), and so on for each actor.
 // Seed: "Rules live in six CAF actors … the same actors run behind real and simulated adapters."
 #pragma once
 
@@ -32,12 +34,12 @@ namespace mur {
 using task_owner = caf::typed_actor<caf::reacts_to<TaskWorking>, caf::reacts_to<TaskFinished>>;
 // Where an egress delivers a call's end (the calling task).
 using call_listener = caf::typed_actor<caf::reacts_to<CallEnded>>;
-using task_actor = call_listener::extend<caf::reacts_to<cancel_atom>>;
+using task_handle = call_listener::extend<caf::reacts_to<cancel_atom>>;
 
 // -- egress --------------------------------------------------------------------------------------
 // What a task asks of its member's egress.
 using call_port = caf::typed_actor<caf::replies_to<CallMember>::with<CallStart>, caf::reacts_to<AbandonCall>>;
-using egress_actor = call_port::extend_with<stream_listener>::extend<
+using egress_handle = call_port::extend_with<stream_listener>::extend<
   caf::reacts_to<address_atom, std::vector<MemberText>>,
   caf::reacts_to<wait_atom, std::string>,      // (own timer) the address wait ran out
   caf::reacts_to<retry_atom, std::string>,     // (own timer) re-offer or re-poll
@@ -48,23 +50,23 @@ using egress_actor = call_port::extend_with<stream_listener>::extend<
 // and each task whose actor reported its end.
 using door_owner = caf::typed_actor<caf::reacts_to<sigterm_atom>, caf::reacts_to<ended_atom>,
                                     caf::reacts_to<task_end_atom, TaskView>>;
-using door_actor = task_owner::extend<caf::replies_to<DoorRequest>::with<DoorReply>,
+using door_handle = task_owner::extend<caf::replies_to<DoorRequest>::with<DoorReply>,
                                       caf::replies_to<winddown_atom>::with<std::int32_t>,
                                       caf::replies_to<caf::get_atom>::with<std::vector<TaskView>>>;
 
 // -- member --------------------------------------------------------------------------------------
-using member_actor = door_owner::extend<caf::replies_to<caf::get_atom>::with<door_actor>,
+using member_handle = door_owner::extend<caf::replies_to<caf::get_atom>::with<door_handle>,
                                         caf::reacts_to<address_atom, std::vector<MemberText>>,
                                         caf::reacts_to<lifeline_atom>, caf::reacts_to<deadline_atom>>;
 
 // -- launcher ------------------------------------------------------------------------------------
-using launcher_actor = spawn_listener::extend<caf::replies_to<caf::get_atom>::with<std::string>,
+using launcher_handle = spawn_listener::extend<caf::replies_to<caf::get_atom>::with<std::string>,
                                               caf::reacts_to<sigterm_atom, std::int32_t>,
                                               caf::reacts_to<retry_atom, std::string>,     // (own timer) probe again
                                               caf::reacts_to<deadline_atom, std::string>>; // formation or grace
 
 // -- lifeline (launcher side) --------------------------------------------------------------------
-using lifelines_actor = caf::typed_actor<caf::reacts_to<caf::put_atom, std::string, lifeline_end>,
+using lifelines_handle = caf::typed_actor<caf::reacts_to<caf::put_atom, std::string, lifeline_end>,
                                          caf::reacts_to<caf::close_atom, std::string>,
                                          caf::reacts_to<caf::close_atom>>;
 

@@ -23,7 +23,7 @@ using json = nlohmann::json;
 
 struct Entry {
   TaskView view;
-  task_actor task; // the task actor while it runs
+  task_handle task; // the task actor while it runs
   std::vector<caf::strong_actor_ptr> subscribers;
   std::vector<caf::typed_response_promise<DoorReply>> waiters; // blocking SendMessage callers
 };
@@ -39,7 +39,7 @@ struct DoorState {
   static inline const char* name = "mur.door";
 };
 
-using door_self = door_actor::stateful_pointer<DoorState>;
+using door_actor = door_handle::stateful_base<DoorState>;
 
 bool known_method(const std::string& m) {
   return is_door_scope(m) || m == card_method;
@@ -72,15 +72,15 @@ DoorReply with_task(const TaskView& v) {
   return r;
 }
 
-void trace(door_self self, const char* type, json fields) {
+void trace(door_actor* self, const char* type, json fields) {
   if (self->state.setup.trace) self->send(self->state.setup.trace, TraceEvent{type, fields.dump()});
 }
 
 // Unix ms now: wall-clock time in a real session, a deterministic offset in a simulation.
-std::int64_t now_ms(door_self self) { return self->state.clock->now_ms(); }
+std::int64_t now_ms(door_actor* self) { return self->state.clock->now_ms(); }
 
 // Sends the task's new state to every subscriber; drops them all at a terminal state.
-void publish(door_self self, Entry& e) {
+void publish(door_actor* self, Entry& e) {
   e.view.updated_ms = now_ms(self);
   for (auto& s : e.subscribers)
     self->send(caf::actor_cast<stream_listener>(s), TaskEvent{e.view});
@@ -96,23 +96,23 @@ bool reachable(const DoorRequest& req, const Entry& e) {
   return !req.verdict.is_formation || e.view.submitter == req.verdict.credential;
 }
 
-void start_next(door_self self);
+void start_next(door_actor* self);
 
-void maybe_drained(door_self self) {
+void maybe_drained(door_actor* self) {
   auto& st = self->state;
   if (!st.closing || !st.running.empty()) return;
   for (auto& rp : st.drained) rp.deliver(std::int32_t{1});
   st.drained.clear();
 }
 
-void start_next(door_self self) {
+void start_next(door_actor* self) {
   auto& st = self->state;
   if (!st.running.empty() || st.queued.empty() || st.closing) return;
   const std::string id = st.queued.front();
   st.queued.pop_front();
   auto& e = st.tasks[id];
   st.running = id;
-  e.task = st.setup.start_task(e.view, task_owner{door_actor{self}});
+  e.task = st.setup.start_task(e.view, task_owner{door_handle{self}});
   if (e.task) self->monitor(e.task);
 }
 
@@ -128,7 +128,7 @@ bool has_room(const DoorState& st) {
   return false;
 }
 
-DoorReply send_message(door_self self, const DoorRequest& req) {
+DoorReply send_message(door_actor* self, const DoorRequest& req) {
   auto& st = self->state;
   if (st.setup.acceptance.kind == AcceptancePolicy::Kind::none)
     return rpc_error(-32601, "Method not found: this capsule takes no tasks at its door");
@@ -165,7 +165,7 @@ DoorReply send_message(door_self self, const DoorRequest& req) {
   return with_task(st.tasks[v.id].view);
 }
 
-DoorReply cancel(door_self self, Entry& e) {
+DoorReply cancel(door_actor* self, Entry& e) {
   auto& st = self->state;
   if (is_terminal(e.view.state))
     return rpc_error(-32002, "Task cannot be canceled: it has ended " + state_word(e.view.state),
@@ -179,7 +179,7 @@ DoorReply cancel(door_self self, Entry& e) {
   return with_task(e.view);
 }
 
-DoorReply list_tasks(door_self self, const DoorRequest& req) {
+DoorReply list_tasks(door_actor* self, const DoorRequest& req) {
   std::vector<TaskView> matching;
   for (auto it = self->state.tasks.rbegin(); it != self->state.tasks.rend(); ++it) // newest first
     if (reachable(req, it->second) &&
@@ -204,7 +204,7 @@ DoorReply list_tasks(door_self self, const DoorRequest& req) {
   return r;
 }
 
-DoorReply handle(door_self self, const DoorRequest& req) {
+DoorReply handle(door_actor* self, const DoorRequest& req) {
   auto& st = self->state;
   if (req.method == card_method) {
     DoorReply r;
@@ -264,7 +264,7 @@ DoorReply handle(door_self self, const DoorRequest& req) {
 
 // After a task's end (reported or not): free its slot, start the next, answer a wind-down,
 // and tell the owner when after_task: exit applies.
-void task_gone(door_self self, const std::string& task_id) {
+void task_gone(door_actor* self, const std::string& task_id) {
   auto& st = self->state;
   if (st.running == task_id) st.running.clear();
   start_next(self);
@@ -274,7 +274,7 @@ void task_gone(door_self self, const std::string& task_id) {
     self->send(st.setup.owner, ended_atom::value);
 }
 
-door_actor::behavior_type door(door_self self, DoorSetup setup) {
+door_handle::behavior_type door(door_actor* self, DoorSetup setup) {
   self->state.setup = std::move(setup);
   self->state.clock.emplace(self->state.setup.ids, self->clock(), self->state.setup.session_id + "/door");
   // A task actor that ends without reporting (it crashed) fails its task rather than holding
@@ -366,7 +366,7 @@ door_actor::behavior_type door(door_self self, DoorSetup setup) {
 
 } // namespace
 
-door_actor spawn_door(caf::actor_system& sys, DoorSetup setup) {
+door_handle spawn_door(caf::actor_system& sys, DoorSetup setup) {
   return sys.spawn(door, std::move(setup));
 }
 

@@ -50,10 +50,10 @@ struct DoorSetup {
                                        // applies, and `(task_end_atom, view)` as each task's actor ends
   IdClockSpec ids;                     // task and context ids, timestamps (stream "<session>/door")
   // Starts the task actor for an admitted task; the door is handed so the task reports to it.
-  std::function<task_actor(const TaskView& task, const task_owner& door)> start_task;
+  std::function<task_handle(const TaskView& task, const task_owner& door)> start_task;
 };
 
-door_actor spawn_door(caf::actor_system& sys, DoorSetup setup);
+door_handle spawn_door(caf::actor_system& sys, DoorSetup setup);
 
 // The door methods this project serves (decisions.md §1), plus the public card probe.
 inline constexpr const char* card_method = "agent-card"; // GET /.well-known/agent-card.json

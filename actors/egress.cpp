@@ -48,13 +48,13 @@ struct EgressState {
   static inline const char* name = "mur.egress";
 };
 
-using egress_self = egress_actor::stateful_pointer<EgressState>;
+using egress_actor = egress_handle::stateful_base<EgressState>;
 
-std::int64_t ms_since(egress_self self, caf::actor_clock::time_point t) {
+std::int64_t ms_since(egress_actor* self, caf::actor_clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(self->clock().now() - t).count();
 }
 
-void trace(egress_self self, const char* type, json fields) {
+void trace(egress_actor* self, const char* type, json fields) {
   if (self->state.setup.trace) self->send(self->state.setup.trace, TraceEvent{type, fields.dump()});
 }
 
@@ -81,7 +81,7 @@ void answer_start(Call& c, const std::string& status, const std::string& message
   c.start.deliver(CallStart{c.req.call_id, status, c.member_task_id, message});
 }
 
-void forget(egress_self self, const std::string& call_id) {
+void forget(egress_actor* self, const std::string& call_id) {
   auto it = self->state.calls.find(call_id);
   if (it == self->state.calls.end()) return;
   if (!it->second.member_task_id.empty()) self->state.by_task.erase(it->second.member_task_id);
@@ -89,7 +89,7 @@ void forget(egress_self self, const std::string& call_id) {
 }
 
 // Ends a call once: its CallStart (if not yet given) and its CallEnded.
-void end_call(egress_self self, const std::string& call_id, const std::string& status, std::string output,
+void end_call(egress_actor* self, const std::string& call_id, const std::string& status, std::string output,
               std::vector<NoAnswer> below = {}) {
   auto it = self->state.calls.find(call_id);
   if (it == self->state.calls.end()) return;
@@ -103,7 +103,7 @@ void end_call(egress_self self, const std::string& call_id, const std::string& s
 }
 
 // Refuses a call before anything was sent: a tool error, and no CallEnded.
-void refuse(egress_self self, const std::string& call_id, const std::string& message) {
+void refuse(egress_actor* self, const std::string& call_id, const std::string& message) {
   auto it = self->state.calls.find(call_id);
   if (it == self->state.calls.end()) return;
   answer_start(it->second, "refused", message);
@@ -122,7 +122,7 @@ std::vector<NoAnswer> below_of(const TaskView& v) {
 }
 
 // A callee task reached a terminal state: map it to the call's outcome.
-void finish_from(egress_self self, const std::string& call_id, const TaskView& v) {
+void finish_from(egress_actor* self, const std::string& call_id, const TaskView& v) {
   auto it = self->state.calls.find(call_id);
   if (it == self->state.calls.end()) return;
   const std::string& m = it->second.req.member;
@@ -138,14 +138,14 @@ void finish_from(egress_self self, const std::string& call_id, const TaskView& v
 }
 
 // Sends one request to the callee's door through the door-call port, its token attached.
-auto ask_callee(egress_self self, const std::string& member, const DoorRequest& req) {
+auto ask_callee(egress_actor* self, const std::string& member, const DoorRequest& req) {
   const auto& st = self->state;
   return self->request(st.setup.network, request_timeout, DoorCallTo{st.addresses.at(member)},
                        Bearer{token_for(st, member)}, req);
 }
 
-void offer(egress_self self, const std::string& call_id);
-void follow(egress_self self, const std::string& call_id);
+void offer(egress_actor* self, const std::string& call_id);
+void follow(egress_actor* self, const std::string& call_id);
 
 DoorRequest send_request(const Call& c) {
   DoorRequest r;
@@ -157,7 +157,7 @@ DoorRequest send_request(const Call& c) {
   return r;
 }
 
-void transport_failed(egress_self self, const std::string& call_id, const caf::error& err) {
+void transport_failed(egress_actor* self, const std::string& call_id, const caf::error& err) {
   auto it = self->state.calls.find(call_id);
   if (it == self->state.calls.end()) return;
   Call& c = it->second;
@@ -169,7 +169,7 @@ void transport_failed(egress_self self, const std::string& call_id, const caf::e
   self->delayed_send(self, poll_interval, retry_atom::value, call_id);
 }
 
-void on_offer_reply(egress_self self, const std::string& call_id, const DoorReply& r) {
+void on_offer_reply(egress_actor* self, const std::string& call_id, const DoorReply& r) {
   auto it = self->state.calls.find(call_id);
   if (it == self->state.calls.end()) return;
   Call& c = it->second;
@@ -226,7 +226,7 @@ void on_offer_reply(egress_self self, const std::string& call_id, const DoorRepl
   follow(self, call_id);
 }
 
-void offer(egress_self self, const std::string& call_id) {
+void offer(egress_actor* self, const std::string& call_id) {
   auto it = self->state.calls.find(call_id);
   if (it == self->state.calls.end()) return;
   Call& c = it->second;
@@ -237,7 +237,7 @@ void offer(egress_self self, const std::string& call_id) {
           [=](const caf::error& err) { transport_failed(self, call_id, err); });
 }
 
-void poll(egress_self self, const std::string& call_id) {
+void poll(egress_actor* self, const std::string& call_id) {
   auto it = self->state.calls.find(call_id);
   if (it == self->state.calls.end()) return;
   const Call& c = it->second;
@@ -262,7 +262,7 @@ void poll(egress_self self, const std::string& call_id) {
 }
 
 // Follows the callee task with SubscribeToTask; polls GetTask if the subscription fails.
-void follow(egress_self self, const std::string& call_id) {
+void follow(egress_actor* self, const std::string& call_id) {
   auto it = self->state.calls.find(call_id);
   if (it == self->state.calls.end()) return;
   const Call& c = it->second;
@@ -290,7 +290,7 @@ void follow(egress_self self, const std::string& call_id) {
 }
 
 // The checks after the address is known: egress allow-list, then the first offer.
-void proceed(egress_self self, const std::string& call_id) {
+void proceed(egress_actor* self, const std::string& call_id) {
   auto& st = self->state;
   if (!st.setup.allows_localhost) {
     refuse(self, call_id,
@@ -301,7 +301,7 @@ void proceed(egress_self self, const std::string& call_id) {
   offer(self, call_id);
 }
 
-egress_actor::behavior_type egress(egress_self self, EgressSetup setup) {
+egress_handle::behavior_type egress(egress_actor* self, EgressSetup setup) {
   self->state.setup = std::move(setup);
   return {
     [=](const CallMember& req) -> caf::result<CallStart> {
@@ -395,7 +395,7 @@ std::chrono::milliseconds reoffer_delay(const std::string& call_id, int offers_s
   return std::chrono::milliseconds(base + jitter);
 }
 
-egress_actor spawn_egress(caf::actor_system& sys, EgressSetup setup) {
+egress_handle spawn_egress(caf::actor_system& sys, EgressSetup setup) {
   return sys.spawn(egress, std::move(setup));
 }
 

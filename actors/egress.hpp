@@ -48,7 +48,7 @@ struct EgressSetup {
   trace_port trace;
 };
 
-egress_actor spawn_egress(caf::actor_system& sys, EgressSetup setup);
+egress_handle spawn_egress(caf::actor_system& sys, EgressSetup setup);
 
 // The busy re-offer delay before offer n+1 (n ≥ 1): 250 ms doubling to 4 s, plus a jitter of
 // 0–250 ms derived from the call id and n (so a simulation replays it exactly).

@@ -30,7 +30,7 @@ struct LauncherState {
   LauncherSetup setup;
   std::unique_ptr<FormationAuthority> authority; // the signing key: memory only, dies with the actor
   std::string formation_id;
-  lifelines_actor lifelines;
+  lifelines_handle lifelines;
   Phase phase = Phase::starting;
   std::map<std::string, Started> started;        // spawned members (peers and entry)
   std::set<std::string> running;                 // members whose process/actor has not exited
@@ -45,9 +45,9 @@ struct LauncherState {
   static inline const char* name = "mur.launcher";
 };
 
-using launcher_self = launcher_actor::stateful_pointer<LauncherState>;
+using launcher_actor = launcher_handle::stateful_base<LauncherState>;
 
-void report(launcher_self self, FormationProgress p) {
+void report(launcher_actor* self, FormationProgress p) {
   p.formation_id = self->state.formation_id;
   if (self->state.setup.reporter) self->send(self->state.setup.reporter, std::move(p));
 }
@@ -87,7 +87,7 @@ std::string launch_failure_text(const LauncherState& st) {
   return detail;
 }
 
-void finish_if_done(launcher_self self) {
+void finish_if_done(launcher_actor* self) {
   auto& st = self->state;
   if (st.phase != Phase::stopping || !st.running.empty() || !st.pending.empty()) return;
   st.phase = Phase::ended;
@@ -111,7 +111,7 @@ void finish_if_done(launcher_self self) {
 }
 
 // Ends the formation: every lifeline closes; members still running after the grace are killed.
-void stop(launcher_self self, std::int32_t code, std::string why) {
+void stop(launcher_actor* self, std::int32_t code, std::string why) {
   auto& st = self->state;
   if (st.phase == Phase::stopping || st.phase == Phase::ended) return;
   st.phase = Phase::stopping;
@@ -124,7 +124,7 @@ void stop(launcher_self self, std::int32_t code, std::string why) {
 
 // A member did not come up. The first failure stops the launch; failures of other members while
 // it stops are listed too (not those of members it killed). Reported once every member is gone.
-void fail_launch(launcher_self self, const std::string& member, const std::string& reason) {
+void fail_launch(launcher_actor* self, const std::string& member, const std::string& reason) {
   auto& st = self->state;
   const bool first = st.phase == Phase::starting;
   if (!first && !(st.launch_failed && st.phase == Phase::stopping && !st.killed.count(member))) return;
@@ -151,7 +151,7 @@ std::vector<MemberText> addresses_for(const LauncherState& st, const PlannedMemb
 
 // Records a started member and hands its lifeline end to the holder. A member that comes up
 // after the formation began stopping has its lifeline closed at once; returns false then.
-bool register_started(launcher_self self, const MemberStarted& info, const lifeline_end& end) {
+bool register_started(launcher_actor* self, const MemberStarted& info, const lifeline_end& end) {
   auto& s = self->state;
   s.pending.erase(info.name);
   if (info.pid > 0 || !s.pids.count(info.name)) s.pids[info.name] = info.pid;
@@ -164,7 +164,7 @@ bool register_started(launcher_self self, const MemberStarted& info, const lifel
 }
 
 // The spawn port refused a member: its reason (which ends with the member's stderr tail).
-void start_refused(launcher_self self, const std::string& name, const caf::error& err) {
+void start_refused(launcher_actor* self, const std::string& name, const caf::error& err) {
   self->state.pending.erase(name);
   const caf::message& ctx = err.context();
   const bool stated = ctx.size() == 1 && ctx.match_element<std::string>(0); // the port's own reason
@@ -172,7 +172,7 @@ void start_refused(launcher_self self, const std::string& name, const caf::error
   finish_if_done(self);
 }
 
-void start_entry(launcher_self self) {
+void start_entry(launcher_actor* self) {
   auto& st = self->state;
   const PlannedMember* entry = nullptr;
   for (const auto& m : st.setup.members)
@@ -191,14 +191,14 @@ void start_entry(launcher_self self) {
       [=](const caf::error& err) { start_refused(self, sm.name, err); });
 }
 
-void peers_ready(launcher_self self) {
+void peers_ready(launcher_actor* self) {
   auto& st = self->state;
   for (const auto& m : st.setup.members)
     if (!m.entry && !m.callees.empty()) self->send(st.setup.spawn, SendAddresses{m.name, addresses_for(st, m)});
   start_entry(self);
 }
 
-void probe(launcher_self self, const std::string& name) {
+void probe(launcher_actor* self, const std::string& name) {
   auto& st = self->state;
   if (st.phase != Phase::starting) return;
   const Started& s = st.started[name];
@@ -226,7 +226,7 @@ void probe(launcher_self self, const std::string& name) {
       [=](const caf::error&) { self->delayed_send(self, self->state.setup.probe_interval, retry_atom::value, name); });
 }
 
-launcher_actor::behavior_type launcher(launcher_self self, LauncherSetup setup) {
+launcher_handle::behavior_type launcher(launcher_actor* self, LauncherSetup setup) {
   auto& st = self->state;
   st.setup = std::move(setup);
   st.formation_id = st.setup.formation_id.empty() ? IdClock(st.setup.ids, self->clock(), "launcher").mint(ids::formation)
@@ -290,7 +290,7 @@ launcher_actor::behavior_type launcher(launcher_self self, LauncherSetup setup) 
 
 } // namespace
 
-launcher_actor spawn_launcher(caf::actor_system& sys, LauncherSetup setup) {
+launcher_handle spawn_launcher(caf::actor_system& sys, LauncherSetup setup) {
   return sys.spawn(launcher, std::move(setup));
 }
 

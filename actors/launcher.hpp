@@ -60,6 +60,6 @@ struct LauncherSetup {
 };
 
 // Answers (caf::get_atom) with its formation id. `(sigterm_atom, int32 signal)` stops it.
-launcher_actor spawn_launcher(caf::actor_system& sys, LauncherSetup setup);
+launcher_handle spawn_launcher(caf::actor_system& sys, LauncherSetup setup);
 
 } // namespace mur

@@ -15,7 +15,7 @@ struct LifelinesState {
   static inline const char* name = "mur.lifelines";
 };
 
-lifelines_actor::behavior_type lifelines(lifelines_actor::stateful_pointer<LifelinesState> self) {
+lifelines_handle::behavior_type lifelines(lifelines_handle::stateful_pointer<LifelinesState> self) {
   auto ends = self->state.ends;
   // However this actor ends (closed, its launcher killed), every end it holds is closed.
   self->attach_functor([ends](const caf::error&) {
@@ -64,7 +64,7 @@ caf::behavior lifeline_watch(caf::stateful_actor<WatchState>* self, lifeline_end
 
 } // namespace
 
-lifelines_actor spawn_lifelines(caf::actor_system& sys) { return sys.spawn(lifelines); }
+lifelines_handle spawn_lifelines(caf::actor_system& sys) { return sys.spawn(lifelines); }
 lifeline_end spawn_lifeline_end(caf::actor_system& sys) { return sys.spawn(simulated_end); }
 caf::actor spawn_lifeline_watch(caf::actor_system& sys, lifeline_end end, lifeline_listener member) {
   return sys.spawn(lifeline_watch, std::move(end), std::move(member));

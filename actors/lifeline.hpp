@@ -9,7 +9,7 @@
 // launcher an actor owning the pipe's write end, which closes the fd when it exits.
 // Invariant: the only way a member learns that its formation ended is its lifeline, and it
 // learns it however the launcher ended (closed deliberately, or killed).
-// Typed: the holder (lifelines_actor) and the ends (lifeline_end). The watch stays untyped: it is
+// Typed: the holder (lifelines_handle) and the ends (lifeline_end). The watch stays untyped: it is
 // sent no message at all, it only monitors.
 // Seed: "Each member holds one end of a lifeline whose other end only the launcher holds; when
 // the launcher ends the formation, or dies — even by SIGKILL — every member's lifeline closes."
@@ -24,7 +24,7 @@
 namespace mur {
 
 // Launcher side. Register an end with `(caf::put_atom, std::string name, lifeline_end end)`.
-lifelines_actor spawn_lifelines(caf::actor_system& sys);
+lifelines_handle spawn_lifelines(caf::actor_system& sys);
 
 // A simulated end: an actor that does nothing until it is closed (sent an exit or close_atom).
 lifeline_end spawn_lifeline_end(caf::actor_system& sys);

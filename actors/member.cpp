@@ -20,8 +20,8 @@ enum class Phase { serving, winding_down, ended };
 
 struct MemberState {
   MemberSetup setup;
-  door_actor door;
-  egress_actor egress;
+  door_handle door;
+  egress_handle egress;
   Phase phase = Phase::serving;
   bool lifeline_closed = false;
   std::string launch_task_id;
@@ -30,9 +30,9 @@ struct MemberState {
   static inline const char* name = "mur.member";
 };
 
-using member_self = member_actor::stateful_pointer<MemberState>;
+using member_actor = member_handle::stateful_base<MemberState>;
 
-void trace(member_self self, const char* type, json fields) {
+void trace(member_actor* self, const char* type, json fields) {
   self->send(self->state.setup.trace, TraceEvent{type, fields.dump()});
 }
 
@@ -49,7 +49,7 @@ std::int32_t exit_code(const MemberState& st) {
   return st.launch_state == TaskState::completed ? 0 : 1;
 }
 
-void end_session(member_self self, const std::string& status) {
+void end_session(member_actor* self, const std::string& status) {
   auto& st = self->state;
   if (st.phase == Phase::ended) return;
   st.phase = Phase::ended;
@@ -61,7 +61,7 @@ void end_session(member_self self, const std::string& status) {
   self->quit();
 }
 
-void wind_down(member_self self, const char* cause) {
+void wind_down(member_actor* self, const char* cause) {
   auto& st = self->state;
   if (st.phase != Phase::serving) return;
   st.phase = Phase::winding_down;
@@ -76,7 +76,7 @@ void wind_down(member_self self, const char* cause) {
 }
 
 // Tells the supervisor how the launch task ended, once.
-void report_launch(member_self self, const TaskView& t) {
+void report_launch(member_actor* self, const TaskView& t) {
   auto& st = self->state;
   st.launch_state = t.state;
   if (st.launch_reported) return;
@@ -85,7 +85,7 @@ void report_launch(member_self self, const TaskView& t) {
   if (st.setup.supervisor) self->send(st.setup.supervisor, TaskEvent{t});
 }
 
-member_actor::behavior_type member(member_self self, MemberSetup setup) {
+member_handle::behavior_type member(member_actor* self, MemberSetup setup) {
   auto& st = self->state;
   st.setup = std::move(setup);
   const auto callees = callees_of(st.setup);
@@ -117,7 +117,7 @@ member_actor::behavior_type member(member_self self, MemberSetup setup) {
   d.authenticated = st.setup.authenticated;
   d.accepts_peer_tasks = st.setup.accepts_peer_tasks;
   d.trace = st.setup.trace;
-  d.owner = door_owner{member_actor{self}};
+  d.owner = door_owner{member_handle{self}};
   d.ids = st.setup.ids;
   auto& sys = self->system();
   d.start_task = [&sys, member = st.setup.member, callees, max_turns = st.setup.max_turns,
@@ -152,7 +152,7 @@ member_actor::behavior_type member(member_self self, MemberSetup setup) {
   }
 
   return {
-    [=](caf::get_atom) -> door_actor { return self->state.door; },
+    [=](caf::get_atom) -> door_handle { return self->state.door; },
     [=](address_atom, const std::vector<MemberText>& addresses) {
       if (self->state.egress) self->send(self->state.egress, address_atom::value, addresses);
     },
@@ -195,7 +195,7 @@ member_actor::behavior_type member(member_self self, MemberSetup setup) {
 
 } // namespace
 
-member_actor spawn_member(caf::actor_system& sys, MemberSetup setup) {
+member_handle spawn_member(caf::actor_system& sys, MemberSetup setup) {
   return sys.spawn(member, std::move(setup));
 }
 

@@ -54,6 +54,6 @@ struct MemberSetup {
 };
 
 // Answers (caf::get_atom) with its door actor; accepts (address_atom, vector<MemberText>).
-member_actor spawn_member(caf::actor_system& sys, MemberSetup setup);
+member_handle spawn_member(caf::actor_system& sys, MemberSetup setup);
 
 } // namespace mur

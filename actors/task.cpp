@@ -60,7 +60,7 @@ struct TaskActorState {
   static inline const char* name = "mur.task";
 };
 
-using task_ptr = task_actor::stateful_pointer<TaskActorState>;
+using task_ptr = task_handle::stateful_pointer<TaskActorState>;
 
 std::int64_t ms_between(caf::actor_clock::time_point a, caf::actor_clock::time_point b) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(b - a).count();
@@ -350,7 +350,7 @@ void on_ended(task_ptr self, CallEnded e) {
   if (st.starts_awaited == 0 && !st.ending && !any_out(self)) deliver(self);
 }
 
-task_actor::behavior_type task_loop(task_ptr self, TaskSetup setup) {
+task_handle::behavior_type task_actor(task_ptr self, TaskSetup setup) {
   auto& st = self->state;
   st.setup = std::move(setup);
   st.member_sent = sent_by_member(st.setup.task);
@@ -375,6 +375,6 @@ task_actor::behavior_type task_loop(task_ptr self, TaskSetup setup) {
 
 } // namespace
 
-task_actor spawn_task(caf::actor_system& sys, TaskSetup setup) { return sys.spawn(task_loop, std::move(setup)); }
+task_handle spawn_task(caf::actor_system& sys, TaskSetup setup) { return sys.spawn(task_actor, std::move(setup)); }
 
 } // namespace mur

@@ -46,6 +46,6 @@ struct TaskSetup {
 bool sent_by_member(const TaskView& task);
 
 // Spawns a task actor; it starts its first turn at once and exits after TaskFinished.
-task_actor spawn_task(caf::actor_system& sys, TaskSetup setup);
+task_handle spawn_task(caf::actor_system& sys, TaskSetup setup);
 
 } // namespace mur

@@ -57,11 +57,11 @@ struct NetworkState {
 
 // The door-call port plus what the curl threads hand back.
 using door_network_actor = network_port::extend<caf::reacts_to<HttpEvent>, caf::reacts_to<HttpDone>>;
-using network_actor = door_network_actor::stateful_pointer<NetworkState>;
+using network_actor = door_network_actor::stateful_base<NetworkState>;
 
 caf::error transport_error(const std::string&) { return caf::make_error(caf::sec::request_timeout); }
 
-HttpCall make_call(network_actor self, std::uint64_t local, const DoorCallTo& to, const Bearer& bearer,
+HttpCall make_call(network_actor* self, std::uint64_t local, const DoorCallTo& to, const Bearer& bearer,
                    const DoorRequest& req) {
   HttpCall call;
   door_network_actor me{self};
@@ -90,7 +90,7 @@ HttpCall make_call(network_actor self, std::uint64_t local, const DoorCallTo& to
   return call;
 }
 
-void on_event(network_actor self, const HttpEvent& ev) {
+void on_event(network_actor* self, const HttpEvent& ev) {
   auto it = self->state.pending.find(ev.id);
   if (it == self->state.pending.end()) return;
   Pending& p = it->second;
@@ -120,7 +120,7 @@ void on_event(network_actor self, const HttpEvent& ev) {
   if (changed && p.subscriber) self->send(p.subscriber, TaskEvent{p.task});
 }
 
-void on_done(network_actor self, const HttpDone& d) {
+void on_done(network_actor* self, const HttpDone& d) {
   auto it = self->state.pending.find(d.id);
   if (it == self->state.pending.end()) return;
   Pending p = std::move(it->second);
@@ -166,7 +166,7 @@ void on_done(network_actor self, const HttpDone& d) {
   p.promise.deliver(r);
 }
 
-door_network_actor::behavior_type door_network(network_actor self, std::shared_ptr<CurlPool> pool) {
+door_network_actor::behavior_type door_network(network_actor* self, std::shared_ptr<CurlPool> pool) {
   self->state.pool = std::move(pool);
   return {
     [=](const DoorCallTo& to, const Bearer& bearer, const DoorRequest& req) -> caf::result<DoorReply> {

@@ -29,7 +29,7 @@ class FormationVerifier;
 
 struct DoorServerSetup {
   caf::actor_system* system = nullptr;
-  door_actor door;
+  door_handle door;
   std::shared_ptr<const DoorTokenIssuer> door_tokens;   // this session's issuer
   std::shared_ptr<const FormationVerifier> formation;   // null outside a formation
   a2a::CardFacts card;                                  // url is filled in once bound

@@ -63,7 +63,7 @@ struct SpawnerState {
   static inline const char* name = "mur.process_spawner";
 };
 
-using spawner_actor = process_spawner_actor::stateful_pointer<SpawnerState>;
+using spawner_actor = process_spawner_actor::stateful_base<SpawnerState>;
 
 const MemberLaunch* launch_of(const SpawnerState& st, const std::string& name) {
   for (const auto& m : st.setup.members)
@@ -84,7 +84,7 @@ std::vector<std::string> argv_for(const MemberLaunch& m, const SpawnerState& st,
 }
 
 // The member's start failed: refuse the request, close its lifeline, make sure it is gone.
-void refuse_start(spawner_actor self, const std::string& name, const std::string& reason) {
+void refuse_start(spawner_actor* self, const std::string& name, const std::string& reason) {
   auto it = self->state.members.find(name);
   if (it == self->state.members.end()) return;
   Member& m = it->second;
@@ -96,7 +96,7 @@ void refuse_start(spawner_actor self, const std::string& name, const std::string
   m.proc->kill_now();
 }
 
-void on_ready_line(spawner_actor self, const std::string& name, const std::string& line,
+void on_ready_line(spawner_actor* self, const std::string& name, const std::string& line,
                    const std::string& formation_id) {
   auto it = self->state.members.find(name);
   if (it == self->state.members.end() || !it->second.pending) return;
@@ -116,7 +116,7 @@ void on_ready_line(spawner_actor self, const std::string& name, const std::strin
   m.pending.reset();
 }
 
-caf::result<MemberStarted, lifeline_end> start_member(spawner_actor self, const SpawnMember& sm, const BundleRef& ref) {
+caf::result<MemberStarted, lifeline_end> start_member(spawner_actor* self, const SpawnMember& sm, const BundleRef& ref) {
   auto& st = self->state;
   st.launcher = caf::actor_cast<spawn_listener>(self->current_sender());
   const MemberLaunch* launch = launch_of(st, sm.name);
@@ -192,7 +192,7 @@ caf::result<MemberStarted, lifeline_end> start_member(spawner_actor self, const 
   return rp;
 }
 
-process_spawner_actor::behavior_type spawner(spawner_actor self, ProcessSpawnerSetup setup) {
+process_spawner_actor::behavior_type spawner(spawner_actor* self, ProcessSpawnerSetup setup) {
   self->state.setup = std::move(setup);
   self->attach_functor([ends = self->state.ends](const caf::error&) {
     for (auto& e : *ends) caf::anon_send_exit(e, caf::exit_reason::user_shutdown);

@@ -88,7 +88,7 @@ JoinedFormation join_formation() {
   return f;
 }
 
-void attach_member(JoinedFormation& f, const member_actor& member) {
+void attach_member(JoinedFormation& f, const member_handle& member) {
   f.relay->attach(address_listener{member});
   if (f.lifeline_fd.valid()) {
     lifeline_listener listener{member};

@@ -43,7 +43,7 @@ struct JoinedFormation {
 JoinedFormation join_formation();
 
 // From now on address lines go to `member`, and the lifeline is watched on its behalf.
-void attach_member(JoinedFormation& formation, const member_actor& member);
+void attach_member(JoinedFormation& formation, const member_handle& member);
 
 // Stops reading the channel and watching the lifeline (nothing more is reported).
 void leave_formation(JoinedFormation& formation);

@@ -88,7 +88,7 @@ struct Session {
   network_port network;
   trace_port trace;
   model_port model;
-  member_actor member;
+  member_handle member;
   std::unique_ptr<DoorServer> server;
 };
 
@@ -120,10 +120,10 @@ Session serve(caf::actor_system& sys, const supervisor_port& supervisor, const M
   const bool takes_tasks = ms.acceptance.kind != AcceptancePolicy::Kind::none;
   s.member = spawn_member(sys, std::move(ms));
 
-  door_actor door;
+  door_handle door;
   caf::scoped_actor self{sys};
   self->request(s.member, caf::infinite, caf::get_atom::value)
-    .receive([&](const door_actor& d) { door = d; },
+    .receive([&](const door_handle& d) { door = d; },
              [&](const caf::error& e) { throw Failure("E-RUN-049", "the session did not start: " + sys.render(e), "report this bug"); });
 
   DoorServerSetup ds;

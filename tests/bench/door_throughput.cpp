@@ -48,8 +48,8 @@ int main(int argc, char** argv) {
   echo.turns.push_back(reply);
   ms.model = spawn_script_model(sys, echo);
   auto member = spawn_member(sys, ms);
-  door_actor door;
-  self->request(member, caf::infinite, caf::get_atom::value).receive([&](const door_actor& d) { door = d; },
+  door_handle door;
+  self->request(member, caf::infinite, caf::get_atom::value).receive([&](const door_handle& d) { door = d; },
                                                                    [](const caf::error&) {});
   DoorServerSetup ds;
   ds.system = &sys;

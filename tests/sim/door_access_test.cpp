@@ -29,7 +29,7 @@ struct door_fixture : test_coordinator_fixture<caf::actor_system_config> {
   FormationAuthority authority{ids::mint(ids::formation)};
   sim_network_actor network = spawn_sim_network(sys);
   model_port model;
-  door_actor door;
+  door_handle door;
   const std::string url = "http://127.0.0.1:40001";
 
   door_fixture() {
@@ -261,7 +261,7 @@ TEST_CASE_METHOD(test_coordinator_fixture<caf::actor_system_config>,
   d.acceptance.exit_after_task = false;
   auto& s = sys;
   d.start_task = [&s](const TaskView&, const task_owner&) {
-    return caf::actor_cast<task_actor>(s.spawn([](caf::event_based_actor* crash) { crash->quit(caf::sec::runtime_error); }));
+    return caf::actor_cast<task_handle>(s.spawn([](caf::event_based_actor* crash) { crash->quit(caf::sec::runtime_error); }));
   };
   auto door = spawn_door(sys, std::move(d));
   DoorRequest req;

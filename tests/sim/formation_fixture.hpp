@@ -34,7 +34,7 @@ struct formation_fixture : test_coordinator_fixture<sim_config> {
   sim_network_actor network;
   sim_spawner_actor spawner;
   progress_log_actor progress;
-  launcher_actor launcher;
+  launcher_handle launcher;
   IdClockSpec ids{true, 9}; // seeded: the same ids and timestamps every run
 
   ~formation_fixture() override {
@@ -133,10 +133,10 @@ struct formation_fixture : test_coordinator_fixture<sim_config> {
     REQUIRE(e);
     return e->exit_code;
   }
-  mur::member_actor member_actor(const std::string& name) {
-    return ask<mur::member_actor>(spawner, caf::get_atom::value, name);
+  member_handle member_actor(const std::string& name) {
+    return ask<member_handle>(spawner, caf::get_atom::value, name);
   }
-  door_actor door_of(const std::string& name) { return ask<door_actor>(member_actor(name), caf::get_atom::value); }
+  door_handle door_of(const std::string& name) { return ask<door_handle>(member_actor(name), caf::get_atom::value); }
   std::vector<TaskView> tasks_of(const std::string& name) {
     return ask<std::vector<TaskView>>(door_of(name), caf::get_atom::value);
   }

@@ -22,14 +22,14 @@ namespace mur::sim {
 namespace {
 
 struct NetworkState {
-  std::map<std::string, std::pair<door_actor, DoorKeys>> doors;
+  std::map<std::string, std::pair<door_handle, DoorKeys>> doors;
   std::set<std::string> broken; // urls whose streams break
   static inline const char* name = "sim.network";
 };
 
 sim_network_actor::behavior_type network(sim_network_actor::stateful_pointer<NetworkState> self) {
   return {
-    [=](caf::put_atom, const std::string& url, const door_actor& door, const DoorKeys& keys) {
+    [=](caf::put_atom, const std::string& url, const door_handle& door, const DoorKeys& keys) {
       self->state.doors[url] = {door, keys};
     },
     [=](unplug_atom, const std::string& url) { self->state.doors.erase(url); },
@@ -58,7 +58,7 @@ sim_network_actor::behavior_type network(sim_network_actor::stateful_pointer<Net
 }
 
 struct Running {
-  member_actor member;
+  member_handle member;
   trace_port trace;
   std::string url;
   std::int32_t code = 137; // killed unless it said otherwise
@@ -84,9 +84,9 @@ struct SpawnerState {
   static inline const char* name = "sim.spawner";
 };
 
-using spawner_actor = sim_spawner_actor::stateful_pointer<SpawnerState>;
+using spawner_actor = sim_spawner_actor::stateful_base<SpawnerState>;
 
-sim_spawner_actor::behavior_type spawner(spawner_actor self, std::map<std::string, Manifest> manifests,
+sim_spawner_actor::behavior_type spawner(spawner_actor* self, std::map<std::string, Manifest> manifests,
                                          sim_network_actor net, Knobs knobs, IdClockSpec ids) {
   self->state.manifests = std::move(manifests);
   self->state.network = std::move(net);
@@ -148,7 +148,7 @@ sim_spawner_actor::behavior_type spawner(spawner_actor self, std::map<std::strin
       DoorKeys keys{std::make_shared<DoorTokenIssuer>(),
                     std::make_shared<FormationVerifier>(sm.formation_id, sm.name, bundle->verify_key)};
       auto rp = self->make_response_promise<MemberStarted, lifeline_end>();
-      self->request(member, caf::infinite, caf::get_atom::value).then([=](const door_actor& door) mutable {
+      self->request(member, caf::infinite, caf::get_atom::value).then([=](const door_handle& door) mutable {
         auto& s = self->state;
         // A member "never ready" answers its probe as some other session.
         s.owned->push_back(caf::actor_cast<caf::actor>(door));
@@ -193,9 +193,9 @@ sim_spawner_actor::behavior_type spawner(spawner_actor self, std::map<std::strin
       self->delegate(it->second.trace, trace_atom::value);
       return caf::delegated<std::vector<std::string>>{};
     },
-    [=](caf::get_atom, const std::string& name) -> member_actor { // a member's actor (for tests)
+    [=](caf::get_atom, const std::string& name) -> member_handle { // a member's actor (for tests)
       auto it = self->state.members.find(name);
-      return it == self->state.members.end() || !it->second.alive ? member_actor{} : it->second.member;
+      return it == self->state.members.end() || !it->second.alive ? member_handle{} : it->second.member;
     },
   };
 }

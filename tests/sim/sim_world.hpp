@@ -39,7 +39,7 @@ using unplug_atom = caf::atom_constant<caf::atom("unplug")>;
 using broken_atom = caf::atom_constant<caf::atom("broken")>;
 
 // The door-call port, plus: register a door (url, door, keys), unplug one, break its streams.
-using sim_network_actor = network_port::extend<caf::reacts_to<caf::put_atom, std::string, door_actor, DoorKeys>,
+using sim_network_actor = network_port::extend<caf::reacts_to<caf::put_atom, std::string, door_handle, DoorKeys>,
                                                caf::reacts_to<unplug_atom, std::string>,
                                                caf::reacts_to<broken_atom, std::string>>;
 
@@ -47,7 +47,7 @@ using sim_network_actor = network_port::extend<caf::reacts_to<caf::put_atom, std
 using sim_spawner_actor = spawn_port::extend_with<supervisor_port>::extend<
   caf::replies_to<caf::get_atom, std::string, caf::get_atom>::with<TaskView>, // how a member's launch task ended
   caf::replies_to<trace_atom, std::string>::with<std::vector<std::string>>,   // a member's trace lines
-  caf::replies_to<caf::get_atom, std::string>::with<member_actor>>;           // a member's actor (null once gone)
+  caf::replies_to<caf::get_atom, std::string>::with<member_handle>>;           // a member's actor (null once gone)
 
 using progress_log_actor = progress_port::extend<caf::replies_to<caf::get_atom>::with<std::vector<FormationProgress>>>;
 
