@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace mur {
@@ -22,7 +23,7 @@ using json = nlohmann::json;
 
 struct Entry {
   TaskView view;
-  caf::actor task; // the task actor while it runs
+  task_handle task; // the task actor while it runs
   std::vector<caf::strong_actor_ptr> subscribers;
   std::vector<caf::typed_response_promise<DoorReply>> waiters; // blocking SendMessage callers
 };
@@ -33,13 +34,12 @@ struct DoorState {
   std::string running;                  // the task holding the slot, or ""
   std::deque<std::string> queued;       // admitted, waiting for the slot
   bool closing = false;
-  std::vector<caf::response_promise> drained; // winddown callers waiting for running tasks to end
-  std::int64_t epoch_ms = 0;                  // unix ms at spawn; the actor clock measures from there
-  caf::actor_clock::time_point started;
+  std::vector<caf::typed_response_promise<std::int32_t>> drained; // winddown callers waiting for running tasks to end
+  std::optional<IdClock> clock;               // time of day and fresh ids
   static inline const char* name = "mur.door";
 };
 
-using door_actor = caf::stateful_actor<DoorState>;
+using door_actor = door_handle::stateful_base<DoorState>;
 
 bool known_method(const std::string& m) {
   return is_door_scope(m) || m == card_method;
@@ -77,16 +77,13 @@ void trace(door_actor* self, const char* type, json fields) {
 }
 
 // Unix ms now: wall-clock time in a real session, a deterministic offset in a simulation.
-std::int64_t now_ms(door_actor* self) {
-  return self->state.epoch_ms +
-         std::chrono::duration_cast<std::chrono::milliseconds>(self->clock().now() - self->state.started).count();
-}
+std::int64_t now_ms(door_actor* self) { return self->state.clock->now_ms(); }
 
 // Sends the task's new state to every subscriber; drops them all at a terminal state.
 void publish(door_actor* self, Entry& e) {
   e.view.updated_ms = now_ms(self);
   for (auto& s : e.subscribers)
-    self->send(caf::actor_cast<caf::actor>(s), TaskEvent{e.view});
+    self->send(caf::actor_cast<stream_listener>(s), TaskEvent{e.view});
   if (is_terminal(e.view.state)) {
     e.subscribers.clear();
     for (auto& w : e.waiters) w.deliver(with_task(e.view));
@@ -115,7 +112,7 @@ void start_next(door_actor* self) {
   st.queued.pop_front();
   auto& e = st.tasks[id];
   st.running = id;
-  e.task = st.setup.start_task(e.view, caf::actor_cast<caf::actor>(self));
+  e.task = st.setup.start_task(e.view, task_owner{door_handle{self}});
   if (e.task) self->monitor(e.task);
 }
 
@@ -143,8 +140,8 @@ DoorReply send_message(door_actor* self, const DoorRequest& req) {
                      "UNSUPPORTED_OPERATION");
   }
   TaskView v;
-  v.id = ids::mint(ids::task);
-  v.context_id = req.context_id.empty() ? ids::mint(ids::context) : req.context_id;
+  v.id = st.clock->mint(ids::task);
+  v.context_id = req.context_id.empty() ? st.clock->mint(ids::context) : req.context_id;
   v.request = req.text;
   v.submitter = req.verdict.credential;
   v.created_ms = now_ms(self);
@@ -277,11 +274,9 @@ void task_gone(door_actor* self, const std::string& task_id) {
     self->send(st.setup.owner, ended_atom_v);
 }
 
-caf::behavior door(door_actor* self, DoorSetup setup) {
+door_handle::behavior_type door(door_actor* self, DoorSetup setup) {
   self->state.setup = std::move(setup);
-  self->state.epoch_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                           std::chrono::system_clock::now().time_since_epoch()).count();
-  self->state.started = self->clock().now();
+  self->state.clock.emplace(self->state.setup.ids, self->clock(), self->state.setup.session_id + "/door");
   // A task actor that ends without reporting (it crashed) fails its task rather than holding
   // the slot forever.
   self->set_down_handler([=](const caf::down_msg& dm) {
@@ -332,6 +327,7 @@ caf::behavior door(door_actor* self, DoorSetup setup) {
         e.view.no_answer_below = f.no_answer_below;
         publish(self, e);
       }
+      if (st.setup.owner) self->send(st.setup.owner, task_end_atom_v, e.view);
       task_gone(self, f.task_id);
     },
     // Wind-down: accept nothing more, refuse what waits, cancel what runs; answer when drained.
@@ -355,9 +351,9 @@ caf::behavior door(door_actor* self, DoorSetup setup) {
         publish(self, e);
       }
       if (e.task) self->send(e.task, cancel_atom_v);
-      auto rp = self->make_response_promise();
+      auto rp = self->make_response_promise<std::int32_t>();
       st.drained.push_back(rp);
-      return caf::delegated<std::int32_t>{};
+      return rp;
     },
     // Read-only view for operators and tests: every task, oldest first.
     [=](caf::get_atom) -> std::vector<TaskView> {
@@ -370,7 +366,7 @@ caf::behavior door(door_actor* self, DoorSetup setup) {
 
 } // namespace
 
-caf::actor spawn_door(caf::actor_system& sys, DoorSetup setup) {
+door_handle spawn_door(caf::actor_system& sys, DoorSetup setup) {
   return sys.spawn(door, std::move(setup));
 }
 

@@ -21,9 +21,11 @@
 // task, and nothing that watches or stops the session."
 #pragma once
 
+#include "actors/actor_interfaces.hpp"
+#include "actors/id_clock.hpp"
+#include "actors/ports.hpp"
 #include "messages/a2a_task.hpp"
 
-#include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
 #include <functional>
@@ -43,13 +45,15 @@ struct DoorSetup {
   AcceptancePolicy acceptance;
   bool authenticated = false;          // the manifest declares network.authentication
   bool accepts_peer_tasks = false;
-  caf::actor trace;                    // receives TraceEvent
-  caf::actor owner;                    // the member actor: told `ended_atom` when after_task: exit applies
+  trace_port trace;
+  door_owner owner;                    // the member actor: told `ended_atom` when after_task: exit
+                                       // applies, and `(task_end_atom, view)` as each task's actor ends
+  IdClockSpec ids;                     // task and context ids, timestamps (stream "<session>/door")
   // Starts the task actor for an admitted task; the door is handed so the task reports to it.
-  std::function<caf::actor(const TaskView& task, const caf::actor& door)> start_task;
+  std::function<task_handle(const TaskView& task, const task_owner& door)> start_task;
 };
 
-caf::actor spawn_door(caf::actor_system& sys, DoorSetup setup);
+door_handle spawn_door(caf::actor_system& sys, DoorSetup setup);
 
 // The door methods this project serves (decisions.md §1), plus the public card probe.
 inline constexpr const char* card_method = "agent-card"; // GET /.well-known/agent-card.json

@@ -32,7 +32,7 @@ enum class Phase { waiting_address, offering, busy, following };
 
 struct Call {
   CallMember req;
-  caf::actor task;                // who asked; receives CallEnded
+  call_listener task;             // who asked; receives CallEnded
   caf::response_promise start;    // answered once with CallStart
   bool start_sent = false;
   Phase phase = Phase::waiting_address;
@@ -56,7 +56,7 @@ struct EgressState {
   static inline const char* name = "mur.egress";
 };
 
-using egress_actor = caf::stateful_actor<EgressState>;
+using egress_actor = egress_handle::stateful_base<EgressState>;
 
 std::int64_t ms_since(egress_actor* self, caf::actor_clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(self->clock().now() - t).count();
@@ -256,8 +256,8 @@ void on_offer_reply(egress_actor* self, const std::string& call_id, const DoorRe
     DoorRequest cancel;
     cancel.method = "CancelTask";
     cancel.task_id = v.id;
-    self->send(self->state.setup.network, DoorCallTo{self->state.addresses[m]},
-               Bearer{token_for(self->state, m)}, cancel);
+    caf::anon_send(self->state.setup.network, DoorCallTo{self->state.addresses[m]},
+                   Bearer{token_for(self->state, m)}, cancel); // its answer is of no interest
     forget(self, call_id);
     return;
   }
@@ -359,12 +359,12 @@ void proceed(egress_actor* self, const std::string& call_id) {
   offer(self, call_id);
 }
 
-caf::behavior egress(egress_actor* self, EgressSetup setup) {
+egress_handle::behavior_type egress(egress_actor* self, EgressSetup setup) {
   self->state.setup = std::move(setup);
   return {
     [=](const CallMember& req) -> caf::result<CallStart> {
       auto& st = self->state;
-      auto asker = caf::actor_cast<caf::actor>(self->current_sender()); // before the promise takes it
+      auto asker = caf::actor_cast<call_listener>(self->current_sender()); // before the promise takes it
       auto rp = self->make_response_promise<CallStart>();
       if (!is_callee(st, req.member)) {
         const std::string list = callee_list(st);
@@ -474,7 +474,7 @@ std::chrono::milliseconds reoffer_delay(const std::string& call_id, int offers_s
   return std::chrono::milliseconds(base + jitter);
 }
 
-caf::actor spawn_egress(caf::actor_system& sys, EgressSetup setup) {
+egress_handle spawn_egress(caf::actor_system& sys, EgressSetup setup) {
   return sys.spawn(egress, std::move(setup));
 }
 

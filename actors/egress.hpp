@@ -39,9 +39,10 @@
 // capabilities.network.allow lists localhost".
 #pragma once
 
+#include "actors/actor_interfaces.hpp"
+#include "actors/ports.hpp"
 #include "messages/formation_bundle.hpp"
 
-#include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
 #include <chrono>
@@ -56,11 +57,11 @@ struct EgressSetup {
   bool allows_localhost = false;                   // capabilities.network.allow lists localhost
   std::chrono::milliseconds call_deadline{600'000};// lifecycle.delegation_deadline_secs
   std::chrono::milliseconds address_wait{10'000};  // FORMATION_ADDRESS_WAIT
-  caf::actor network;                              // the door-call port
-  caf::actor trace;                                // receives TraceEvent
+  network_port network;                            // the door-call port
+  trace_port trace;
 };
 
-caf::actor spawn_egress(caf::actor_system& sys, EgressSetup setup);
+egress_handle spawn_egress(caf::actor_system& sys, EgressSetup setup);
 
 // The busy re-offer delay before offer n+1 (n ≥ 1): 250 ms doubling to 4 s, plus a jitter of
 // 0–250 ms derived from the call id and n (so a simulation replays it exactly).

@@ -34,7 +34,7 @@ struct LauncherState {
   LauncherSetup setup;
   std::unique_ptr<FormationAuthority> authority; // the signing key: memory only, dies with the actor
   std::string formation_id;
-  caf::actor lifelines;
+  lifelines_handle lifelines;
   Phase phase = Phase::starting;
   std::map<std::string, Started> started;        // spawned members (peers and entry)
   std::set<std::string> running;                 // members whose process/actor has not exited
@@ -50,7 +50,7 @@ struct LauncherState {
   static inline const char* name = "mur.launcher";
 };
 
-using launcher_actor = caf::stateful_actor<LauncherState>;
+using launcher_actor = launcher_handle::stateful_base<LauncherState>;
 
 void report(launcher_actor* self, FormationProgress p) {
   p.formation_id = self->state.formation_id;
@@ -156,13 +156,13 @@ std::vector<MemberText> addresses_for(const LauncherState& st, const PlannedMemb
 
 // Records a started member and hands its lifeline end to the holder. A member that comes up
 // after the formation began stopping has its lifeline closed at once; returns false then.
-bool register_started(launcher_actor* self, const MemberStarted& info, const caf::actor& lifeline_end) {
+bool register_started(launcher_actor* self, const MemberStarted& info, const lifeline_end& end) {
   auto& s = self->state;
   s.pending.erase(info.name);
   if (info.pid > 0 || !s.pids.count(info.name)) s.pids[info.name] = info.pid;
   s.running.insert(info.name);
   s.started[info.name].info = info;
-  self->send(s.lifelines, caf::put_atom_v, info.name, lifeline_end);
+  self->send(s.lifelines, caf::put_atom_v, info.name, end);
   if (s.phase == Phase::starting) return true;
   self->send(s.lifelines, caf::close_atom_v, info.name);
   return false;
@@ -226,8 +226,8 @@ void start_entry(launcher_actor* self) {
   st.pending.insert(entry->name);
   self->request(st.setup.spawn, caf::infinite, sm, BundleRef{bundle_for(st, *entry)})
     .then(
-      [=](const MemberStarted& info, const caf::actor& lifeline_end) {
-        if (!register_started(self, info, lifeline_end)) return finish_if_done(self);
+      [=](const MemberStarted& info, const lifeline_end& end) {
+        if (!register_started(self, info, end)) return finish_if_done(self);
         auto& s = self->state;
         s.phase = Phase::entry_running;
         report(self, FormationProgress{FormationEvent::entry, "", info.name, info.session_id, info.url, info.pid, "", 0});
@@ -270,10 +270,11 @@ void probe(launcher_actor* self, const std::string& name) {
       [=](const caf::error&) { self->delayed_send(self, self->state.setup.probe_interval, retry_atom_v, name); });
 }
 
-caf::behavior launcher(launcher_actor* self, LauncherSetup setup) {
+launcher_handle::behavior_type launcher(launcher_actor* self, LauncherSetup setup) {
   auto& st = self->state;
   st.setup = std::move(setup);
-  st.formation_id = st.setup.formation_id.empty() ? ids::mint(ids::formation) : st.setup.formation_id;
+  st.formation_id = st.setup.formation_id.empty() ? IdClock(st.setup.ids, self->clock(), "launcher").mint(ids::formation)
+                                                  : st.setup.formation_id;
   st.authority = std::make_unique<FormationAuthority>(st.formation_id);
   st.lifelines = spawn_lifelines(self->system());
   self->link_to(st.lifelines); // if this actor is killed, every lifeline closes with it
@@ -288,8 +289,8 @@ caf::behavior launcher(launcher_actor* self, LauncherSetup setup) {
     SpawnMember sm{m.name, st.formation_id, false, "", {}};
     self->request(st.setup.spawn, st.setup.ready_deadline, sm, BundleRef{bundle_for(st, m)})
       .then(
-        [=](const MemberStarted& info, const caf::actor& lifeline_end) {
-          if (register_started(self, info, lifeline_end)) probe(self, info.name);
+        [=](const MemberStarted& info, const lifeline_end& end) {
+          if (register_started(self, info, end)) probe(self, info.name);
           else finish_if_done(self);
         },
         [=](const caf::error& err) { start_refused(self, sm.name, err); });
@@ -338,7 +339,7 @@ caf::behavior launcher(launcher_actor* self, LauncherSetup setup) {
 
 } // namespace
 
-caf::actor spawn_launcher(caf::actor_system& sys, LauncherSetup setup) {
+launcher_handle spawn_launcher(caf::actor_system& sys, LauncherSetup setup) {
   return sys.spawn(launcher, std::move(setup));
 }
 

@@ -36,10 +36,12 @@
 // Seed: "What a formation is", steps 1–3, and "How a formation ends".
 #pragma once
 
-#include <caf/actor.hpp>
-#include <caf/fwd.hpp>
-
+#include "actors/actor_interfaces.hpp"
+#include "actors/id_clock.hpp"
+#include "actors/ports.hpp"
 #include "messages/formation_bundle.hpp"
+
+#include <caf/fwd.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -69,12 +71,13 @@ struct LauncherSetup {
   std::chrono::milliseconds probe_interval{100};
   std::chrono::milliseconds stop_grace{25'000};       // then KillMember
   std::chrono::milliseconds fault_settle{5'000};      // a peer's fault → stopping, this much later
-  caf::actor spawn;                                   // the spawn port
-  caf::actor network;                                 // probes doors
-  caf::actor reporter;                                // receives FormationProgress
+  spawn_port spawn;
+  network_port network;                               // probes doors
+  progress_port reporter;
+  IdClockSpec ids;                                    // mints the formation id (stream "launcher")
 };
 
 // Answers (caf::get_atom) with its formation id. `(sigterm_atom, int32 signal)` stops it.
-caf::actor spawn_launcher(caf::actor_system& sys, LauncherSetup setup);
+launcher_handle spawn_launcher(caf::actor_system& sys, LauncherSetup setup);
 
 } // namespace mur

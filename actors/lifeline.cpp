@@ -11,11 +11,11 @@ namespace mur {
 namespace {
 
 struct LifelinesState {
-  std::shared_ptr<std::map<std::string, caf::actor>> ends = std::make_shared<std::map<std::string, caf::actor>>();
+  std::shared_ptr<std::map<std::string, lifeline_end>> ends = std::make_shared<std::map<std::string, lifeline_end>>();
   static inline const char* name = "mur.lifelines";
 };
 
-caf::behavior lifelines(caf::stateful_actor<LifelinesState>* self) {
+lifelines_handle::behavior_type lifelines(lifelines_handle::stateful_pointer<LifelinesState> self) {
   auto ends = self->state.ends;
   // However this actor ends (closed, its launcher killed), every end it holds is closed.
   self->attach_functor([ends](const caf::error&) {
@@ -23,7 +23,7 @@ caf::behavior lifelines(caf::stateful_actor<LifelinesState>* self) {
     ends->clear();
   });
   return {
-    [=](caf::put_atom, const std::string& name, const caf::actor& end) { (*ends)[name] = end; },
+    [=](caf::put_atom, const std::string& name, const lifeline_end& end) { (*ends)[name] = end; },
     [=](caf::close_atom, const std::string& name) {
       auto it = ends->find(name);
       if (it == ends->end()) return;
@@ -37,8 +37,8 @@ caf::behavior lifelines(caf::stateful_actor<LifelinesState>* self) {
   };
 }
 
-caf::behavior lifeline_end(caf::event_based_actor*) {
-  return {[](caf::get_atom) {}};
+lifeline_end::behavior_type simulated_end(lifeline_end::pointer self) {
+  return {[=](caf::close_atom) { self->quit(); }};
 }
 
 struct WatchState {
@@ -47,7 +47,7 @@ struct WatchState {
   static inline const char* name = "mur.lifeline_watch";
 };
 
-caf::behavior lifeline_watch(caf::stateful_actor<WatchState>* self, caf::actor end, caf::actor member) {
+caf::behavior lifeline_watch(caf::stateful_actor<WatchState>* self, lifeline_end end, lifeline_listener member) {
   self->state.self_ref = caf::actor_cast<caf::actor>(self);
   self->monitor(end);
   self->monitor(member);
@@ -64,9 +64,9 @@ caf::behavior lifeline_watch(caf::stateful_actor<WatchState>* self, caf::actor e
 
 } // namespace
 
-caf::actor spawn_lifelines(caf::actor_system& sys) { return sys.spawn(lifelines); }
-caf::actor spawn_lifeline_end(caf::actor_system& sys) { return sys.spawn(lifeline_end); }
-caf::actor spawn_lifeline_watch(caf::actor_system& sys, caf::actor end, caf::actor member) {
+lifelines_handle spawn_lifelines(caf::actor_system& sys) { return sys.spawn(lifelines); }
+lifeline_end spawn_lifeline_end(caf::actor_system& sys) { return sys.spawn(simulated_end); }
+caf::actor spawn_lifeline_watch(caf::actor_system& sys, lifeline_end end, lifeline_listener member) {
   return sys.spawn(lifeline_watch, std::move(end), std::move(member));
 }
 

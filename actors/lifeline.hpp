@@ -9,23 +9,28 @@
 // launcher an actor owning the pipe's write end, which closes the fd when it exits.
 // Invariant: the only way a member learns that its formation ended is its lifeline, and it
 // learns it however the launcher ended (closed deliberately, or killed).
+// Typed: the holder (lifelines_handle) and the ends (lifeline_end). The watch stays untyped: it is
+// sent no message at all, it only monitors.
 // Seed: "Each member holds one end of a lifeline whose other end only the launcher holds; when
 // the launcher ends the formation, or dies — even by SIGKILL — every member's lifeline closes."
 #pragma once
+
+#include "actors/actor_interfaces.hpp"
+#include "actors/ports.hpp"
 
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
 namespace mur {
 
-// Launcher side. Register an end with `(caf::put_atom, std::string name, caf::actor end)`.
-caf::actor spawn_lifelines(caf::actor_system& sys);
+// Launcher side. Register an end with `(caf::put_atom, std::string name, lifeline_end end)`.
+lifelines_handle spawn_lifelines(caf::actor_system& sys);
 
-// A simulated end: an actor that does nothing until it is closed (sent an exit).
-caf::actor spawn_lifeline_end(caf::actor_system& sys);
+// A simulated end: an actor that does nothing until it is closed (sent an exit or close_atom).
+lifeline_end spawn_lifeline_end(caf::actor_system& sys);
 
 // Member side: monitors `end`; when it goes away, sends `lifeline_atom` to `member` once. It
 // keeps itself alive until then (or until its member ends), as a reader thread would.
-caf::actor spawn_lifeline_watch(caf::actor_system& sys, caf::actor end, caf::actor member);
+caf::actor spawn_lifeline_watch(caf::actor_system& sys, lifeline_end end, lifeline_listener member);
 
 } // namespace mur

@@ -20,16 +20,17 @@ enum class Phase { serving, winding_down, ended };
 
 struct MemberState {
   MemberSetup setup;
-  caf::actor door;
-  caf::actor egress;
+  door_handle door;
+  egress_handle egress;
   Phase phase = Phase::serving;
   bool lifeline_closed = false;
   std::string launch_task_id;
   TaskState launch_state = TaskState::submitted;
+  bool launch_reported = false; // the supervisor was told the launch task's ending
   static inline const char* name = "mur.member";
 };
 
-using member_actor = caf::stateful_actor<MemberState>;
+using member_actor = member_handle::stateful_base<MemberState>;
 
 void trace(member_actor* self, const char* type, json fields) {
   self->send(self->state.setup.trace, TraceEvent{type, fields.dump()});
@@ -74,7 +75,17 @@ void wind_down(member_actor* self, const char* cause) {
       [=](const caf::error&) { end_session(self, "failed"); });
 }
 
-caf::behavior member(member_actor* self, MemberSetup setup) {
+// Tells the supervisor how the launch task ended, once.
+void report_launch(member_actor* self, const TaskView& t) {
+  auto& st = self->state;
+  st.launch_state = t.state;
+  if (st.launch_reported) return;
+  st.launch_reported = true;
+  // The launch task's ending, for whoever prints the answer (stdout, or a test).
+  if (st.setup.supervisor) self->send(st.setup.supervisor, TaskEvent{t});
+}
+
+member_handle::behavior_type member(member_actor* self, MemberSetup setup) {
   auto& st = self->state;
   st.setup = std::move(setup);
   const auto callees = callees_of(st.setup);
@@ -106,11 +117,12 @@ caf::behavior member(member_actor* self, MemberSetup setup) {
   d.authenticated = st.setup.authenticated;
   d.accepts_peer_tasks = st.setup.accepts_peer_tasks;
   d.trace = st.setup.trace;
-  d.owner = self;
+  d.owner = door_owner{member_handle{self}};
+  d.ids = st.setup.ids;
   auto& sys = self->system();
   d.start_task = [&sys, member = st.setup.member, callees, max_turns = st.setup.max_turns,
-                  model = st.setup.model, egress = st.egress, trace = st.setup.trace](const TaskView& t,
-                                                                                     const caf::actor& door) {
+                  model = st.setup.model, egress = call_port{st.egress}, trace = st.setup.trace,
+                  ids = st.setup.ids](const TaskView& t, const task_owner& door) {
     TaskSetup ts;
     ts.task = t;
     ts.member = member;
@@ -120,6 +132,7 @@ caf::behavior member(member_actor* self, MemberSetup setup) {
     ts.egress = egress;
     ts.trace = trace;
     ts.door = door;
+    ts.ids = ids;
     return spawn_task(sys, std::move(ts));
   };
   st.door = spawn_door(sys, std::move(d));
@@ -139,7 +152,7 @@ caf::behavior member(member_actor* self, MemberSetup setup) {
   }
 
   return {
-    [=](caf::get_atom) -> caf::actor { return self->state.door; },
+    [=](caf::get_atom) -> door_handle { return self->state.door; },
     [=](address_atom, const std::vector<MemberText>& addresses) {
       if (self->state.egress) self->send(self->state.egress, address_atom_v, addresses);
     },
@@ -158,6 +171,12 @@ caf::behavior member(member_actor* self, MemberSetup setup) {
       wind_down(self, "sigterm");
     },
     [=](deadline_atom) { wind_down(self, "deadline"); },
+    // A task's actor ended (the door recorded it): every one is told; the launch task also once.
+    [=](task_end_atom, const TaskView& t) {
+      auto& s = self->state;
+      if (s.setup.supervisor) self->send(s.setup.supervisor, task_end_atom_v, t);
+      if (!s.launch_task_id.empty() && t.id == s.launch_task_id) report_launch(self, t);
+    },
     // The door has nothing left and the lifecycle says exit: read the launch task's ending.
     [=](ended_atom) {
       if (self->state.phase != Phase::serving) return;
@@ -166,11 +185,7 @@ caf::behavior member(member_actor* self, MemberSetup setup) {
         .then(
           [=](const std::vector<TaskView>& tasks) {
             for (const auto& t : tasks)
-              if (t.id == self->state.launch_task_id) {
-                self->state.launch_state = t.state;
-                // The launch task's ending, for whoever prints the answer (stdout, or a test).
-                if (self->state.setup.supervisor) self->send(self->state.setup.supervisor, TaskEvent{t});
-              }
+              if (t.id == self->state.launch_task_id) report_launch(self, t);
             end_session(self, exit_code(self->state) == 0 ? "ok" : "failed");
           },
           [=](const caf::error&) { end_session(self, "failed"); });
@@ -180,7 +195,7 @@ caf::behavior member(member_actor* self, MemberSetup setup) {
 
 } // namespace
 
-caf::actor spawn_member(caf::actor_system& sys, MemberSetup setup) {
+member_handle spawn_member(caf::actor_system& sys, MemberSetup setup) {
   return sys.spawn(member, std::move(setup));
 }
 

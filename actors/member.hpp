@@ -5,6 +5,8 @@
 //   serving      --sigterm_atom-->   wind down (a second one ends at once)
 //   serving      --deadline_atom-->  wind down
 //   serving      --ended_atom (door: after_task exit, nothing left)--> end
+//   any          --(task_end_atom, view) from the door--> tell the supervisor; the launch task's
+//                                     ending is also told as a TaskEvent, once
 //   winding down --door drained-->   session_end, tell the supervisor the exit code, quit
 // Wind-down: the door accepts nothing more, refuses queued tasks, cancels the running one (its
 // outstanding calls become abandoned); then `session_end`.
@@ -14,10 +16,12 @@
 // it had in flight, since nothing remains to receive the result, and ends its session in order."
 #pragma once
 
+#include "actors/actor_interfaces.hpp"
 #include "actors/door.hpp"
+#include "actors/id_clock.hpp"
+#include "actors/ports.hpp"
 #include "messages/formation_bundle.hpp"
 
-#include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
 #include <chrono>
@@ -41,14 +45,15 @@ struct MemberSetup {
   int max_turns = 10;
   std::chrono::milliseconds call_deadline{600'000};
   std::string launch_task;                         // --task: runs first, as the operator's task
-  caf::actor trace;                                // the trace port
-  caf::actor network;                              // the door-call port (for the egress)
-  caf::actor model;                                // the model port
-  caf::actor supervisor;                           // told TaskEvent{launch task} when it ended, then
-                                                   // (ended_atom, member, int32 exit code)
+  trace_port trace;
+  network_port network;                            // the door-call port (for the egress)
+  model_port model;
+  supervisor_port supervisor;                      // told each task's end, TaskEvent{launch task}
+                                                   // once it ended, then (ended_atom, member, code)
+  IdClockSpec ids;                                 // for its door and its tasks
 };
 
 // Answers (caf::get_atom) with its door actor; accepts (address_atom, vector<MemberText>).
-caf::actor spawn_member(caf::actor_system& sys, MemberSetup setup);
+member_handle spawn_member(caf::actor_system& sys, MemberSetup setup);
 
 } // namespace mur

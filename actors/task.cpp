@@ -56,10 +56,11 @@ struct TaskActorState {
   bool ending = false;                   // end-without-answer accepted
   std::string ending_reason;
   bool finished = false;
+  std::optional<IdClock> ids;            // made at the first call: most tasks never mint
   static inline const char* name = "mur.task";
 };
 
-using task_ptr = caf::stateful_actor<TaskActorState>*;
+using task_ptr = task_handle::stateful_pointer<TaskActorState>;
 
 std::int64_t ms_between(caf::actor_clock::time_point a, caf::actor_clock::time_point b) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(b - a).count();
@@ -274,7 +275,8 @@ void make_call(task_ptr self, const MemberText& call) {
     return;
   }
   PendingCall c;
-  c.call_id = ids::mint(ids::member_call);
+  if (!st.ids) st.ids.emplace(st.setup.ids, self->clock(), st.setup.task.id + "/task");
+  c.call_id = st.ids->mint(ids::member_call);
   c.member = call.member;
   c.made = self->clock().now();
   c.result_slot = st.tool_results.size();
@@ -348,7 +350,7 @@ void on_ended(task_ptr self, CallEnded e) {
   if (st.starts_awaited == 0 && !st.ending && !any_out(self)) deliver(self);
 }
 
-caf::behavior task_actor(task_ptr self, TaskSetup setup) {
+task_handle::behavior_type task_actor(task_ptr self, TaskSetup setup) {
   auto& st = self->state;
   st.setup = std::move(setup);
   st.member_sent = sent_by_member(st.setup.task);
@@ -378,6 +380,6 @@ caf::behavior task_actor(task_ptr self, TaskSetup setup) {
 
 } // namespace
 
-caf::actor spawn_task(caf::actor_system& sys, TaskSetup setup) { return sys.spawn(task_actor, std::move(setup)); }
+task_handle spawn_task(caf::actor_system& sys, TaskSetup setup) { return sys.spawn(task_actor, std::move(setup)); }
 
 } // namespace mur

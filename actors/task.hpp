@@ -19,9 +19,11 @@
 // Seed: "How a member gives another work" (formations.txt), steps 1–5.
 #pragma once
 
+#include "actors/actor_interfaces.hpp"
+#include "actors/id_clock.hpp"
+#include "actors/ports.hpp"
 #include "messages/a2a_task.hpp"
 
-#include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
 #include <string>
@@ -34,16 +36,17 @@ struct TaskSetup {
   std::string member;                 // this member's name ("" outside a formation)
   std::vector<std::string> callees;   // whom call-member may name, roster order; empty ⇒ no tool
   int max_turns = 10;
-  caf::actor model;                   // replies ModelTurn to ModelTurnRequest
-  caf::actor egress;                  // replies CallStart to CallMember, later sends CallEnded
-  caf::actor trace;                   // receives TraceEvent
-  caf::actor door;                    // receives TaskWorking, TaskFinished
+  model_port model;
+  call_port egress;                   // replies CallStart to CallMember, later sends CallEnded
+  trace_port trace;
+  task_owner door;                    // receives TaskWorking, TaskFinished
+  IdClockSpec ids;                    // call ids (mcl_), stream "<task id>/task"
 };
 
 // True when a task's submitter credential is a formation member (`member:<name>`).
 bool sent_by_member(const TaskView& task);
 
 // Spawns a task actor; it starts its first turn at once and exits after TaskFinished.
-caf::actor spawn_task(caf::actor_system& sys, TaskSetup setup);
+task_handle spawn_task(caf::actor_system& sys, TaskSetup setup);
 
 } // namespace mur

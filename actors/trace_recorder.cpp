@@ -7,6 +7,8 @@
 #include <caf/all.hpp>
 #include <nlohmann/json.hpp>
 
+#include <optional>
+
 namespace mur {
 namespace {
 
@@ -15,30 +17,25 @@ struct TraceState {
   TraceSink sink;
   std::string root;  // the session_start event's id
   std::vector<std::string> lines;
-  // Unix ms at spawn, and the actor clock then: timestamps advance with the actor clock (so a
-  // simulation's are deterministic offsets) and read as wall-clock time in a real session.
-  std::int64_t epoch_ms = 0;
-  caf::actor_clock::time_point started;
+  std::optional<IdClock> clock; // event ids and timestamps
   static inline const char* name = "mur.trace";
 };
 
-caf::behavior recorder(caf::stateful_actor<TraceState>* self, std::string session_id, TraceSink sink) {
+trace_port::behavior_type recorder(trace_port::stateful_pointer<TraceState> self, std::string session_id,
+                                   TraceSink sink, IdClockSpec ids) {
   self->state.session_id = std::move(session_id);
   self->state.sink = std::move(sink);
-  self->state.epoch_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                           std::chrono::system_clock::now().time_since_epoch()).count();
-  self->state.started = self->clock().now();
+  self->state.clock.emplace(ids, self->clock(), self->state.session_id + "/trace");
   return {
     [=](const TraceEvent& ev) {
       auto& st = self->state;
       nlohmann::ordered_json line;
-      const std::string id = ids::mint(ids::event);
+      const std::string id = st.clock->mint(ids::event);
       line["event_type"] = ev.type;
       line["event_id"] = id;
       line["parent_id"] = st.root.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(st.root);
       line["session_id"] = st.session_id;
-      line["timestamp"] = st.epoch_ms + std::chrono::duration_cast<std::chrono::milliseconds>(
-                                          self->clock().now() - st.started).count();
+      line["timestamp"] = st.clock->now_ms();
       if (ev.type == "session_start" && st.root.empty()) {
         st.root = id;
         line["parent_id"] = nullptr;
@@ -56,8 +53,8 @@ caf::behavior recorder(caf::stateful_actor<TraceState>* self, std::string sessio
 
 } // namespace
 
-caf::actor spawn_trace_recorder(caf::actor_system& sys, std::string session_id, TraceSink sink) {
-  return sys.spawn(recorder, std::move(session_id), std::move(sink));
+trace_port spawn_trace_recorder(caf::actor_system& sys, std::string session_id, TraceSink sink, IdClockSpec ids) {
+  return sys.spawn(recorder, std::move(session_id), std::move(sink), ids);
 }
 
 } // namespace mur

@@ -3,11 +3,14 @@
 //
 // Invariant: every line begins with event_type, event_id (evt_…), parent_id (null only on
 // session_start), session_id, timestamp (unix ms from the actor clock, so simulated time in
-// tests); lines are kept in the order received. No field is added that could hold a token.
+// tests, wall-clock time otherwise: both from the injected IdClock); lines are kept in the order
+// received. No field is added that could hold a token.
 // Seed: "Each member's trace names it [the formation_id]."
 #pragma once
 
-#include <caf/actor.hpp>
+#include "actors/id_clock.hpp"
+#include "actors/ports.hpp"
+
 #include <caf/fwd.hpp>
 
 #include <functional>
@@ -17,7 +20,9 @@ namespace mur {
 
 using TraceSink = std::function<void(const std::string& line)>;
 
-// Answers (trace_atom) with std::vector<std::string>: every line so far.
-caf::actor spawn_trace_recorder(caf::actor_system& sys, std::string session_id, TraceSink sink = {});
+// Answers (trace_atom) with std::vector<std::string>: every line so far. Event ids and
+// timestamps come from an IdClock built from `ids` (its stream: the session id + "/trace").
+trace_port spawn_trace_recorder(caf::actor_system& sys, std::string session_id, TraceSink sink = {},
+                                IdClockSpec ids = {});
 
 } // namespace mur

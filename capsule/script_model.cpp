@@ -17,6 +17,9 @@ namespace mur {
 
 namespace {
 
+// The model port plus the think timer it sets itself.
+using script_model_actor = model_port::extend<caf::reacts_to<think_atom, std::uint64_t>>;
+
 struct ScriptModelState {
   Inference script;
   std::vector<std::regex> routes;                          // compiled `match` of each route
@@ -82,7 +85,8 @@ ModelTurn play(const ScriptTurn& entry, const ModelTurnRequest& req) {
   return t;
 }
 
-caf::behavior script_model(caf::stateful_actor<ScriptModelState>* self, Inference script) {
+script_model_actor::behavior_type script_model(script_model_actor::stateful_pointer<ScriptModelState> self,
+                                               Inference script) {
   self->state.script = std::move(script);
   for (const auto& r : self->state.script.routes)
     self->state.routes.emplace_back(r.match, std::regex::ECMAScript);
@@ -115,8 +119,8 @@ caf::behavior script_model(caf::stateful_actor<ScriptModelState>* self, Inferenc
 
 } // namespace
 
-caf::actor spawn_script_model(caf::actor_system& sys, const Inference& script) {
-  return sys.spawn(script_model, script);
+model_port spawn_script_model(caf::actor_system& sys, const Inference& script) {
+  return model_port{sys.spawn(script_model, script)};
 }
 
 } // namespace mur

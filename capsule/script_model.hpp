@@ -6,13 +6,13 @@
 // from the request; a script that runs out of entries replies with an empty answer.
 #pragma once
 
+#include "actors/ports.hpp"
 #include "capsule/manifest.hpp"
 
-#include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
 namespace mur {
 
-caf::actor spawn_script_model(caf::actor_system& sys, const Inference& script);
+model_port spawn_script_model(caf::actor_system& sys, const Inference& script);
 
 } // namespace mur

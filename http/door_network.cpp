@@ -45,7 +45,7 @@ struct Pending {
   Bearer bearer;
   caf::response_promise promise;
   bool answered = false;
-  caf::actor subscriber;   // SubscribeToTask: who gets the later TaskEvents
+  stream_listener subscriber; // SubscribeToTask: who gets the later TaskEvents
   TaskView task;           // a stream's task so far
 };
 
@@ -56,7 +56,9 @@ struct NetworkState {
   static inline const char* name = "mur.door_network";
 };
 
-using network_actor = caf::stateful_actor<NetworkState>;
+// The door-call port plus what the curl threads hand back.
+using door_network_actor = network_port::extend<caf::reacts_to<HttpEvent>, caf::reacts_to<HttpDone>>;
+using network_actor = door_network_actor::stateful_base<NetworkState>;
 
 // The failure a call that reached no HTTP answer is answered with: its reason, and its kind
 // (a refused connection, a timeout, a broken one) so the egress names it.
@@ -73,7 +75,7 @@ caf::error transport_error(const std::string& reason) {
 HttpCall make_call(network_actor* self, std::uint64_t local, const DoorCallTo& to, const Bearer& bearer,
                    const DoorRequest& req) {
   HttpCall call;
-  auto me = caf::actor_cast<caf::actor>(self);
+  door_network_actor me{self};
   if (req.method == card_method) {
     call.method = "GET";
     call.url = to.url + "/.well-known/agent-card.json";
@@ -167,7 +169,7 @@ void on_done(network_actor* self, const HttpDone& d) {
     auto to = p.to;
     auto bearer = p.bearer;
     p.method = "GetTask";
-    p.subscriber = caf::actor{};
+    p.subscriber = nullptr;
     self->state.pending.emplace(local, std::move(p));
     self->state.pool->submit(make_call(self, local, to, bearer, get));
     return;
@@ -175,7 +177,7 @@ void on_done(network_actor* self, const HttpDone& d) {
   p.promise.deliver(r);
 }
 
-caf::behavior door_network(network_actor* self, std::shared_ptr<CurlPool> pool) {
+door_network_actor::behavior_type door_network(network_actor* self, std::shared_ptr<CurlPool> pool) {
   self->state.pool = std::move(pool);
   return {
     [=](const DoorCallTo& to, const Bearer& bearer, const DoorRequest& req) -> caf::result<DoorReply> {
@@ -187,7 +189,7 @@ caf::behavior door_network(network_actor* self, std::shared_ptr<CurlPool> pool) 
       p.bearer = bearer;
       p.task.id = req.task_id;
       if (req.method == "SubscribeToTask" || req.method == "SendStreamingMessage")
-        p.subscriber = caf::actor_cast<caf::actor>(self->current_sender());
+        p.subscriber = caf::actor_cast<stream_listener>(self->current_sender());
       p.promise = self->make_response_promise();
       st.pending.emplace(local, std::move(p));
       st.pool->submit(make_call(self, local, to, bearer, req));
@@ -200,8 +202,8 @@ caf::behavior door_network(network_actor* self, std::shared_ptr<CurlPool> pool) 
 
 } // namespace
 
-caf::actor spawn_door_network(caf::actor_system& sys, std::shared_ptr<CurlPool> pool) {
-  return sys.spawn(door_network, std::move(pool));
+network_port spawn_door_network(caf::actor_system& sys, std::shared_ptr<CurlPool> pool) {
+  return network_port{sys.spawn(door_network, std::move(pool))};
 }
 
 } // namespace mur

@@ -13,7 +13,8 @@
 // Spec: murmur-door.md §4 (headers), §5.2 (wire); decisions.md §1 (answer delivery).
 #pragma once
 
-#include <caf/actor.hpp>
+#include "actors/ports.hpp"
+
 #include <caf/fwd.hpp>
 
 #include <memory>
@@ -22,6 +23,6 @@ namespace mur {
 
 class CurlPool;
 
-caf::actor spawn_door_network(caf::actor_system& sys, std::shared_ptr<CurlPool> pool);
+network_port spawn_door_network(caf::actor_system& sys, std::shared_ptr<CurlPool> pool);
 
 } // namespace mur

@@ -12,9 +12,9 @@
 // Spec: murmur-door.md §1–§2; a2a-v1.md §2, §5; toolchain.md §4 (RESTinio recipe).
 #pragma once
 
+#include "actors/actor_interfaces.hpp"
 #include "messages/agent_card.hpp"
 
-#include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
 #include <chrono>
@@ -29,7 +29,7 @@ class FormationVerifier;
 
 struct DoorServerSetup {
   caf::actor_system* system = nullptr;
-  caf::actor door;
+  door_handle door;
   std::shared_ptr<const DoorTokenIssuer> door_tokens;   // this session's issuer
   std::shared_ptr<const FormationVerifier> formation;   // null outside a formation
   a2a::CardFacts card;                                  // url is filled in once bound

@@ -114,6 +114,7 @@ int run_cli(int argc, char** argv) {
   run->add_option("--store-root", one.store_root, "")->group("");
   run->add_option("--lifecycle-task-acceptance", one.task_acceptance, "")->group("");
   run->add_option("--lifecycle-after-task", one.after_task, "")->group("");
+  run->add_flag("--formation-entry", one.formation_entry, "")->group("");
   roster_opt->excludes(capsule_opt)->excludes(manifest_opt);
 
   // send / stop / ps / trace

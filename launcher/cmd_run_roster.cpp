@@ -258,7 +258,7 @@ int cmd_run_roster(const RunRosterOptions& o) {
     ls.deadline = deadline;
     ls.spawn = spawner;
     ls.network = network;
-    ls.reporter = caf::actor_cast<caf::actor>(self);
+    ls.reporter = caf::actor_cast<progress_port>(self); // the receive loop below handles FormationProgress
     auto launcher = spawn_launcher(sys, ls);
     self->monitor(launcher);
 

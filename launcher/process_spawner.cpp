@@ -30,17 +30,22 @@ const caf::atom_value spawn_category = caf::atom("murspawn");
 caf::error refusal(const std::string& reason) { return caf::error(1, spawn_category, caf::make_message(reason)); }
 
 // The lifeline's launcher end: owns the write fd and closes it when the actor exits.
-caf::behavior lifeline_write_end(caf::event_based_actor* self, std::shared_ptr<UniqueFd> fd) {
+lifeline_end::behavior_type lifeline_write_end(lifeline_end::pointer self, std::shared_ptr<UniqueFd> fd) {
   self->attach_functor([fd](const caf::error&) { fd->reset(); });
-  return {[](caf::get_atom) {}};
+  return {[=](caf::close_atom) { self->quit(); }};
 }
 
-using Promise = caf::typed_response_promise<MemberStarted, caf::actor>;
+// The spawn port plus what the process watcher threads and its own timer tell it.
+using process_spawner_actor = spawn_port::extend<caf::reacts_to<readyline_atom, std::string, std::string>,
+                                                 caf::reacts_to<exited_atom, std::string, std::int32_t>,
+                                                 caf::reacts_to<timeout_atom, std::string>>;
+
+using Promise = caf::typed_response_promise<MemberStarted, lifeline_end>;
 
 struct Member {
   std::shared_ptr<MemberProcess> proc;
   UniqueFd channel; // write end
-  caf::actor end;   // lifeline end
+  lifeline_end end; // lifeline end
   std::optional<Promise> pending;
   bool started = false; // MemberStarted delivered
   bool failed = false;  // its start was refused: no MemberExited
@@ -50,12 +55,12 @@ struct Member {
 struct SpawnerState {
   ProcessSpawnerSetup setup;
   std::map<std::string, Member> members;
-  caf::actor launcher;
-  std::shared_ptr<std::vector<caf::actor>> ends = std::make_shared<std::vector<caf::actor>>();
+  spawn_listener launcher;
+  std::shared_ptr<std::vector<lifeline_end>> ends = std::make_shared<std::vector<lifeline_end>>();
   static inline const char* name = "mur.process_spawner";
 };
 
-using spawner_actor = caf::stateful_actor<SpawnerState>;
+using spawner_actor = process_spawner_actor::stateful_base<SpawnerState>;
 
 const MemberLaunch* launch_of(const SpawnerState& st, const std::string& name) {
   for (const auto& m : st.setup.members)
@@ -68,8 +73,8 @@ std::vector<std::string> argv_for(const MemberLaunch& m, const SpawnerState& st,
   std::vector<std::string> a{"mur", "run", "--capsule", m.capsule, "--capsule-version", m.version,
                              "--capsule-sha256", m.sha256, "--workdir", workdir, "--store-root",
                              st.setup.project_dir, "--json"};
-  if (m.entry) {
-    a.insert(a.end(), {"--lifecycle-task-acceptance", "single", "--lifecycle-after-task", sm.task.empty() ? "sleep" : "exit"});
+  if (m.entry) { // the entry rule itself is applied by the member's wiring (member/member_wiring.hpp)
+    a.push_back("--formation-entry");
     if (!sm.task.empty()) a.insert(a.end(), {"--task", sm.task});
   }
   return a;
@@ -108,9 +113,9 @@ void on_ready_line(spawner_actor* self, const std::string& name, const std::stri
   m.pending.reset();
 }
 
-caf::result<MemberStarted, caf::actor> start_member(spawner_actor* self, const SpawnMember& sm, const BundleRef& ref) {
+caf::result<MemberStarted, lifeline_end> start_member(spawner_actor* self, const SpawnMember& sm, const BundleRef& ref) {
   auto& st = self->state;
-  st.launcher = caf::actor_cast<caf::actor>(self->current_sender());
+  st.launcher = caf::actor_cast<spawn_listener>(self->current_sender());
   const MemberLaunch* launch = launch_of(st, sm.name);
   if (launch == nullptr || !ref.bundle) return refusal("it is not a member of this roster");
   if (st.members.count(sm.name)) return refusal("it was already started");
@@ -159,13 +164,13 @@ caf::result<MemberStarted, caf::actor> start_member(spawner_actor* self, const S
   m.channel = std::move(pipes.channel.write);
   m.end = self->system().spawn(lifeline_write_end, std::make_shared<UniqueFd>(std::move(pipes.lifeline.write)));
   st.ends->push_back(m.end);
-  auto rp = self->make_response_promise<MemberStarted, caf::actor>();
+  auto rp = self->make_response_promise<MemberStarted, lifeline_end>();
   m.pending = rp;
   m.formation_id = sm.formation_id;
   const int channel_fd = m.channel.get();
   st.members.emplace(sm.name, std::move(m));
 
-  caf::actor me = self;
+  process_spawner_actor me{self};
   const std::string name = sm.name;
   MemberOutputHandlers h;
   h.ready_line = [me, name](const std::string& line) { caf::anon_send(me, readyline_atom_v, name, line); };
@@ -184,13 +189,13 @@ caf::result<MemberStarted, caf::actor> start_member(spawner_actor* self, const S
   return rp;
 }
 
-caf::behavior spawner(spawner_actor* self, ProcessSpawnerSetup setup) {
+process_spawner_actor::behavior_type spawner(spawner_actor* self, ProcessSpawnerSetup setup) {
   self->state.setup = std::move(setup);
   self->attach_functor([ends = self->state.ends](const caf::error&) {
     for (auto& e : *ends) caf::anon_send_exit(e, caf::exit_reason::user_shutdown);
   });
   return {
-    [=](const SpawnMember& sm, const BundleRef& ref) -> caf::result<MemberStarted, caf::actor> {
+    [=](const SpawnMember& sm, const BundleRef& ref) -> caf::result<MemberStarted, lifeline_end> {
       return start_member(self, sm, ref);
     },
     [=](readyline_atom, const std::string& name, const std::string& line) {
@@ -233,8 +238,8 @@ caf::behavior spawner(spawner_actor* self, ProcessSpawnerSetup setup) {
 
 } // namespace
 
-caf::actor spawn_process_spawner(caf::actor_system& sys, ProcessSpawnerSetup setup) {
-  return sys.spawn(spawner, std::move(setup));
+spawn_port spawn_process_spawner(caf::actor_system& sys, ProcessSpawnerSetup setup) {
+  return spawn_port{sys.spawn(spawner, std::move(setup))};
 }
 
 void add_spawn_error_category(caf::actor_system_config& cfg) {

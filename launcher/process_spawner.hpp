@@ -1,7 +1,8 @@
 // process_spawner.hpp — the real spawn port of the launcher actor: members as `mur run` processes.
 //
 // Invariant: `(SpawnMember, BundleRef)` starts the member as this very binary (`run --capsule …
-// --json`, nothing secret in argv or env) with exactly its channel (fd 3) and lifeline (fd 4)
+// --json`, the entry with `--formation-entry [--task TEXT]` — the entry rule itself is the
+// member's wiring, member/member_wiring.hpp — nothing secret in argv or env) with exactly its channel (fd 3) and lifeline (fd 4)
 // read ends, a peer in its own process group with its fresh `formations/<frm>/<member>/`
 // directory as working directory, the entry in the project directory and the launcher's group;
 // the bundle goes only into the channel as its first line. Once the process exists the
@@ -16,7 +17,8 @@
 // formation_id" / "Each peer works in ~/.murmur/formations/<frm_id>/<member>/".
 #pragma once
 
-#include <caf/actor.hpp>
+#include "actors/ports.hpp"
+
 #include <caf/fwd.hpp>
 
 #include <chrono>
@@ -47,7 +49,7 @@ struct ProcessSpawnerSetup {
   std::shared_ptr<MemberProcesses> processes;
 };
 
-caf::actor spawn_process_spawner(caf::actor_system& sys, ProcessSpawnerSetup setup);
+spawn_port spawn_process_spawner(caf::actor_system& sys, ProcessSpawnerSetup setup);
 
 // Registers the error category the port's refusals use, so they render as their reason.
 void add_spawn_error_category(caf::actor_system_config& cfg);

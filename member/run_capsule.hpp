@@ -1,10 +1,12 @@
 // run_capsule.hpp — `mur run --capsule NAME --capsule-version V` / `mur run --manifest DIR`: one
 // capsule session in this process, as the launcher starts members and as a person can by hand.
 //
-// Invariant (launch order of murmur-capsule.md §3): [the caller resolved the capsule] → formation env, channel first
-// line, lifeline → session dir → member actors → door serving → running record → readiness line
-// → (--task) → until the member ends: SIGINT/SIGTERM/SIGHUP wind it down, lifeline EOF ends the
-// formation → server stopped, record removed, trace complete → exit code from the member.
+// Invariant (launch order of murmur-capsule.md §3): [the caller resolved the capsule] → joining:
+// formation env, channel first line, lifeline → serving: session dir → member actors (wired by
+// member_setup) → door serving → running record → readiness line → (--task) → waiting, until the
+// member ends: each task's end arrives from the member actor (its result is written), SIGINT/
+// SIGTERM/SIGHUP wind it down, lifeline EOF ends the formation → server stopped, record removed,
+// trace complete → exit code from the member.
 // The operator token is written only into the running record (0600), never printed.
 // Spec: decisions.md §4 (`mur run --capsule`), §5; murmur-capsule.md §3–§5; murmur-door.md §6.
 #pragma once
@@ -27,6 +29,7 @@ struct RunCapsuleOptions {
   bool json = false;
   std::optional<std::string> task_acceptance; // hidden: none | single | queue
   std::optional<std::string> after_task;      // hidden: exit | sleep
+  bool formation_entry = false;               // hidden: the launcher starts this member as the entry
 };
 
 // Runs the session of the resolved capsule `manifest` to its end; returns the process exit

@@ -45,11 +45,17 @@ std::string uuid7_hex() {
     rand_a = s.counter;
   }
 
+  unsigned char random[8];
+  randombytes_buf(random, sizeof random);
+  return uuid7_hex(ms, rand_a, random);
+}
+
+std::string uuid7_hex(std::uint64_t ms, std::uint16_t rand_a, const unsigned char (&rand_b)[8]) {
   unsigned char b[16];
-  randombytes_buf(b, sizeof b);
   for (int i = 0; i < 6; ++i) b[i] = static_cast<unsigned char>(ms >> (40 - 8 * i));
   b[6] = static_cast<unsigned char>(0x70 | ((rand_a >> 8) & 0x0F));
   b[7] = static_cast<unsigned char>(rand_a & 0xFF);
+  for (int i = 0; i < 8; ++i) b[8 + i] = rand_b[i];
   b[8] = static_cast<unsigned char>(0x80 | (b[8] & 0x3F));
 
   static const char hex[] = "0123456789abcdef";

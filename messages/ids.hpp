@@ -24,7 +24,13 @@ inline constexpr std::string_view event = "evt_";
 // A fresh UUIDv7 as 32 lowercase hex digits (libsodium's CSPRNG supplies the random bits).
 std::string uuid7_hex();
 
-// prefix + uuid7_hex(), e.g. mint(ids::formation) == "frm_0192…".
+// A UUIDv7 as 32 lowercase hex digits from its parts: the Unix ms, the 12-bit rand_a field and
+// 8 random bytes (of which the variant bits take two). Used by ids sources that hold their own state.
+std::string uuid7_hex(std::uint64_t ms, std::uint16_t rand_a, const unsigned char (&rand_b)[8]);
+
+// prefix + uuid7_hex(), e.g. mint(ids::formation) == "frm_0192…". Process-wide (one sequence
+// behind a mutex): for command-line code only; actors mint through their own IdClock
+// (actors/id_clock.hpp), so no lock is shared between actors.
 std::string mint(std::string_view prefix);
 
 // True when `id` is exactly `prefix` + 32 lowercase hex digits.

@@ -96,7 +96,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(mur, caf::first_custom_type_id)
   CAF_ADD_ATOM(mur, mur, readyline_atom, "readyline")     // process spawner: a member's ready line
   CAF_ADD_ATOM(mur, mur, exited_atom, "mexited")          // process spawner: a member's process ended
   CAF_ADD_ATOM(mur, mur, ready_timeout_atom, "readytmo")  // process spawner: the ready deadline passed
-  CAF_ADD_ATOM(mur, mur, result_atom, "taskend")          // run_capsule: a task of --task mode ended
+  CAF_ADD_ATOM(mur, mur, task_end_atom, "taskend")        // door → member → supervisor: a task ended
   CAF_ADD_ATOM(mur, mur, gone_atom, "ssegone")            // door server: an SSE client went away
 
 CAF_END_TYPE_ID_BLOCK(mur)

@@ -48,8 +48,8 @@ int main(int argc, char** argv) {
   echo.turns.push_back(reply);
   ms.model = spawn_script_model(sys, echo);
   auto member = spawn_member(sys, ms);
-  caf::actor door;
-  self->request(member, caf::infinite, caf::get_atom_v).receive([&](const caf::actor& d) { door = d; },
+  door_handle door;
+  self->request(member, caf::infinite, caf::get_atom_v).receive([&](const door_handle& d) { door = d; },
                                                                    [](const caf::error&) {});
   DoorServerSetup ds;
   ds.system = &sys;
@@ -113,6 +113,8 @@ int main(int argc, char** argv) {
   std::printf("door_throughput: %d SendMessage+GetTask pairs, concurrency %d\n", pairs, concurrency);
   std::printf("  %.0f requests/s, p50 %.2f ms, p99 %.2f ms\n", 2 * pairs / secs, pct(0.5), pct(0.99));
   server.stop();
-  for (const auto& a : {member, ms.trace, ms.model}) self->send_exit(a, caf::exit_reason::user_shutdown);
+  self->send_exit(member, caf::exit_reason::user_shutdown);
+  self->send_exit(ms.trace, caf::exit_reason::user_shutdown);
+  self->send_exit(ms.model, caf::exit_reason::user_shutdown);
   return 0;
 }

@@ -32,9 +32,9 @@ namespace {
 
 struct door_fixture : test_coordinator_fixture<caf::actor_system_config> {
   FormationAuthority authority{ids::mint(ids::formation)};
-  caf::actor network = spawn_sim_network(sys);
-  caf::actor model;
-  caf::actor door;
+  sim_network_actor network = spawn_sim_network(sys);
+  model_port model;
+  door_handle door;
   const std::string url = "http://127.0.0.1:40001";
 
   explicit door_fixture(AcceptancePolicy::Kind acceptance = AcceptancePolicy::Kind::queue) {
@@ -49,7 +49,7 @@ struct door_fixture : test_coordinator_fixture<caf::actor_system_config> {
     d.accepts_peer_tasks = true;
     auto& s = sys;
     auto m = model;
-    d.start_task = [&s, m](const TaskView& t, const caf::actor& door) {
+    d.start_task = [&s, m](const TaskView& t, const task_owner& door) {
       TaskSetup ts;
       ts.task = t;
       ts.member = "coder";
@@ -64,7 +64,9 @@ struct door_fixture : test_coordinator_fixture<caf::actor_system_config> {
     sched.run();
   }
   ~door_fixture() override {
-    for (auto* a : {&door, &network, &model}) anon_send_exit(*a, caf::exit_reason::kill);
+    anon_send_exit(door, caf::exit_reason::kill);
+    anon_send_exit(network, caf::exit_reason::kill);
+    anon_send_exit(model, caf::exit_reason::kill);
     sched.run();
     sched.clock().cancel_all();
   }
@@ -257,7 +259,7 @@ TEST_CASE_METHOD(door_fixture, "a caller whose egress lacks localhost is refused
   e.member = "lead";
   e.bundle = bundle;
   e.allows_localhost = false;
-  e.network = network;
+  e.network = network_port{network};
   auto egress = spawn_egress(sys, std::move(e));
   anon_send(egress, address_atom_v, std::vector<MemberText>{{"coder", url}});
   sched.run();
@@ -345,8 +347,8 @@ TEST_CASE_METHOD(test_coordinator_fixture<caf::actor_system_config>,
   d.acceptance.kind = AcceptancePolicy::Kind::single;
   d.acceptance.exit_after_task = false;
   auto& s = sys;
-  d.start_task = [&s](const TaskView&, const caf::actor&) {
-    return s.spawn([](caf::event_based_actor* crash) { crash->quit(caf::sec::runtime_error); });
+  d.start_task = [&s](const TaskView&, const task_owner&) {
+    return caf::actor_cast<task_handle>(s.spawn([](caf::event_based_actor* crash) { crash->quit(caf::sec::runtime_error); }));
   };
   auto door = spawn_door(sys, std::move(d));
   DoorRequest req;

@@ -1,5 +1,10 @@
 // formation_fixture.hpp — one whole formation under CAF's test scheduler: the launcher actor,
 // the sim spawn port and network, and helpers to read members' traces and the progress lines.
+// Ids and times are seeded (IdClockSpec: simulated), so a scenario repeats byte for byte.
+// Invariant: however a scenario ends — passed, or failed by an assertion that throws — the
+// fixture ends every actor the formation spawned (the spawn port ends its members, their doors
+// and everything it started beside them) and the actor system does not wait for any actor that
+// still lingers, so a broken rule makes scenarios fail, never hang.
 #pragma once
 
 #include "caf_catch.hpp"
@@ -31,20 +36,28 @@ struct sim_config : caf::actor_system_config {
 };
 
 struct formation_fixture : test_coordinator_fixture<sim_config> {
-  caf::actor network;
-  caf::actor spawner;
-  caf::actor progress;
-  caf::actor launcher;
+  sim_network_actor network;
+  sim_spawner_actor spawner;
+  progress_log_actor progress;
+  launcher_handle launcher;
+  IdClockSpec ids{true, 9}; // seeded: the same ids and timestamps every run
 
   ~formation_fixture() override {
-    for (auto* a : {&launcher, &spawner, &network, &progress})
-      if (*a) anon_send_exit(*a, caf::exit_reason::kill);
+    // Whatever state the scenario left: nothing may keep the actor system from shutting down.
+    sys.await_actors_before_shutdown(false);
+    if (launcher) anon_send_exit(launcher, caf::exit_reason::kill);
+    if (spawner) anon_send_exit(spawner, caf::exit_reason::kill); // ends every member it started
+    if (network) anon_send_exit(network, caf::exit_reason::kill);
+    if (progress) anon_send_exit(progress, caf::exit_reason::kill);
     sched.run();
     // Let pending timers fire (a model still "thinking" holds a promise until its timer fires);
     // bounded, so a timer that re-arms itself cannot keep the fixture here.
     for (int i = 0; i < 100000 && sched.trigger_timeout(); ++i) sched.run();
     sched.clock().cancel_all();
-    launcher = spawner = network = progress = nullptr;
+    launcher = nullptr;
+    spawner = nullptr;
+    network = nullptr;
+    progress = nullptr;
     sched.run();
   }
 
@@ -63,11 +76,12 @@ struct formation_fixture : test_coordinator_fixture<sim_config> {
       first = false;
     }
     network = spawn_sim_network(sys);
-    spawner = spawn_sim_spawner(sys, std::move(manifests), network, std::move(knobs));
+    spawner = spawn_sim_spawner(sys, std::move(manifests), network, std::move(knobs), ids);
     progress = spawn_progress_log(sys);
-    ls.spawn = spawner;
-    ls.network = network;
-    ls.reporter = progress;
+    ls.spawn = spawn_port{spawner};
+    ls.network = network_port{network};
+    ls.reporter = progress_port{progress};
+    ls.ids = ids;
     ls.task = std::move(task);
     ls.deadline = deadline;
     launcher = spawn_launcher(sys, std::move(ls));
@@ -83,8 +97,8 @@ struct formation_fixture : test_coordinator_fixture<sim_config> {
     for (auto t = std::chrono::milliseconds(0); t < limit; t += step) advance(step);
   }
 
-  template <class T, class... Ts>
-  T ask(const caf::actor& who, Ts&&... xs) {
+  template <class T, class Handle, class... Ts>
+  T ask(const Handle& who, Ts&&... xs) {
     self->send(who, std::forward<Ts>(xs)...);
     sched.run();
     T out{};
@@ -124,8 +138,10 @@ struct formation_fixture : test_coordinator_fixture<sim_config> {
     REQUIRE(e);
     return e->exit_code;
   }
-  caf::actor member_actor(const std::string& name) { return ask<caf::actor>(spawner, caf::get_atom_v, name); }
-  caf::actor door_of(const std::string& name) { return ask<caf::actor>(member_actor(name), caf::get_atom_v); }
+  member_handle member_actor(const std::string& name) {
+    return ask<member_handle>(spawner, caf::get_atom_v, name);
+  }
+  door_handle door_of(const std::string& name) { return ask<door_handle>(member_actor(name), caf::get_atom_v); }
   std::vector<TaskView> tasks_of(const std::string& name) {
     return ask<std::vector<TaskView>>(door_of(name), caf::get_atom_v);
   }

@@ -5,6 +5,7 @@
 #include "actors/lifeline.hpp"
 #include "actors/member.hpp"
 #include "actors/trace_recorder.hpp"
+#include "capsule/member_wiring.hpp"
 #include "capsule/script_model.hpp"
 #include "messages/door_authorization.hpp"
 #include "messages/door_call.hpp"
@@ -17,19 +18,21 @@
 
 #include <caf/all.hpp>
 
+#include <optional>
+
 namespace mur::sim {
 namespace {
 
 struct NetworkState {
-  std::map<std::string, std::pair<caf::actor, DoorKeys>> doors;
+  std::map<std::string, std::pair<door_handle, DoorKeys>> doors;
   std::set<std::string> broken; // urls whose streams break
   std::set<std::string> hung;   // urls whose doors answer nothing (a stopped process)
   static inline const char* name = "sim.network";
 };
 
-caf::behavior network(caf::stateful_actor<NetworkState>* self) {
+sim_network_actor::behavior_type network(sim_network_actor::stateful_pointer<NetworkState> self) {
   return {
-    [=](caf::put_atom, const std::string& url, const caf::actor& door, const DoorKeys& keys) {
+    [=](caf::put_atom, const std::string& url, const door_handle& door, const DoorKeys& keys) {
       self->state.doors[url] = {door, keys};
     },
     [=](unplug_atom, const std::string& url) { self->state.doors.erase(url); },
@@ -47,7 +50,7 @@ caf::behavior network(caf::stateful_actor<NetworkState>* self) {
       std::vector<std::string_view> views(header.begin(), header.end());
       req.verdict = verify_authorization(views, *it->second.second.issuer, it->second.second.verifier.get());
       if (req.method == "SubscribeToTask" && self->state.broken.count(to.url)) {
-        auto subscriber = caf::actor_cast<caf::actor>(self->current_sender());
+        auto subscriber = caf::actor_cast<stream_listener>(self->current_sender());
         auto rp = self->make_response_promise<DoorReply>();
         req.method = "GetTask"; // answered like a stream's first event, but nothing follows
         self->request(it->second.first, caf::infinite, req).then([=](const DoorReply& r) mutable {
@@ -63,9 +66,9 @@ caf::behavior network(caf::stateful_actor<NetworkState>* self) {
 }
 
 struct Running {
-  caf::actor member;
-  caf::actor door;
-  caf::actor trace;
+  member_handle member;
+  door_handle door;
+  trace_port trace;
   std::string url;
   std::int32_t code = 137; // killed unless it said otherwise
   caf::actor watch;        // the member side of its lifeline (held here, as a process holds its thread)
@@ -75,24 +78,30 @@ struct Running {
 
 struct SpawnerState {
   std::map<std::string, Manifest> manifests;
-  caf::actor network;
+  sim_network_actor network;
   Knobs knobs;
-  caf::actor launcher;
+  IdClockSpec ids;
+  std::optional<IdClock> clock; // mints the members' session ids
+  spawn_listener launcher;
   std::map<std::string, Running> members;
   std::map<caf::actor_addr, std::string> by_addr;
   int next_port = 41000;
-  // Actors this port started beside each member (trace, model); closed when the port ends, so a
-  // simulation leaves nothing running whatever references the dead members still hold.
+  // Every actor this port started: the members, their doors, and what it started beside each
+  // (trace, model, lifeline end and watch). All are ended when the port ends — however it ends —
+  // so a simulation leaves nothing running, even when a scenario failed half way.
   std::shared_ptr<std::vector<caf::actor>> owned = std::make_shared<std::vector<caf::actor>>();
   static inline const char* name = "sim.spawner";
 };
 
-using spawner_actor = caf::stateful_actor<SpawnerState>;
+using spawner_actor = sim_spawner_actor::stateful_base<SpawnerState>;
 
-caf::behavior spawner(spawner_actor* self, std::map<std::string, Manifest> manifests, caf::actor net, Knobs knobs) {
+sim_spawner_actor::behavior_type spawner(spawner_actor* self, std::map<std::string, Manifest> manifests,
+                                         sim_network_actor net, Knobs knobs, IdClockSpec ids) {
   self->state.manifests = std::move(manifests);
   self->state.network = std::move(net);
   self->state.knobs = std::move(knobs);
+  self->state.ids = ids;
+  self->state.clock.emplace(ids, self->clock(), "sim.spawner");
   self->attach_functor([owned = self->state.owned](const caf::error&) {
     for (auto& a : *owned) caf::anon_send_exit(a, caf::exit_reason::kill);
     owned->clear();
@@ -107,9 +116,9 @@ caf::behavior spawner(spawner_actor* self, std::map<std::string, Manifest> manif
     if (st.launcher) self->send(st.launcher, MemberExited{name, st.members[name].code, ""});
   });
   return {
-    [=](const SpawnMember& sm, const BundleRef& ref) -> caf::result<MemberStarted, caf::actor> {
+    [=](const SpawnMember& sm, const BundleRef& ref) -> caf::result<MemberStarted, lifeline_end> {
       auto& st = self->state;
-      st.launcher = caf::actor_cast<caf::actor>(self->current_sender());
+      st.launcher = caf::actor_cast<spawn_listener>(self->current_sender());
       if (st.knobs.fail_spawn.count(sm.name) || !st.manifests.count(sm.name))
         return caf::make_error(caf::sec::cannot_spawn_actor_from_arguments);
       const Manifest& m = st.manifests[sm.name];
@@ -117,37 +126,23 @@ caf::behavior spawner(spawner_actor* self, std::map<std::string, Manifest> manif
       // The bundle crosses the channel as its line, and is read back and verified as a member would.
       auto bundle = std::make_shared<const FormationBundle>(parse_bundle(render_bundle(*ref.bundle), sm.formation_id));
 
-      MemberSetup ms;
-      ms.session_id = ids::mint(ids::session);
-      ms.capsule_name = m.name;
-      ms.capsule_version = m.version;
-      ms.formation_id = sm.formation_id;
-      ms.member = sm.name;
-      ms.bundle = bundle;
-      ms.acceptance.kind = m.lifecycle.task_acceptance == TaskAcceptance::none     ? AcceptancePolicy::Kind::none
-                           : m.lifecycle.task_acceptance == TaskAcceptance::queue ? AcceptancePolicy::Kind::queue
-                                                                                   : AcceptancePolicy::Kind::single;
-      ms.acceptance.queue_depth = m.lifecycle.queue_depth;
-      ms.acceptance.exit_after_task = m.lifecycle.after_task == AfterTask::exit;
-      if (sm.entry) { // the entry takes tasks one at a time; with --task it exits after it
-        ms.acceptance.kind = AcceptancePolicy::Kind::single;
-        ms.acceptance.exit_after_task = !sm.task.empty();
-      }
-      ms.authenticated = m.authentication.has_value();
-      ms.accepts_peer_tasks = m.accepts_peer_tasks;
-      ms.allows_localhost = m.allows_localhost();
-      ms.max_turns = m.inference.max_turns;
-      ms.call_deadline = std::chrono::seconds(m.lifecycle.delegation_deadline_secs);
-      ms.launch_task = sm.task;
-      ms.trace = spawn_trace_recorder(sys, ms.session_id);
-      ms.network = st.network;
-      ms.model = spawn_script_model(sys, m.inference);
-      ms.supervisor = self;
-      st.owned->push_back(ms.trace);
-      st.owned->push_back(ms.model);
-      const std::string session = ms.session_id;
-      auto trace = ms.trace;
-      auto member = spawn_member(sys, std::move(ms));
+      LaunchOptions launch;
+      launch.session_id = st.clock->mint(ids::session);
+      launch.formation_id = sm.formation_id;
+      launch.bundle = bundle;
+      launch.entry = sm.entry;
+      launch.task = sm.task;
+      MemberPorts ports;
+      ports.trace = spawn_trace_recorder(sys, launch.session_id, {}, st.ids);
+      ports.network = network_port{st.network};
+      ports.model = spawn_script_model(sys, m.inference);
+      ports.supervisor = supervisor_port{self};
+      ports.ids = st.ids;
+      st.owned->push_back(caf::actor_cast<caf::actor>(ports.trace));
+      st.owned->push_back(caf::actor_cast<caf::actor>(ports.model));
+      const std::string session = launch.session_id;
+      auto trace = ports.trace;
+      auto member = spawn_member(sys, member_setup(m, launch, std::move(ports)));
 
       const std::string url = "http://127.0.0.1:" + std::to_string(st.next_port++);
       Running r;
@@ -157,20 +152,24 @@ caf::behavior spawner(spawner_actor* self, std::map<std::string, Manifest> manif
       st.members[sm.name] = r;
       st.by_addr[member.address()] = sm.name;
       self->monitor(member);
+      st.owned->push_back(caf::actor_cast<caf::actor>(member));
 
       DoorKeys keys{std::make_shared<DoorTokenIssuer>(),
                     std::make_shared<FormationVerifier>(sm.formation_id, sm.name, bundle->verify_key)};
-      auto rp = self->make_response_promise<MemberStarted, caf::actor>();
-      self->request(member, caf::infinite, caf::get_atom_v).then([=](const caf::actor& door) mutable {
+      auto rp = self->make_response_promise<MemberStarted, lifeline_end>();
+      self->request(member, caf::infinite, caf::get_atom_v).then([=](const door_handle& door) mutable {
         auto& s = self->state;
         // A member "never ready" answers its probe as some other session.
         s.members[sm.name].door = door;
+        s.owned->push_back(caf::actor_cast<caf::actor>(door));
         self->send(s.network, caf::put_atom_v, url, door, keys);
         if (s.knobs.broken_streams.count(sm.name)) self->send(s.network, broken_atom_v, url);
         if (!sm.addresses.empty()) self->send(member, address_atom_v, sm.addresses);
         auto end = spawn_lifeline_end(self->system());
-        s.members[sm.name].watch = spawn_lifeline_watch(self->system(), end, member);
-        const std::string reported = s.knobs.never_ready.count(sm.name) ? ids::mint(ids::session) : session;
+        s.members[sm.name].watch = spawn_lifeline_watch(self->system(), end, lifeline_listener{member});
+        s.owned->push_back(caf::actor_cast<caf::actor>(end));
+        s.owned->push_back(s.members[sm.name].watch);
+        const std::string reported = s.knobs.never_ready.count(sm.name) ? s.clock->mint(ids::session) : session;
         rp.deliver(MemberStarted{sm.name, reported, url, 0}, end);
       });
       return rp;
@@ -192,9 +191,10 @@ caf::behavior spawner(spawner_actor* self, std::map<std::string, Manifest> manif
       auto it = self->state.members.find(name);
       if (it != self->state.members.end()) self->send(self->state.network, hang_atom_v, it->second.url);
     },
+    [=](task_end_atom, const TaskView&) {}, // results are read from the doors in tests
     [=](const TaskEvent& ev) {
       for (auto& [name, r] : self->state.members)
-        if (caf::actor_cast<caf::actor>(self->current_sender()) == r.member) r.launch_task = ev.task;
+        if (self->current_sender() == caf::actor_cast<caf::strong_actor_ptr>(r.member)) r.launch_task = ev.task;
     },
     [=](caf::get_atom, const std::string& name, caf::get_atom) -> TaskView {
       auto it = self->state.members.find(name);
@@ -210,9 +210,9 @@ caf::behavior spawner(spawner_actor* self, std::map<std::string, Manifest> manif
       self->delegate(it->second.trace, trace_atom_v);
       return caf::delegated<std::vector<std::string>>{};
     },
-    [=](caf::get_atom, const std::string& name) -> caf::actor { // a member's actor (for tests)
+    [=](caf::get_atom, const std::string& name) -> member_handle { // a member's actor (for tests)
       auto it = self->state.members.find(name);
-      return it == self->state.members.end() || !it->second.alive ? caf::actor{} : it->second.member;
+      return it == self->state.members.end() || !it->second.alive ? member_handle{} : it->second.member;
     },
   };
 }
@@ -222,7 +222,7 @@ struct LogState {
   static inline const char* name = "sim.progress";
 };
 
-caf::behavior progress_log(caf::stateful_actor<LogState>* self) {
+progress_log_actor::behavior_type progress_log(progress_log_actor::stateful_pointer<LogState> self) {
   return {
     [=](const FormationProgress& p) { self->state.lines.push_back(p); },
     [=](caf::get_atom) -> std::vector<FormationProgress> { return self->state.lines; },
@@ -231,11 +231,11 @@ caf::behavior progress_log(caf::stateful_actor<LogState>* self) {
 
 } // namespace
 
-caf::actor spawn_sim_spawner(caf::actor_system& sys, std::map<std::string, Manifest> manifests, caf::actor network,
-                             Knobs knobs) {
-  return sys.spawn(spawner, std::move(manifests), std::move(network), std::move(knobs));
+sim_spawner_actor spawn_sim_spawner(caf::actor_system& sys, std::map<std::string, Manifest> manifests,
+                                    sim_network_actor network, Knobs knobs, IdClockSpec ids) {
+  return sys.spawn(spawner, std::move(manifests), std::move(network), std::move(knobs), ids);
 }
-caf::actor spawn_sim_network(caf::actor_system& sys) { return sys.spawn(network); }
-caf::actor spawn_progress_log(caf::actor_system& sys) { return sys.spawn(progress_log); }
+sim_network_actor spawn_sim_network(caf::actor_system& sys) { return sys.spawn(network); }
+progress_log_actor spawn_progress_log(caf::actor_system& sys) { return sys.spawn(progress_log); }
 
 } // namespace mur::sim

@@ -123,7 +123,7 @@ struct scene : fixture {
   void start(const Inference& inf, std::string submitter = "operator", std::vector<std::string> callees = {"coder", "tester"},
              std::map<std::string, CallStart> starts = {}, int max_turns = 10) {
     egress = sys.spawn(fake_egress, std::move(starts));
-    model = sys.spawn(spy_model, spawn_script_model(sys, inf));
+    model = sys.spawn(spy_model, caf::actor_cast<caf::actor>(spawn_script_model(sys, inf)));
     TaskSetup setup;
     setup.task.id = "tsk_lead";
     setup.task.context_id = "ctx_lead";
@@ -132,11 +132,12 @@ struct scene : fixture {
     setup.member = "lead";
     setup.callees = std::move(callees);
     setup.max_turns = max_turns;
-    setup.model = model;
-    setup.egress = egress;
-    setup.trace = trace;
-    setup.door = door;
-    task = spawn_task(sys, setup);
+    // The fakes are untyped (they record what they get): cast to the ports they stand in for.
+    setup.model = caf::actor_cast<model_port>(model);
+    setup.egress = caf::actor_cast<call_port>(egress);
+    setup.trace = caf::actor_cast<trace_port>(trace);
+    setup.door = caf::actor_cast<task_owner>(door);
+    task = caf::actor_cast<caf::actor>(spawn_task(sys, setup));
     sched.run();
   }
 

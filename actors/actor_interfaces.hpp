@@ -1,0 +1,73 @@
+// actor_interfaces.hpp — the typed interfaces of the six actors, and the narrower views of them
+// that other actors are handed (a task sees its door only as where it reports).
+//
+// Invariant: every message an actor accepts is in its interface, so sending it anything else
+// fails to compile; timers an actor sets itself are in its interface too (a typed actor can
+// only be sent what it declares), each marked "(own timer)". All six actors are typed, except
+// the member side of a simulated lifeline (spawn_lifeline_watch), which receives no message at
+// all, only the down messages of what it monitors.
+// Naming: `door_handle` is the typed handle of the door actor; inside door.cpp, `door_actor` is
+// its stateful implementation (door_handle::stateful_base<DoorState>), and so on for each actor.
+// Seed: "Rules live in six CAF actors … the same actors run behind real and simulated adapters."
+#pragma once
+
+#include "actors/atoms.hpp"
+#include "actors/ports.hpp"
+#include "messages/a2a_task.hpp"
+#include "messages/door_request.hpp"
+#include "messages/member_call.hpp"
+#include "messages/model_turn.hpp"
+#include "messages/task_progress.hpp"
+
+#include <caf/atom.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mur {
+
+// -- task ----------------------------------------------------------------------------------------
+// What a task reports to (its door).
+using task_owner = caf::typed_actor<caf::reacts_to<TaskWorking>, caf::reacts_to<TaskFinished>>;
+// Where an egress delivers a call's end (the calling task).
+using call_listener = caf::typed_actor<caf::reacts_to<CallEnded>>;
+using task_handle = call_listener::extend<caf::reacts_to<cancel_atom>>;
+
+// -- egress --------------------------------------------------------------------------------------
+// What a task asks of its member's egress.
+using call_port = caf::typed_actor<caf::replies_to<CallMember>::with<CallStart>, caf::reacts_to<AbandonCall>>;
+using egress_handle = call_port::extend_with<stream_listener>::extend<
+  caf::reacts_to<address_atom, std::vector<MemberText>>,
+  caf::reacts_to<wait_atom, std::string>,      // (own timer) the address wait ran out
+  caf::reacts_to<retry_atom, std::string>,     // (own timer) re-offer or re-poll
+  caf::reacts_to<deadline_atom, std::string>>; // (own timer) the call deadline passed
+
+// -- door ----------------------------------------------------------------------------------------
+// What a door tells its owner (the member): session/stop, "nothing left and after_task: exit",
+// and each task whose actor reported its end.
+using door_owner = caf::typed_actor<caf::reacts_to<sigterm_atom>, caf::reacts_to<ended_atom>,
+                                    caf::reacts_to<task_end_atom, TaskView>>;
+using door_handle = task_owner::extend<caf::replies_to<DoorRequest>::with<DoorReply>,
+                                      caf::replies_to<winddown_atom>::with<std::int32_t>,
+                                      caf::replies_to<caf::get_atom>::with<std::vector<TaskView>>>;
+
+// -- member --------------------------------------------------------------------------------------
+using member_handle = door_owner::extend<caf::replies_to<caf::get_atom>::with<door_handle>,
+                                        caf::reacts_to<address_atom, std::vector<MemberText>>,
+                                        caf::reacts_to<lifeline_atom>, caf::reacts_to<deadline_atom>>;
+
+// -- launcher ------------------------------------------------------------------------------------
+using launcher_handle = spawn_listener::extend<caf::replies_to<caf::get_atom>::with<std::string>,
+                                              caf::reacts_to<sigterm_atom, std::int32_t>,
+                                              caf::reacts_to<retry_atom, std::string>,     // (own timer) probe again
+                                              caf::reacts_to<deadline_atom, std::string>>; // formation or grace
+
+// -- lifeline (launcher side) --------------------------------------------------------------------
+using lifelines_handle = caf::typed_actor<caf::reacts_to<caf::put_atom, std::string, lifeline_end>,
+                                         caf::reacts_to<caf::close_atom, std::string>,
+                                         caf::reacts_to<caf::close_atom>>;
+
+} // namespace mur

@@ -1,0 +1,74 @@
+// ports.hpp — every port an actor is handed, declared once as a typed actor interface.
+//
+// Invariant: an actor talks to the world (a model, other doors, processes, the trace, the
+// lifeline, its supervisor) only through these handles; the real adapters (member/, http/,
+// launcher/) and the simulated ones (tests/sim/sim_world.cpp) implement the same interface, so
+// a protocol mismatch fails to compile. The clock and id source is not an actor (see
+// actors/id_clock.hpp for why) but is injected the same way, through each *Setup.
+// CAF 0.17 note: assign a handle of a wider interface through the narrower type's constructor
+// (`port = spawn_port{wider}`); typed_actor's converting operator= in 0.17.6 returns nothing.
+// Seed: "the world (processes, sockets, files, clocks) sits behind adapters" (ARCHITECTURE.md).
+#pragma once
+
+#include "actors/atoms.hpp"
+#include "messages/a2a_task.hpp"
+#include "messages/door_call.hpp"
+#include "messages/door_request.hpp"
+#include "messages/formation_messages.hpp"
+#include "messages/model_turn.hpp"
+#include "messages/trace_event.hpp"
+
+#include <caf/atom.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mur {
+
+// The model port: one turn per request. Real: member/script_model.cpp (the sim uses it too).
+using model_port = caf::typed_actor<caf::replies_to<ModelTurnRequest>::with<ModelTurn>>;
+
+// The door-call port: one request to the door at DoorCallTo, its credential attached by the port.
+// Real: http/door_network.cpp; simulated: the loopback network of tests/sim/sim_world.cpp.
+// SubscribeToTask / SendStreamingMessage: the first event is the reply; every later change goes
+// to the requester as a TaskEvent, or TaskStreamLost when the stream broke first.
+using network_port = caf::typed_actor<caf::replies_to<DoorCallTo, Bearer, DoorRequest>::with<DoorReply>>;
+// What a network port pushes to the requester of a subscription.
+using stream_listener = caf::typed_actor<caf::reacts_to<TaskEvent>, caf::reacts_to<TaskStreamLost>>;
+
+// The trace port: TraceEvent in; `trace_atom` reads every line back (tests, mur trace).
+// Real and simulated: actors/trace_recorder.cpp with a file sink or none.
+using trace_port = caf::typed_actor<caf::reacts_to<TraceEvent>,
+                                    caf::replies_to<trace_atom>::with<std::vector<std::string>>>;
+
+// The launcher's end of one member's lifeline: closing it (an exit, or close_atom) is the EOF the
+// member sees. Real: launcher/process_spawner.cpp (owns the pipe's write end); simulated:
+// spawn_lifeline_end in actors/lifeline.hpp.
+using lifeline_end = caf::typed_actor<caf::reacts_to<caf::close_atom>>;
+// Who is told that a lifeline closed. Real: member/formation_join.cpp (a reader thread);
+// simulated: spawn_lifeline_watch in actors/lifeline.hpp.
+using lifeline_listener = caf::typed_actor<caf::reacts_to<lifeline_atom>>;
+
+// The spawn port: starts a member with its bundle and answers once its door exists. Real:
+// launcher/process_spawner.cpp (a `mur run` process); simulated: tests/sim/sim_world.cpp.
+using spawn_port = caf::typed_actor<caf::replies_to<SpawnMember, BundleRef>::with<MemberStarted, lifeline_end>,
+                                    caf::reacts_to<SendAddresses>, caf::reacts_to<KillMember>>;
+// What a spawn port tells its requester (the launcher) about the members it started.
+using spawn_listener = caf::typed_actor<caf::reacts_to<spawned_atom, std::string, std::int64_t>,
+                                        caf::reacts_to<MemberExited>>;
+
+// Where the launcher reports its progress. Real: launcher/cmd_run_roster.cpp (prints);
+// simulated: spawn_progress_log in tests/sim/sim_world.cpp.
+using progress_port = caf::typed_actor<caf::reacts_to<FormationProgress>>;
+
+// Who supervises a member actor: told each task that ended (its actor reported its end), the
+// launch task's ending once, then `(ended_atom, member, exit code)` exactly once. Real:
+// member/run_capsule.cpp (writes out/result.txt, prints the answer, exits); simulated: the sim
+// spawn port.
+using supervisor_port = caf::typed_actor<caf::reacts_to<task_end_atom, TaskView>, caf::reacts_to<TaskEvent>,
+                                         caf::reacts_to<ended_atom, std::string, std::int32_t>>;
+
+} // namespace mur

@@ -1,0 +1,60 @@
+// member_wiring.cpp — see member_wiring.hpp.
+#include "capsule/member_wiring.hpp"
+
+#include "messages/failure.hpp"
+
+#include <chrono>
+
+namespace mur {
+
+AcceptancePolicy acceptance_for(const Manifest& m, const LaunchOptions& o) {
+  TaskAcceptance kind = m.lifecycle.task_acceptance;
+  bool exit_after = m.lifecycle.after_task == AfterTask::exit;
+  if (o.entry) { // the entry takes tasks one at a time; with a launch task it exits after it
+    kind = TaskAcceptance::single;
+    exit_after = !o.task.empty();
+  }
+  if (o.task_acceptance) {
+    if (*o.task_acceptance == "none") kind = TaskAcceptance::none;
+    else if (*o.task_acceptance == "single") kind = TaskAcceptance::single;
+    else if (*o.task_acceptance == "queue") kind = TaskAcceptance::queue;
+    else throw Failure("E-RUN-010", "--lifecycle-task-acceptance must be none, single or queue", "fix the flag");
+  }
+  if (o.after_task) {
+    if (*o.after_task == "exit") exit_after = true;
+    else if (*o.after_task == "sleep") exit_after = false;
+    else throw Failure("E-RUN-010", "--lifecycle-after-task must be exit or sleep", "fix the flag");
+  }
+  AcceptancePolicy a;
+  a.kind = kind == TaskAcceptance::none    ? AcceptancePolicy::Kind::none
+           : kind == TaskAcceptance::queue ? AcceptancePolicy::Kind::queue
+                                           : AcceptancePolicy::Kind::single;
+  a.queue_depth = m.lifecycle.queue_depth;
+  a.exit_after_task = exit_after;
+  return a;
+}
+
+MemberSetup member_setup(const Manifest& m, const LaunchOptions& o, MemberPorts ports) {
+  MemberSetup ms;
+  ms.session_id = o.session_id;
+  ms.capsule_name = m.name;
+  ms.capsule_version = m.version;
+  ms.formation_id = o.formation_id;
+  ms.member = o.bundle ? o.bundle->member : "";
+  ms.bundle = o.bundle;
+  ms.acceptance = acceptance_for(m, o);
+  ms.authenticated = m.authentication.has_value();
+  ms.accepts_peer_tasks = m.accepts_peer_tasks;
+  ms.allows_localhost = m.allows_localhost();
+  ms.max_turns = m.inference.max_turns;
+  ms.call_deadline = std::chrono::seconds(m.lifecycle.delegation_deadline_secs);
+  ms.launch_task = o.task;
+  ms.trace = std::move(ports.trace);
+  ms.network = std::move(ports.network);
+  ms.model = std::move(ports.model);
+  ms.supervisor = std::move(ports.supervisor);
+  ms.ids = ports.ids;
+  return ms;
+}
+
+} // namespace mur

@@ -1,0 +1,51 @@
+// member_wiring.hpp — the one mapping from a capsule's manifest plus its launch options to the
+// member actor's setup, entry rules included. `mur run --capsule`, the launcher's spawner (which
+// only passes the facts: --formation-entry, --task) and the simulation all come through it.
+//
+// Invariant (the entry rule): the formation's entry member takes one task at a time, and with a
+// launch task (--task) it exits after it; without one it stays. Then the explicit lifecycle
+// overrides (--lifecycle-task-acceptance, --lifecycle-after-task) win over the manifest and the
+// rule. The member's name, outside the bundle, is "" (not in a formation).
+// Depends on the manifest and actors/ only, so a simulation can use it without any adapter.
+// Seed: "The entry member starts last … it takes the task" / decisions.md §4 (`mur run --capsule`).
+#pragma once
+
+#include "actors/id_clock.hpp"
+#include "actors/member.hpp"
+#include "actors/ports.hpp"
+#include "capsule/manifest.hpp"
+#include "messages/formation_bundle.hpp"
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace mur {
+
+struct LaunchOptions {
+  std::string session_id;
+  std::string formation_id;                      // "" outside a formation
+  std::shared_ptr<const FormationBundle> bundle;  // null outside a formation; names the member
+  bool entry = false;                            // the formation's entry member
+  std::string task;                              // the launch task's text ("" ⇒ serve)
+  std::optional<std::string> task_acceptance;    // override: none | single | queue
+  std::optional<std::string> after_task;         // override: exit | sleep
+};
+
+// The ports a member is wired to (adapters: real in member/run_capsule.cpp, simulated in tests/sim).
+struct MemberPorts {
+  trace_port trace;
+  network_port network;
+  model_port model;
+  supervisor_port supervisor;
+  IdClockSpec ids;
+};
+
+// The acceptance policy of the manifest, the entry rule and the overrides. Throws mur::Failure
+// E-RUN-010 when an override is not one of its words.
+AcceptancePolicy acceptance_for(const Manifest& manifest, const LaunchOptions& options);
+
+// The whole setup. Throws as acceptance_for does.
+MemberSetup member_setup(const Manifest& manifest, const LaunchOptions& options, MemberPorts ports);
+
+} // namespace mur

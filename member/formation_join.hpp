@@ -1,0 +1,51 @@
+// formation_join.hpp — a member process joining its formation: the bundle (the channel's first
+// line), the address lines that follow, and the lifeline — the real adapters of the channel and
+// lifeline ports of a member actor.
+//
+// Invariant: the bundle is read (and refused, E-RUN-046) before the session starts; address lines
+// that arrive before the member actor exists are held and handed to it in order once attached;
+// the lifeline is watched from the moment the member actor exists (a lifeline closed earlier still
+// reads EOF then), and its closing reaches the member as `lifeline_atom` exactly once.
+// Seed: "Each member holds one end of a lifeline whose other end only the launcher holds" /
+// murmur-door.md §6.
+#pragma once
+
+#include "actors/actor_interfaces.hpp"
+#include "os/unique_fd.hpp"
+#include "messages/formation_bundle.hpp"
+
+#include <memory>
+#include <string>
+
+namespace mur {
+
+class ChannelReader;
+class LifelineWatch;
+class AddressRelay;
+
+struct JoinedFormation {
+  JoinedFormation();
+  ~JoinedFormation();
+  JoinedFormation(JoinedFormation&&) noexcept;
+  JoinedFormation& operator=(JoinedFormation&&) noexcept;
+
+  std::string id;                                // "" outside a formation
+  std::shared_ptr<const FormationBundle> bundle;  // null outside a formation (or without a channel)
+  std::unique_ptr<ChannelReader> channel;
+  UniqueFd lifeline_fd;                          // until attached
+  std::unique_ptr<LifelineWatch> lifeline;
+  bool has_lifeline = false;
+  std::shared_ptr<AddressRelay> relay;
+};
+
+// Reads the formation environment once; outside a formation returns an empty JoinedFormation.
+// Throws mur::Failure E-RUN-046 when the channel's first line is refused.
+JoinedFormation join_formation();
+
+// From now on address lines go to `member`, and the lifeline is watched on its behalf.
+void attach_member(JoinedFormation& formation, const member_handle& member);
+
+// Stops reading the channel and watching the lifeline (nothing more is reported).
+void leave_formation(JoinedFormation& formation);
+
+} // namespace mur
