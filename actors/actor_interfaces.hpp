@@ -15,6 +15,7 @@
 #include "actors/ports.hpp"
 #include "messages/a2a_task.hpp"
 #include "messages/door_request.hpp"
+#include "messages/formation_event.hpp"
 #include "messages/member_call.hpp"
 #include "messages/model_turn.hpp"
 #include "messages/task_progress.hpp"
@@ -63,7 +64,7 @@ using member_handle = door_owner::extend<caf::replies_to<caf::get_atom>::with<do
 using launcher_handle = spawn_listener::extend<caf::replies_to<caf::get_atom>::with<std::string>,
                                               caf::reacts_to<sigterm_atom, std::int32_t>,
                                               caf::reacts_to<retry_atom, std::string>,     // (own timer) probe again
-                                              caf::reacts_to<deadline_atom, std::string>>; // formation or grace
+                                              caf::reacts_to<deadline_atom, LauncherDeadline>>; // formation, grace or fault
 
 // -- lifeline (launcher side) --------------------------------------------------------------------
 using lifelines_handle = caf::typed_actor<caf::reacts_to<caf::put_atom, std::string, lifeline_end>,

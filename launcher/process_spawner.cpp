@@ -38,7 +38,7 @@ lifeline_end::behavior_type lifeline_write_end(lifeline_end::pointer self, std::
 // The spawn port plus what the process watcher threads and its own timer tell it.
 using process_spawner_actor = spawn_port::extend<caf::reacts_to<readyline_atom, std::string, std::string>,
                                                  caf::reacts_to<exited_atom, std::string, std::int32_t>,
-                                                 caf::reacts_to<timeout_atom, std::string>>;
+                                                 caf::reacts_to<ready_timeout_atom, std::string>>;
 
 using Promise = caf::typed_response_promise<MemberStarted, lifeline_end>;
 
