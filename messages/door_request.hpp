@@ -11,6 +11,7 @@
 
 #include "messages/a2a_task.hpp"
 #include "messages/door_authorization.hpp"
+#include "messages/door_refusal.hpp"
 
 #include <caf/meta/type_name.hpp>
 
@@ -26,6 +27,10 @@ typename Inspector::result_type inspect(Inspector& f, DoorAuthorization& x) {
            x.is_formation, x.caller);
 }
 
+// The DoorRequest method of the public card probe (GET /.well-known/agent-card.json); the door
+// methods themselves are the scopes of door_scope.hpp.
+inline constexpr const char* card_method = "agent-card";
+
 struct DoorRequest {
   std::string method;           // SendMessage, GetTask, ListTasks, CancelTask, SubscribeToTask, …
   DoorAuthorization verdict;    // from the adapter; Ok with credential "" on a public door
@@ -35,6 +40,7 @@ struct DoorRequest {
   std::string message_id;
   std::string context_id;
   bool return_immediately = false; // configuration.returnImmediately: false ⇒ answer at the task's end
+  std::vector<std::string> reference_task_ids; // message.referenceTaskIds, deduplicated
   // GetTask, CancelTask, SubscribeToTask
   std::string task_id;
   // ListTasks
@@ -47,7 +53,8 @@ struct DoorRequest {
   bool operator==(const DoorRequest& o) const {
     return method == o.method && verdict.kind == o.verdict.kind && verdict.credential == o.verdict.credential &&
            peer_origin == o.peer_origin && text == o.text && message_id == o.message_id &&
-           context_id == o.context_id && return_immediately == o.return_immediately && task_id == o.task_id && page_size == o.page_size &&
+           context_id == o.context_id && return_immediately == o.return_immediately &&
+           reference_task_ids == o.reference_task_ids && task_id == o.task_id && page_size == o.page_size &&
            page_token == o.page_token && filter_context_id == o.filter_context_id &&
            filter_state == o.filter_state && filter_updated_after_ms == o.filter_updated_after_ms;
   }
@@ -56,16 +63,16 @@ struct DoorRequest {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, DoorRequest& x) {
   return f(caf::meta::type_name("mur::DoorRequest"), x.method, x.verdict, x.peer_origin, x.text,
-           x.message_id, x.context_id, x.return_immediately, x.task_id, x.page_size, x.page_token, x.filter_context_id, x.filter_state, x.filter_updated_after_ms);
+           x.message_id, x.context_id, x.return_immediately, x.reference_task_ids, x.task_id, x.page_size, x.page_token, x.filter_context_id, x.filter_state, x.filter_updated_after_ms);
 }
 
-// Either an HTTP-level refusal (401/403), a JSON-RPC error, or a result.
+// Either a refusal of the caller (a domain value; http/ maps it to 401/403), a JSON-RPC error,
+// or a result.
 struct DoorReply {
-  std::int32_t http_status = 200;
-  std::string refusal;          // unauthenticated, invalid_token, not_permitted, insufficient_scope, peer_not_accepted
+  DoorRefusal refusal = DoorRefusal::none;
   std::string refusal_message;
   std::string refusal_scope;    // the scope named in WWW-Authenticate for insufficient_scope
-  std::int32_t rpc_code = 0;    // -32001, -32002, -32004, -32601, -32602 …; 0 = success
+  std::int32_t rpc_code = 0;    // an rpc:: code (messages/rpc_error_codes.hpp); 0 = success
   std::string rpc_message;
   std::string rpc_reason;       // google.rpc.ErrorInfo reason, e.g. TASK_NOT_FOUND
   TaskView task;                // SendMessage, GetTask, CancelTask, SubscribeToTask
@@ -74,9 +81,10 @@ struct DoorReply {
   std::int32_t total_size = 0;
   std::string session_id;       // GetExtendedAgentCard: which session answers
 
-  bool ok() const { return http_status == 200 && rpc_code == 0; }
+  bool ok() const { return refusal == DoorRefusal::none && rpc_code == 0; }
+  bool refused() const { return refusal != DoorRefusal::none; }
   bool operator==(const DoorReply& o) const {
-    return http_status == o.http_status && refusal == o.refusal && rpc_code == o.rpc_code && task == o.task &&
+    return refusal == o.refusal && rpc_code == o.rpc_code && task == o.task &&
            tasks == o.tasks && next_page_token == o.next_page_token && total_size == o.total_size &&
            session_id == o.session_id;
   }
@@ -84,7 +92,7 @@ struct DoorReply {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, DoorReply& x) {
-  return f(caf::meta::type_name("mur::DoorReply"), x.http_status, x.refusal, x.refusal_message,
+  return f(caf::meta::type_name("mur::DoorReply"), x.refusal, x.refusal_message,
            x.refusal_scope, x.rpc_code, x.rpc_message, x.rpc_reason, x.task, x.tasks, x.next_page_token,
            x.total_size, x.session_id);
 }
