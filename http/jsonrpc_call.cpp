@@ -295,6 +295,7 @@ json request_json(const json& id, const DoorRequest& req) {
              {"role", "ROLE_USER"},
              {"parts", json::array({json{{"text", req.text}}})}};
     if (!req.context_id.empty()) msg["contextId"] = req.context_id;
+    if (!req.reference_task_ids.empty()) msg["referenceTaskIds"] = req.reference_task_ids;
     params["message"] = msg;
     if (req.return_immediately && req.method == "SendMessage")
       params["configuration"] = json{{"returnImmediately", true}};

@@ -285,3 +285,22 @@ TEST_CASE_METHOD(test_coordinator_fixture<caf::actor_system_config>,
   anon_send_exit(door, caf::exit_reason::kill);
   sched.run();
 }
+
+TEST_CASE_METHOD(door_fixture, "a formation caller may refer only to tasks it started (referenceTaskIds)", "[sim][door]") {
+  auto lead = token(authority, "lead", "coder");
+  auto mine = call(lead, send("lead's work"));
+  REQUIRE(mine.ok());
+  auto theirs = call(token(authority, "tester", "coder"), send("tester's work"));
+  REQUIRE(theirs.ok());
+  // Checked like taskId: another caller's task or an unknown id is -32001.
+  auto refers = [&](std::vector<std::string> refs) {
+    DoorRequest r = send("follow-up");
+    r.reference_task_ids = std::move(refs);
+    return call(lead, r);
+  };
+  auto to_theirs = refers({mine.task.id, theirs.task.id});
+  CHECK(to_theirs.rpc_code == -32001);
+  CHECK(to_theirs.rpc_message.find(theirs.task.id) != std::string::npos);
+  CHECK(refers({ids::mint(ids::task)}).rpc_code == -32001);
+  CHECK(refers({mine.task.id}).ok());
+}
