@@ -13,8 +13,12 @@
 //     read — again as a close without an answer. Likewise a request target or one header over
 //     the parser limits set below (2 MiB), or all headers over http_parser's (4 MiB, set
 //     process-wide): closed. Up to those limits the door answers 414/431 itself.
+//   - The parsed HTTP version never reaches the handler: RESTinio keeps http_parser's major and
+//     minor to itself and the request header always says 1.1, so `HTTP/9.9` is served as 1.1.
+//     door_intake answers 505 for any other major version it is given (unit-tested), ready for
+//     a RESTinio that passes it on.
 //   - Everything else that is HTTP framing is answered with its status and a JSON body by
-//     door_intake: 505, 414, 431, 404, 405 (with Allow), 411, 413, 415.
+//     door_intake: 414, 431, 404, 405 (with Allow), 411, 413, 415.
 #include "http/door_server.hpp"
 
 #include "http/a2a_json.hpp"
