@@ -3,7 +3,7 @@
 // server and the fuzzer drive the same code.
 //
 // Invariant: the order of murmur-door.md §1.3, with HTTP framing in front:
-//   505 (not HTTP/1.x) → 414 (target over 8 KiB) → 431 (a header field over 8 KiB, or all over
+//   505 (not HTTP/1.x; RESTinio 0.6 always reports 1.1, see door_server.cpp) → 414 (target over 8 KiB) → 431 (a header field over 8 KiB, or all over
 //   64 KiB) → 404 (a path this door does not serve) → 405 (GET / or POST on the card) → 411 (a
 //   POST / with neither Content-Length nor Transfer-Encoding) → 413 (body over 1 MiB) →
 //   [step 2–3: the credential and peer consent, judged from the headers alone by `judge_caller`,
