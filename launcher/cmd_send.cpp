@@ -7,6 +7,7 @@
 #include "messages/address_line.hpp"
 #include "messages/failure.hpp"
 #include "messages/ids.hpp"
+#include "messages/strict_json.hpp"
 #include "http/jsonrpc_call.hpp"
 
 #include <condition_variable>
@@ -67,7 +68,7 @@ Waited call(CurlPool& pool, const Door& door, const json& request, TaskView* tas
   if (task) {
     c.timeout = std::chrono::milliseconds(0);
     c.on_event = [&](const std::string& data) {
-      auto doc = json::parse(data, nullptr, false);
+      auto doc = parse_bounded_json(data).value_or(json(json::value_t::discarded));
       std::lock_guard<std::mutex> lock(mu);
       if (doc.is_object() && doc.contains("result")) {
         try {
