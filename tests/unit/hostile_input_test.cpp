@@ -5,6 +5,9 @@
 
 #include "http/door_intake.hpp"
 #include "http/jsonrpc_call.hpp"
+#include "launcher/roster.hpp"
+#include "member/manifest.hpp"
+#include "messages/failure.hpp"
 #include "messages/door_token.hpp"
 #include "messages/strict_json.hpp"
 
@@ -212,4 +215,15 @@ TEST_CASE("door intake: HTTP framing answered with its status and a JSON body", 
   auto o = in.run(odd_version);
   CHECK(status_of(o) == 200);
   CHECK(body_of(o)["error"]["code"] == -32009);
+}
+
+TEST_CASE("YAML: a stray ',' at the top level is refused, not looped on", "[yaml][hostile]") {
+  // Found by tests/fuzz/manifest_fuzz: yaml-cpp 0.7's LoadAll never returned on these (and grew
+  // without bound), so `mur doctor` or `mur run` hung on such a manifest or roster.
+  for (const char* text : {", a\n", "! , x\n", "[a]\n, x\n", "a: 1\n...\n, x\n",
+                           "hat a task saying \"slow\"\n# thinks\n   , Gedentialss: [SendMessage, GetTask]}}\n"}) {
+    INFO(text);
+    CHECK_THROWS_AS(parse_manifest(text, "murmur.yaml"), Failure);
+    CHECK_THROWS_AS(parse_roster(text, "roster.yaml"), Failure);
+  }
 }
