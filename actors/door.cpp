@@ -4,6 +4,7 @@
 #include "messages/door_request.hpp"
 #include "messages/door_scope.hpp"
 #include "messages/ids.hpp"
+#include "messages/rpc_error_codes.hpp"
 #include "messages/task_progress.hpp"
 #include "messages/trace_event.hpp"
 
@@ -45,10 +46,9 @@ bool known_method(const std::string& m) {
   return is_door_scope(m) || m == card_method;
 }
 
-DoorReply refusal(std::int32_t status, std::string code, std::string message, std::string scope = {}) {
+DoorReply refusal(DoorRefusal kind, std::string message, std::string scope = {}) {
   DoorReply r;
-  r.http_status = status;
-  r.refusal = std::move(code);
+  r.refusal = kind;
   r.refusal_message = std::move(message);
   r.refusal_scope = std::move(scope);
   return r;
@@ -63,7 +63,7 @@ DoorReply rpc_error(std::int32_t code, std::string message, std::string reason =
 }
 
 DoorReply not_found(const std::string& id) {
-  return rpc_error(-32001, "Task not found: " + id, "TASK_NOT_FOUND");
+  return rpc_error(rpc::task_not_found, "Task not found: " + id, "TASK_NOT_FOUND");
 }
 
 DoorReply with_task(const TaskView& v) {
@@ -131,14 +131,20 @@ bool has_room(const DoorState& st) {
 DoorReply send_message(door_actor* self, const DoorRequest& req) {
   auto& st = self->state;
   if (st.setup.acceptance.kind == AcceptancePolicy::Kind::none)
-    return rpc_error(-32601, "Method not found: this capsule takes no tasks at its door");
+    return rpc_error(rpc::method_not_found, "Method not found: this capsule takes no tasks at its door");
   if (!req.task_id.empty()) { // a message for an existing task: none of ours ever waits for input
     auto it = st.tasks.find(req.task_id);
     if (it == st.tasks.end() || !reachable(req, it->second)) return not_found(req.task_id);
-    return rpc_error(-32004, "Unsupported operation: task " + req.task_id + " is " +
+    return rpc_error(rpc::unsupported_operation, "Unsupported operation: task " + req.task_id + " is " +
                                state_word(it->second.view.state) + " and not waiting for input",
                      "UNSUPPORTED_OPERATION");
   }
+  // A formation caller may refer only to tasks it started, as with taskId.
+  if (req.verdict.is_formation)
+    for (const auto& ref : req.reference_task_ids) {
+      auto it = st.tasks.find(ref);
+      if (it == st.tasks.end() || !reachable(req, it->second)) return not_found(ref);
+    }
   TaskView v;
   v.id = st.clock->mint(ids::task);
   v.context_id = req.context_id.empty() ? st.clock->mint(ids::context) : req.context_id;
@@ -168,7 +174,7 @@ DoorReply send_message(door_actor* self, const DoorRequest& req) {
 DoorReply cancel(door_actor* self, Entry& e) {
   auto& st = self->state;
   if (is_terminal(e.view.state))
-    return rpc_error(-32002, "Task cannot be canceled: it has ended " + state_word(e.view.state),
+    return rpc_error(rpc::task_not_cancelable, "Task cannot be canceled: it has ended " + state_word(e.view.state),
                      "TASK_NOT_CANCELABLE");
   e.view.state = TaskState::canceled;
   e.view.status_text = "canceled";
@@ -193,9 +199,9 @@ DoorReply list_tasks(door_actor* self, const DoorRequest& req) {
     try {
       offset = std::stoul(req.page_token);
     } catch (...) {
-      return rpc_error(-32602, "Invalid params: pageToken is not one this door issued");
+      return rpc_error(rpc::invalid_params, "Invalid params: pageToken is not one this door issued");
     }
-    if (offset > matching.size()) return rpc_error(-32602, "Invalid params: pageToken is past the end");
+    if (offset > matching.size()) return rpc_error(rpc::invalid_params, "Invalid params: pageToken is past the end");
   }
   DoorReply r;
   r.total_size = static_cast<std::int32_t>(matching.size());
@@ -211,28 +217,13 @@ DoorReply handle(door_actor* self, const DoorRequest& req) {
     r.session_id = st.setup.session_id;
     return r;
   }
-  const std::string realm = st.setup.capsule_name;
-  if (st.setup.authenticated) {
-    switch (req.verdict.kind) {
-    case DoorAuthorization::Kind::Missing:
-      return refusal(401, "unauthenticated",
-                     "this door takes a token minted by this capsule's runtime, sent as Authorization: Bearer <token>");
-    case DoorAuthorization::Kind::Invalid:
-      return refusal(401, "invalid_token", "the Authorization header holds no token this session minted");
-    case DoorAuthorization::Kind::NotPermitted:
-      return refusal(403, "not_permitted", "member '" + req.verdict.caller + "' may not call this capsule");
-    case DoorAuthorization::Kind::Ok: break;
-    }
-  }
+  if (auto no = judge_caller(st.setup.authenticated, st.setup.accepts_peer_tasks, req.verdict, req.peer_origin))
+    return refusal(no->kind, no->message);
   const bool formation = st.setup.authenticated && req.verdict.is_formation;
-  if ((formation || req.peer_origin) && !st.setup.accepts_peer_tasks)
-    return refusal(403, "peer_not_accepted", "this capsule does not accept tasks from peers");
-  if (!known_method(req.method)) return rpc_error(-32601, "Method not found");
+  if (!known_method(req.method)) return rpc_error(rpc::method_not_found, "Method not found");
   const bool reaches = st.setup.authenticated ? req.verdict.reaches(req.method) : req.method != "session/stop";
   if (!reaches)
-    return refusal(403, "insufficient_scope",
-                   "credential '" + (st.setup.authenticated ? req.verdict.credential : std::string("public")) +
-                     "' does not reach " + req.method,
+    return refusal(DoorRefusal::insufficient_scope, scope_refusal_message(st.setup.authenticated, req.verdict, req.method),
                    req.method);
 
   DoorRequest scoped = req;
@@ -240,7 +231,7 @@ DoorReply handle(door_actor* self, const DoorRequest& req) {
   if (req.method == "SendMessage" || req.method == "SendStreamingMessage") return send_message(self, scoped);
   if (req.method == "ListTasks") return list_tasks(self, scoped);
   if (req.method == "GetExtendedAgentCard") {
-    if (!st.setup.authenticated) return rpc_error(-32004, "Unsupported operation: this door is public", "UNSUPPORTED_OPERATION");
+    if (!st.setup.authenticated) return rpc_error(rpc::unsupported_operation, "Unsupported operation: this door is public", "UNSUPPORTED_OPERATION");
     DoorReply r;
     r.session_id = st.setup.session_id;
     return r;
@@ -252,7 +243,7 @@ DoorReply handle(door_actor* self, const DoorRequest& req) {
     return r;
   }
   // GetTask, CancelTask, SubscribeToTask
-  if (req.task_id.empty()) return rpc_error(-32602, "Invalid params: " + req.method + " requires an id");
+  if (req.task_id.empty()) return rpc_error(rpc::invalid_params, "Invalid params: " + req.method + " requires an id");
   auto it = st.tasks.find(req.task_id);
   if (it == st.tasks.end() || !reachable(scoped, it->second)) return not_found(req.task_id);
   auto& e = it->second;

@@ -2,14 +2,14 @@
 //
 // State table (per request): authenticate → peer consent → method → scope → admit or refuse busy
 // → answer (or stream TaskEvents to a subscriber).
-//   - verdict Missing ⇒ 401 unauthenticated; Invalid ⇒ 401 invalid_token; NotPermitted ⇒ 403
+//   - verdict Missing ⇒ refused unauthenticated; Invalid ⇒ invalid_token; NotPermitted ⇒
 //     not_permitted (an authenticated door only; a public door ignores Authorization);
 //   - a formation credential or `x-murmur-task-origin: peer` at a door that does not accept
-//     peer tasks ⇒ 403 peer_not_accepted;
-//   - an unknown method ⇒ -32601; a method outside the credential's scopes ⇒ 403
-//     insufficient_scope;
-//   - a formation caller reaches only the tasks it started: any other id answers -32001, and
-//     ListTasks lists only its own.
+//     peer tasks ⇒ peer_not_accepted (these two steps are `judge_caller`, door_refusal.hpp);
+//   - an unknown method ⇒ -32601; a method outside the credential's scopes ⇒ refused
+//     insufficient_scope (refusals are DoorRefusal values; http/ picks 401/403);
+//   - a formation caller reaches only the tasks it started: any other id (as taskId or in
+//     referenceTaskIds) answers -32001, and ListTasks lists only its own.
 // Acceptance: `none` serves no SendMessage (-32601); `single` holds one task at a time; `queue`
 // runs one and holds up to `queue_depth` waiting. No room ⇒ a REJECTED task with `busy` set and
 // the busy status text. A closing door rejects every new task ("the session is closing").
@@ -25,6 +25,7 @@
 #include "actors/id_clock.hpp"
 #include "actors/ports.hpp"
 #include "messages/a2a_task.hpp"
+#include "messages/door_request.hpp"
 
 #include <caf/fwd.hpp>
 
@@ -55,7 +56,6 @@ struct DoorSetup {
 
 door_handle spawn_door(caf::actor_system& sys, DoorSetup setup);
 
-// The door methods this project serves (decisions.md §1), plus the public card probe.
-inline constexpr const char* card_method = "agent-card"; // GET /.well-known/agent-card.json
+// card_method (the public card probe) is declared with DoorRequest (messages/door_request.hpp).
 
 } // namespace mur

@@ -221,9 +221,8 @@ void on_offer_reply(egress_actor* self, const std::string& call_id, const DoorRe
   c.last_failure.clear();
   c.last_busy = is_busy(r);
   const std::string& m = c.req.member;
-  if (r.http_status != 200) {
-    end_call(self, call_id, CallStatus::failed,
-             m + "'s door refused the call: " + std::to_string(r.http_status) + " " + r.refusal + ": " + r.refusal_message);
+  if (r.refused()) {
+    end_call(self, call_id, CallStatus::failed, m + "'s door refused the call: " + to_string(r.refusal) + ": " + r.refusal_message);
     return;
   }
   if (r.rpc_code != 0) {
@@ -299,7 +298,7 @@ void poll(egress_actor* self, const std::string& call_id) {
         if (i == self->state.calls.end()) return;
         if (!r.ok()) {
           end_call(self, call_id, CallStatus::failed, i->second.req.member + "'s door stopped answering for the task: " +
-                                              (r.refusal.empty() ? r.rpc_message : r.refusal));
+                                              (r.refused() ? to_string(r.refusal) : r.rpc_message));
           return;
         }
         i->second.transport_failures = 0;

@@ -7,6 +7,9 @@
 #include <sstream>
 #include <sys/stat.h>
 
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
+
 namespace mur::yaml {
 
 std::string child_path(const std::string& parent, const std::string& key) {
@@ -133,15 +136,42 @@ std::vector<std::string> Value::strings() const {
   return out;
 }
 
+namespace {
+
+// Counts documents without building them. yaml-cpp 0.7's LoadAll never ends on a text whose
+// top level holds a stray ',' (e.g. ", a"): HandleNextDocument keeps answering an empty
+// document (found by tests/fuzz/manifest_fuzz). So documents are counted here, at most two.
+struct NoEvents : YAML::EventHandler {
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+int documents_up_to_two(const std::string& text) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  NoEvents ignore;
+  int docs = 0;
+  while (docs < 2 && parser.HandleNextDocument(ignore)) ++docs;
+  return docs;
+}
+
+} // namespace
+
 YAML::Node load_text(const std::string& text, const Origin& origin) {
   const Value top(YAML::Node(), "", &origin);
   if (text.size() > max_file_bytes)
     top.fail("is larger than 1 MiB", "keep " + origin.file + " under 1 MiB");
   try {
-    auto docs = YAML::LoadAll(text);
-    if (docs.size() > 1)
+    if (documents_up_to_two(text) > 1)
       top.fail("holds more than one YAML document", "keep a single document (remove '---' separators)");
-    return docs.empty() ? YAML::Node() : docs.front();
+    return YAML::Load(text);
   } catch (const Failure&) {
     throw;
   } catch (const YAML::Exception& e) {

@@ -1,13 +1,14 @@
 #include "http/door_network.hpp"
 
-#include "actors/door.hpp"
 #include "http/curl_pool.hpp"
-#include "messages/a2a_json.hpp"
+#include "http/a2a_json.hpp"
 #include "messages/agent_card.hpp"
 #include "messages/door_call.hpp"
 #include "messages/door_request.hpp"
-#include "messages/jsonrpc_call.hpp"
+#include "messages/rpc_error_codes.hpp"
+#include "messages/strict_json.hpp"
 #include "messages/transport_failure.hpp"
+#include "http/jsonrpc_call.hpp"
 
 #include <caf/all.hpp>
 
@@ -105,7 +106,7 @@ void on_event(network_actor* self, const HttpEvent& ev) {
   auto it = self->state.pending.find(ev.id);
   if (it == self->state.pending.end()) return;
   Pending& p = it->second;
-  json doc = json::parse(ev.data, nullptr, false);
+  json doc = parse_bounded_json(ev.data).value_or(json(json::value_t::discarded));
   DoorReply reply;
   if (!doc.is_object() || (!doc.contains("result") && !doc.contains("error"))) return; // not an event of ours
   if (doc.contains("error")) {
@@ -145,7 +146,7 @@ void on_done(network_actor* self, const HttpDone& d) {
     return;
   }
   if (p.method == card_method) {
-    json card = json::parse(d.body, nullptr, false);
+    json card = parse_bounded_json(d.body).value_or(json(json::value_t::discarded));
     if (d.status != 200 || !card.is_object()) {
       p.promise.deliver(transport_error("answered no agent card (HTTP " + std::to_string(d.status) + ")"));
       return;
@@ -160,7 +161,7 @@ void on_done(network_actor* self, const HttpDone& d) {
     return;
   }
   DoorReply r = a2a::door_reply_from(d.status, d.body);
-  if (p.method == "SubscribeToTask" && r.rpc_code == -32004) {
+  if (p.method == "SubscribeToTask" && r.rpc_code == rpc::unsupported_operation) {
     // The task has ended: its current state is what GetTask answers.
     DoorRequest get;
     get.method = "GetTask";

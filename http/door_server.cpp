@@ -1,16 +1,38 @@
 // The one translation unit that includes RESTinio (toolchain.md §4).
+//
+// What RESTinio 0.6.16 does not let a door do (issue 10 item 6), and what happens instead:
+//   - Any error of the HTTP parser (http_parser 2.9) — conflicting, repeated or negative
+//     Content-Length, Content-Length together with Transfer-Encoding, a bad chunk size, NUL or
+//     another invalid byte in a header, an invalid method or version line — ends in
+//     `connection_t::consume_data` → `trigger_error_and_close`: the connection is closed with no
+//     answer, and no hook (handler, listener, logger) may write one. So those get a close, not
+//     400.
+//   - The handler runs only once the whole message (body included) has been read. So 413 is
+//     answered after a body of up to `read_limit` (8 MiB) was read; a Content-Length above that
+//     is refused by RESTinio's own limit at the end of the headers, before any of the body is
+//     read — again as a close without an answer. Likewise a request target or one header over
+//     the parser limits set below (2 MiB), or all headers over http_parser's (4 MiB, set
+//     process-wide): closed. Up to those limits the door answers 414/431 itself.
+//   - The parsed HTTP version never reaches the handler: RESTinio keeps http_parser's major and
+//     minor to itself and the request header always says 1.1, so `HTTP/9.9` is served as 1.1.
+//     door_intake answers 505 for any other major version it is given (unit-tested), ready for
+//     a RESTinio that passes it on.
+//   - Everything else that is HTTP framing is answered with its status and a JSON body by
+//     door_intake: 414, 431, 404, 405 (with Allow), 411, 413, 415.
 #include "http/door_server.hpp"
 
+#include "http/a2a_json.hpp"
+#include "http/door_intake.hpp"
 #include "http/http_refusal.hpp"
-#include "messages/a2a_json.hpp"
-#include "messages/door_authorization.hpp"
+#include "http/jsonrpc_call.hpp"
 #include "messages/door_request.hpp"
 #include "messages/door_token.hpp"
 #include "messages/failure.hpp"
 #include "messages/formation_verifier.hpp"
-#include "messages/jsonrpc_call.hpp"
+#include "messages/rpc_error_codes.hpp"
 
 #include <caf/all.hpp>
+#include <http_parser.h>
 #include <restinio/all.hpp>
 
 #include <atomic>
@@ -24,10 +46,7 @@ namespace {
 
 using json = nlohmann::json;
 using namespace std::chrono_literals;
-using router_t = restinio::router::express_router_t<>;
-struct traits : restinio::default_traits_t {
-  using request_handler_t = router_t;
-};
+using traits = restinio::default_traits_t;
 
 constexpr auto door_timeout = 30s;
 
@@ -53,49 +72,46 @@ restinio::http_status_line_t status_line(int status) {
   case 401: return restinio::status_unauthorized();
   case 403: return restinio::status_forbidden();
   case 404: return restinio::status_not_found();
+  case 405: return restinio::status_method_not_allowed();
+  case 411: return restinio::status_length_required();
   case 413: return restinio::status_payload_too_large();
+  case 414: return restinio::status_uri_too_long();
+  case 415: return restinio::status_unsupported_media_type();
+  case 431: return restinio::status_request_header_fields_too_large();
+  case 505: return restinio::status_http_version_not_supported();
   default: return restinio::status_service_unavailable();
   }
 }
 
-void reply_body(const restinio::request_handle_t& req, int status, const std::string& body,
-                const std::string& challenge = {}) {
-  auto resp = req->create_response(status_line(status));
+void reply_answer(const restinio::request_handle_t& req, const HttpAnswer& a) {
+  auto resp = req->create_response(status_line(a.status));
   resp.append_header(restinio::http_field::content_type, "application/json");
-  if (!challenge.empty()) resp.append_header(restinio::http_field::www_authenticate, challenge);
-  resp.set_body(body).done();
+  if (a.no_cache) resp.append_header(restinio::http_field::cache_control, "no-cache");
+  if (!a.challenge.empty()) resp.append_header(restinio::http_field::www_authenticate, a.challenge);
+  if (!a.allow.empty()) resp.append_header(restinio::http_field::allow, a.allow);
+  resp.set_body(a.body).done();
 }
 
 void reply_refusal(const restinio::request_handle_t& req, const HttpRefusal& r) {
-  reply_body(req, r.status, r.body, r.challenge);
+  HttpAnswer a;
+  a.status = r.status;
+  a.body = r.body;
+  a.challenge = r.challenge;
+  reply_answer(req, a);
 }
 
-void reply_rpc(const restinio::request_handle_t& req, const json& body) { reply_body(req, 200, body.dump()); }
-
-bool caseless_eq(const std::string& a, const char* b) {
-  std::size_t n = std::strlen(b);
-  if (a.size() != n) return false;
-  for (std::size_t i = 0; i < n; ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) != b[i]) return false;
-  return true;
+void reply_rpc(const restinio::request_handle_t& req, const json& body) {
+  HttpAnswer a;
+  a.body = wire_dump(body);
+  reply_answer(req, a);
 }
 
-std::string trimmed(const std::string& s) {
-  auto b = s.find_first_not_of(" \t");
-  if (b == std::string::npos) return {};
-  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
-}
-
-// What one POST / asks for, as far as it could be read before the door judged the credential.
+// One POST / for the door actor: the caller passed and the params are good (door_intake).
 struct Exchange {
   std::shared_ptr<Shared> shared;
   restinio::request_handle_t req;
-  DoorRequest base;                    // verdict and peer origin
   a2a::RpcCall call;
-  bool not_found = false;              // step 5
-  std::optional<json> early;           // a JSON-RPC error due once the credential passed
-  std::string scope_before_early;      // the method whose scope is checked before `early`
-  std::optional<DoorRequest> door_req; // a door method with good params
+  DoorRequest door_req; // verdict and peer origin set
 };
 
 struct Stream {
@@ -104,7 +120,7 @@ struct Stream {
 };
 
 void answer_door_reply(const Exchange& x, const DoorReply& r) {
-  if (r.http_status != 200) {
+  if (r.refused()) {
     reply_refusal(x.req, http_refusal(r, x.shared->setup.card.capsule_name));
     return;
   }
@@ -116,7 +132,7 @@ void answer_door_reply(const Exchange& x, const DoorReply& r) {
 }
 
 void door_unreachable(const Exchange& x) {
-  reply_rpc(x.req, a2a::error_response(a2a::RpcProblem{x.call.id, -32603, "Internal error: the session is ending", "", json::object()}));
+  reply_rpc(x.req, a2a::error_response(a2a::RpcProblem{x.call.id, rpc::internal_error, "Internal error: the session is ending", "", json::object()}));
 }
 
 // The streaming half: the first event is the Task; then every change; closed at a terminal state.
@@ -134,7 +150,7 @@ void stream(caf::event_based_actor* self, const Exchange& x, const TaskView& fir
       if (ec) caf::anon_send(me, gone_atom_v);
     });
   };
-  auto event = [write, id](const json& result) { write("data: " + a2a::result_response(id, result).dump() + "\n\n"); };
+  auto event = [write, id](const json& result) { write("data: " + wire_dump(a2a::result_response(id, result)) + "\n\n"); };
   auto finish = [self, s, sh, me]() {
     if (!s->open) return;
     s->open = false;
@@ -174,10 +190,10 @@ void stream(caf::event_based_actor* self, const Exchange& x, const TaskView& fir
 }
 
 void call_door(caf::event_based_actor* self, const Exchange& x) {
-  const DoorRequest& req = *x.door_req;
+  const DoorRequest& req = x.door_req;
   auto on_reply = [self, x](const DoorReply& r) {
     if (x.call.method == "SubscribeToTask" && r.ok() && is_terminal(r.task.state)) {
-      reply_rpc(x.req, a2a::error_response({x.call.id, -32004,
+      reply_rpc(x.req, a2a::error_response({x.call.id, rpc::unsupported_operation,
                                             "Unsupported operation: task " + r.task.id + " has ended " +
                                               state_word(r.task.state) + "; read it with GetTask",
                                             "UNSUPPORTED_OPERATION",
@@ -198,25 +214,27 @@ void call_door(caf::event_based_actor* self, const Exchange& x) {
 // SendMessage naming a task: the door holds no task waiting for input, so a known task is
 // -32004 and an unknown one -32001 (asked of the door under the same credential).
 void continue_task(caf::event_based_actor* self, const Exchange& x) {
-  DoorRequest get = x.base;
+  DoorRequest get;
+  get.verdict = x.door_req.verdict;
+  get.peer_origin = x.door_req.peer_origin;
   get.method = "GetTask";
-  get.task_id = x.door_req->task_id;
+  get.task_id = x.door_req.task_id;
   self->request(x.shared->setup.door, door_timeout, get)
     .then(
       [x](const DoorReply& r) {
-        if (r.http_status != 200 && r.refusal != "insufficient_scope") {
+        if (r.refused() && r.refusal != DoorRefusal::insufficient_scope) {
           reply_refusal(x.req, http_refusal(r, x.shared->setup.card.capsule_name));
           return;
         }
-        const std::string& tid = x.door_req->task_id;
-        if (r.rpc_code == -32001 || r.rpc_code == -32602) {
-          reply_rpc(x.req, a2a::error_response({x.call.id, -32001, "Task not found: not a task this capsule holds",
+        const std::string& tid = x.door_req.task_id;
+        if (r.rpc_code == rpc::task_not_found || r.rpc_code == rpc::invalid_params) {
+          reply_rpc(x.req, a2a::error_response({x.call.id, rpc::task_not_found, "Task not found: not a task this capsule holds",
                                                 "TASK_NOT_FOUND", json{{"taskId", tid}}}));
           return;
         }
         json md{{"taskId", tid}};
         if (r.ok()) md["state"] = to_string(r.task.state);
-        reply_rpc(x.req, a2a::error_response({x.call.id, -32004,
+        reply_rpc(x.req, a2a::error_response({x.call.id, rpc::unsupported_operation,
                                               "Unsupported operation: task " + tid + " is not waiting for input",
                                               "UNSUPPORTED_OPERATION", md}));
       },
@@ -224,112 +242,36 @@ void continue_task(caf::event_based_actor* self, const Exchange& x) {
 }
 
 void exchange(caf::event_based_actor* self, Exchange x) {
-  if (x.door_req) {
-    x.door_req->verdict = x.base.verdict;
-    x.door_req->peer_origin = x.base.peer_origin;
-    const bool names_task = (x.door_req->method == "SendMessage" || x.door_req->method == "SendStreamingMessage") &&
-                            !x.door_req->task_id.empty();
-    if (names_task) continue_task(self, x);
-    else call_door(self, x);
-    return;
-  }
-  // Anything answered before the door: let the door judge the credential first.
-  DoorRequest probe = x.base;
-  probe.method.clear();
-  self->request(x.shared->setup.door, door_timeout, probe)
-    .then(
-      [x](const DoorReply& r) {
-        const auto& setup = x.shared->setup;
-        if (r.http_status != 200) {
-          reply_refusal(x.req, http_refusal(r, setup.card.capsule_name));
-        } else if (x.not_found) {
-          reply_body(x.req, 404, R"({"error":"not_found","message":"this door answers POST / with a JSON-RPC body"})");
-        } else if (!x.scope_before_early.empty() && setup.card.authenticated &&
-                   !x.base.verdict.reaches(x.scope_before_early)) {
-          DoorReply refusal;
-          refusal.http_status = 403;
-          refusal.refusal = "insufficient_scope";
-          refusal.refusal_message =
-            "credential '" + x.base.verdict.credential + "' does not reach " + x.scope_before_early;
-          refusal.refusal_scope = x.scope_before_early;
-          reply_refusal(x.req, http_refusal(refusal, setup.card.capsule_name));
-        } else {
-          reply_rpc(x.req, *x.early);
-        }
-      },
-      [x](const caf::error&) { door_unreachable(x); });
+  const bool names_task = (x.door_req.method == "SendMessage" || x.door_req.method == "SendStreamingMessage") &&
+                          !x.door_req.task_id.empty();
+  if (names_task) continue_task(self, x);
+  else call_door(self, x);
 }
 
-// Reads what it can of one POST / on the RESTinio thread; the rest happens in an exchange actor.
-restinio::request_handling_status_t on_post(const std::shared_ptr<Shared>& sh, const restinio::request_handle_t& req) {
-  if (req->body().size() > max_request_body) {
-    reply_refusal(req, payload_too_large(max_request_body));
-    return restinio::request_accepted();
-  }
-  std::vector<std::string> auth, versions;
-  std::string origin, content_type;
+// Every request, on the RESTinio thread: door_intake answers all it can; a door call goes on in
+// an exchange actor.
+restinio::request_handling_status_t on_request(const std::shared_ptr<Shared>& sh, const restinio::request_handle_t& req) {
+  HttpRequestFacts facts;
+  facts.method = req->header().method().c_str();
+  facts.target = std::string(req->header().request_target());
+  facts.http_major = req->header().http_major();
+  facts.http_minor = req->header().http_minor();
   req->header().for_each_field([&](const restinio::http_header_field_t& f) {
-    if (caseless_eq(f.name(), "authorization")) auth.push_back(f.value());
-    else if (caseless_eq(f.name(), "a2a-version")) versions.push_back(f.value());
-    else if (caseless_eq(f.name(), "x-murmur-task-origin")) origin = trimmed(f.value());
-    else if (caseless_eq(f.name(), "content-type")) content_type = f.value();
+    facts.headers.emplace_back(f.name(), f.value());
   });
-  std::vector<std::string_view> views(auth.begin(), auth.end());
-  Exchange x;
-  x.shared = sh;
-  x.req = req;
-  x.base.verdict = verify_authorization(views, *sh->setup.door_tokens, sh->setup.formation.get());
-  x.base.peer_origin = origin == "peer";
-
-  std::string ct = content_type.substr(0, content_type.find(';'));
-  for (auto& c : ct) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (trimmed(ct) != "application/json" || req->body().empty()) {
-    x.not_found = true;
-  } else {
-    auto env = a2a::parse_envelope(req->body());
-    if (auto* p = std::get_if<a2a::RpcProblem>(&env)) {
-      x.early = a2a::error_response(*p);
-    } else {
-      x.call = std::get<a2a::RpcCall>(env);
-      auto version = a2a::check_version(versions, x.call.id);
-      if (auto* vp = std::get_if<a2a::RpcProblem>(&version)) {
-        x.early = a2a::error_response(*vp);
-      } else if (a2a::is_push_method(x.call.method)) {
-        x.early = a2a::error_response({x.call.id, -32003, "Push notifications are not supported by this door",
-                                       "PUSH_NOTIFICATION_NOT_SUPPORTED", json::object()});
-      } else if (!a2a::is_door_method(x.call.method)) {
-        x.early = a2a::error_response({x.call.id, -32601, "Method not found", "", json::object()});
-      } else {
-        auto dr = a2a::door_request_from(x.call);
-        if (auto* pp = std::get_if<a2a::RpcProblem>(&dr)) {
-          x.early = a2a::error_response(*pp);
-          x.scope_before_early = x.call.method;
-        } else {
-          x.door_req = std::get<DoorRequest>(dr);
-        }
-      }
-    }
+  facts.body = req->body();
+  DoorIntakeSetup setup;
+  setup.door_tokens = sh->setup.door_tokens.get();
+  setup.formation = sh->setup.formation.get();
+  setup.card = sh->card();
+  auto decided = door_intake(facts, setup);
+  if (auto* a = std::get_if<HttpAnswer>(&decided)) {
+    reply_answer(req, *a);
+    return restinio::request_accepted();
   }
-  sh->setup.system->spawn(exchange, std::move(x));
+  auto& call = std::get<DoorCall>(decided);
+  sh->setup.system->spawn(exchange, Exchange{sh, req, std::move(call.call), std::move(call.request)});
   return restinio::request_accepted();
-}
-
-std::unique_ptr<router_t> make_router(const std::shared_ptr<Shared>& sh) {
-  auto r = std::make_unique<router_t>();
-  r->http_get("/.well-known/agent-card.json", [sh](auto req, auto) {
-    req->create_response()
-      .append_header(restinio::http_field::content_type, "application/json")
-      .append_header(restinio::http_field::cache_control, "no-cache")
-      .set_body(a2a::agent_card(sh->card()).dump())
-      .done();
-    return restinio::request_accepted();
-  });
-  r->http_post("/", [sh](auto req, auto) { return on_post(sh, req); });
-  r->non_matched_request_handler([](auto req) {
-    reply_body(req, 404, R"({"error":"not_found","message":"this door serves POST / and GET /.well-known/agent-card.json"})");
-    return restinio::request_accepted();
-  });
-  return r;
 }
 
 } // namespace
@@ -345,6 +287,9 @@ DoorServer::DoorServer(DoorServerSetup setup) : impl_(std::make_unique<Impl>()) 
   sh->setup = std::move(setup);
   impl_->shared = sh;
   const std::uint64_t read_limit = 8 * max_request_body; // beyond this the connection is dropped
+  // http_parser counts the request line and every header against one process-wide limit
+  // (80 KiB by default, then a silent close): raised so the door itself answers 414/431.
+  http_parser_set_max_header_size(4u * 1024 * 1024);
   try {
     impl_->server = restinio::run_async(
       restinio::own_io_context(),
@@ -356,8 +301,13 @@ DoorServer::DoorServer(DoorServerSetup setup) : impl_(std::make_unique<Impl>()) 
         // streams write a heartbeat every few seconds, idle connections end sooner (below).
         .handle_request_timeout(std::chrono::minutes(30))
         .read_next_http_message_timelimit(sh->setup.idle_timeout)
-        .incoming_http_msg_limits(restinio::incoming_http_msg_limits_t{}.max_body_size(read_limit))
-        .request_handler(make_router(sh)),
+        .incoming_http_msg_limits(restinio::incoming_http_msg_limits_t{}
+                                    .max_url_size(2 * max_request_body)
+                                    .max_field_name_size(2 * max_request_body)
+                                    .max_field_value_size(2 * max_request_body)
+                                    .max_field_count(1000)
+                                    .max_body_size(read_limit))
+        .request_handler([sh](const restinio::request_handle_t& req) { return on_request(sh, req); }),
       1);
   } catch (const std::exception& e) {
     throw Failure("E-RUN-047", std::string("the door could not listen on 127.0.0.1: ") + e.what(),

@@ -1,14 +1,17 @@
 // door_server.hpp — a member's door over HTTP: RESTinio on 127.0.0.1, an OS-chosen port.
 //
-// Invariant: the server only translates. For every POST / it counts the Authorization lines
-// and lets the door's own verifiers turn them into a verdict (no token goes further), reads
-// `x-murmur-task-origin: peer`, and hands the door actor a DoorRequest; the HTTP answer is
-// completed when the door answers. Steps the door does not see (JSON parsing, the A2A-Version
-// header, params) are answered only after the door has judged the credential, so the order of
-// murmur-door.md §1.3 holds. Streams (SendStreamingMessage, SubscribeToTask) are one actor per
+// Invariant: the server only translates. Every request goes through door_intake (one pure
+// function, also driven by the fuzzer): HTTP framing first, then the Authorization lines turned
+// into a verdict by the door's own verifiers (no token goes further) and judged by the door's
+// own rule (`judge_caller`) before a byte of the body is parsed, then JSON-RPC (bounded in
+// depth), version and params. Only a door method with good params reaches the door actor, as a
+// DoorRequest; the HTTP answer is completed when the door answers, and a DoorRefusal becomes
+// 401/403 here (http_refusal). The order of murmur-door.md §1.3 holds. Streams (SendStreamingMessage, SubscribeToTask) are one actor per
 // request, the door's subscriber: first the Task, then every change, closed at a terminal
 // state, with heartbeat comments more often than the idle timeout. Bodies over 1 MiB are
-// refused 413 before they are parsed; connections that never finish a request time out.
+// refused 413 before they are parsed; connections that never finish a request time out. What
+// RESTinio 0.6 does not let the door answer (parser errors close the connection) is listed at
+// the top of door_server.cpp.
 // Spec: murmur-door.md §1–§2; a2a-v1.md §2, §5; toolchain.md §4 (RESTinio recipe).
 #pragma once
 

@@ -3,11 +3,12 @@
 #include "http/curl_pool.hpp"
 #include "launcher/launcher_record.hpp"
 #include "member/running_record.hpp"
-#include "messages/a2a_json.hpp"
+#include "http/a2a_json.hpp"
 #include "messages/address_line.hpp"
 #include "messages/failure.hpp"
 #include "messages/ids.hpp"
-#include "messages/jsonrpc_call.hpp"
+#include "messages/strict_json.hpp"
+#include "http/jsonrpc_call.hpp"
 
 #include <condition_variable>
 #include <iostream>
@@ -67,7 +68,7 @@ Waited call(CurlPool& pool, const Door& door, const json& request, TaskView* tas
   if (task) {
     c.timeout = std::chrono::milliseconds(0);
     c.on_event = [&](const std::string& data) {
-      auto doc = json::parse(data, nullptr, false);
+      auto doc = parse_bounded_json(data).value_or(json(json::value_t::discarded));
       std::lock_guard<std::mutex> lock(mu);
       if (doc.is_object() && doc.contains("result")) {
         try {
@@ -96,9 +97,8 @@ DoorReply reply_of(const Waited& w) {
 }
 
 void refuse_on(const DoorReply& r) {
-  if (r.http_status != 200)
-    throw Failure("E-SND-003", "the door refused the task: " + std::to_string(r.http_status) + " " + r.refusal + ": " +
-                                 r.refusal_message,
+  if (r.refused())
+    throw Failure("E-SND-003", "the door refused the task: " + to_string(r.refusal) + ": " + r.refusal_message,
                   "send to a session you started (its running record holds the operator credential)");
   if (r.rpc_code != 0)
     throw Failure("E-SND-003", "the door answered error " + std::to_string(r.rpc_code) + ": " + r.rpc_message,

@@ -11,6 +11,7 @@
 
 #include "messages/a2a_task.hpp"
 #include "messages/door_authorization.hpp"
+#include "messages/door_refusal.hpp"
 
 #include "messages/message_fields.hpp"
 
@@ -19,6 +20,10 @@
 #include <vector>
 
 namespace mur {
+
+// The DoorRequest method of the public card probe (GET /.well-known/agent-card.json); the door
+// methods themselves are the scopes of door_scope.hpp.
+inline constexpr const char* card_method = "agent-card";
 
 struct DoorRequest {
   std::string method;           // SendMessage, GetTask, ListTasks, CancelTask, SubscribeToTask, …
@@ -29,6 +34,7 @@ struct DoorRequest {
   std::string message_id;
   std::string context_id;
   bool return_immediately = false; // configuration.returnImmediately: false ⇒ answer at the task's end
+  std::vector<std::string> reference_task_ids; // message.referenceTaskIds, deduplicated
   // GetTask, CancelTask, SubscribeToTask
   std::string task_id;
   // ListTasks
@@ -38,17 +44,17 @@ struct DoorRequest {
   std::string filter_state;      // a TASK_STATE_* wire name, or "" for every state
   std::int64_t filter_updated_after_ms = 0; // statusTimestampAfter (unix ms), 0 = none
 
-  MUR_FIELDS(method, verdict, peer_origin, text, message_id, context_id, return_immediately, task_id, page_size,
-             page_token, filter_context_id, filter_state, filter_updated_after_ms)
+  MUR_FIELDS(method, verdict, peer_origin, text, message_id, context_id, return_immediately, reference_task_ids,
+             task_id, page_size, page_token, filter_context_id, filter_state, filter_updated_after_ms)
 };
 
-// Either an HTTP-level refusal (401/403), a JSON-RPC error, or a result.
+// Either a refusal of the caller (a domain value; http/ maps it to 401/403), a JSON-RPC error,
+// or a result.
 struct DoorReply {
-  std::int32_t http_status = 200;
-  std::string refusal;          // unauthenticated, invalid_token, not_permitted, insufficient_scope, peer_not_accepted
+  DoorRefusal refusal = DoorRefusal::none;
   std::string refusal_message;
   std::string refusal_scope;    // the scope named in WWW-Authenticate for insufficient_scope
-  std::int32_t rpc_code = 0;    // -32001, -32002, -32004, -32601, -32602 …; 0 = success
+  std::int32_t rpc_code = 0;    // an rpc:: code (messages/rpc_error_codes.hpp); 0 = success
   std::string rpc_message;
   std::string rpc_reason;       // google.rpc.ErrorInfo reason, e.g. TASK_NOT_FOUND
   TaskView task;                // SendMessage, GetTask, CancelTask, SubscribeToTask
@@ -57,8 +63,9 @@ struct DoorReply {
   std::int32_t total_size = 0;
   std::string session_id;       // GetExtendedAgentCard: which session answers
 
-  bool ok() const { return http_status == 200 && rpc_code == 0; }
-  MUR_FIELDS(http_status, refusal, refusal_message, refusal_scope, rpc_code, rpc_message, rpc_reason, task, tasks,
+  bool ok() const { return refusal == DoorRefusal::none && rpc_code == 0; }
+  bool refused() const { return refusal != DoorRefusal::none; }
+  MUR_FIELDS(refusal, refusal_message, refusal_scope, rpc_code, rpc_message, rpc_reason, task, tasks,
              next_page_token, total_size, session_id)
 };
 

@@ -8,6 +8,7 @@ PACKAGES=(
   libcaf-dev librestinio-dev libasio-dev libfmt-dev libhttp-parser-dev
   nlohmann-json3-dev libyaml-cpp-dev libsodium-dev libcurl4-openssl-dev libcli11-dev
   catch2
+  clang-14 libfuzzer-14-dev
 )
 
 missing=()

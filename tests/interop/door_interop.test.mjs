@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
+import { connect } from 'node:net';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { Role, TaskState } from '@a2a-js/sdk';
 
@@ -298,4 +299,105 @@ test('limits: a body over 1 MiB is refused 413', async () => {
   const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: message('x'.repeat(1024 * 1024 + 10)) });
   const r = await rpc(doors.authed, null, null, { raw: big });
   assert.equal(r.status, 413);
+});
+
+// Raw HTTP over one socket: what a door answers (status, headers, body), or that it closed
+// without an answer. Every read is bounded (5 s) so a door that hangs fails rather than stalls.
+function rawHttp(door, text) {
+  const { hostname, port } = new URL(door.url);
+  return new Promise((resolve) => {
+    const chunks = [];
+    const sock = connect(Number(port), hostname, () => sock.write(text));
+    const done = () => {
+      clearTimeout(timer);
+      sock.destroy();
+      const all = Buffer.concat(chunks).toString('latin1');
+      if (!all) return resolve({ status: 0 });
+      const [head, ...rest] = all.split('\r\n\r\n');
+      const [statusLine, ...lines] = head.split('\r\n');
+      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      const body = rest.join('\r\n\r\n');
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body, json: body.startsWith('{') ? JSON.parse(body) : null });
+    };
+    const timer = setTimeout(done, 5000);
+    sock.on('data', (c) => { chunks.push(c); if (Buffer.concat(chunks).toString('latin1').includes('\r\n\r\n{') && Buffer.concat(chunks).toString('latin1').trimEnd().endsWith('}')) done(); });
+    sock.on('end', done);
+    sock.on('error', done);
+  });
+}
+
+function nested(depth) { return '['.repeat(depth) + ']'.repeat(depth); }
+
+test('hostile: JSON nested 70,000 and 100,000 deep kills no door; the token is judged before the body', async () => {
+  const d = doors.authed;
+  const deepPart = JSON.stringify({ jsonrpc: '2.0', id: 'deep', method: 'SendMessage', params: message('x') })
+    .replace('{"text":"x"}', `{"data":${nested(70000)}}`);
+  let r = await rpc(d, null, null, { raw: deepPart, token: null });
+  assert.equal(r.status, 401);
+  assert.equal(r.json.error, 'unauthenticated');
+  r = await rpc(d, null, null, { raw: deepPart });
+  assert.equal(r.status, 200);
+  assertErrorInfo(r.json, -32700);
+  assert.match(r.json.error.message, /nested deeper than 64 levels/);
+  const deepMeta = JSON.stringify({ jsonrpc: '2.0', id: 'meta', method: 'SendMessage', params: message('y') })
+    .replace('"parts"', `"metadata":${'{"a":'.repeat(100000)}0${'}'.repeat(100000)},"parts"`);
+  r = await rpc(doors.public, null, null, { raw: deepMeta, token: null });
+  assertErrorInfo(r.json, -32700);
+  for (const door of [d, doors.public]) { // both still serve
+    r = await rpc(door, 'GetTask', { id: 'tsk_none' }, { token: door.token });
+    assertErrorInfo(r.json, -32001, 'TASK_NOT_FOUND');
+  }
+});
+
+test('hostile: strict SendMessage params', async () => {
+  const d = doors.public;
+  const bad = [
+    { parts: [{ data: null }] }, { parts: [{ data: 0 }] }, { parts: [{ text: 'a' }], metadata: 3 },
+    { parts: [{ text: 'a' }], extensions: 'x' }, { parts: [{ text: 'a' }], extensions: [1] },
+  ];
+  for (const extra of bad) {
+    const m = message('x');
+    Object.assign(m.message, extra);
+    const r = await rpc(d, 'SendMessage', m, { token: null });
+    assertErrorInfo(r.json, -32602);
+  }
+});
+
+test('hostile: HTTP framing answered with its status and a JSON body', async () => {
+  const d = doors.authed;
+  const auth = `Authorization: Bearer ${d.token}\r\n`;
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 't' } });
+  const post = (extra, b = body, line = 'POST / HTTP/1.1') =>
+    `${line}\r\nHost: x\r\nConnection: close\r\nA2A-Version: 1.0\r\n${extra}\r\n${b}`;
+  const cases = [
+    ['GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 405, 'method_not_allowed'],
+    [`GET /?${'a'.repeat(1 << 20)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, 414, 'uri_too_long'],
+    [post(`X-Big: ${'b'.repeat(1 << 20)}\r\n${auth}Content-Type: application/json\r\nContent-Length: ${body.length}\r\n`), 431, 'request_header_fields_too_large'],
+    [post(`${auth}Content-Type: application/json\r\n`, ''), 411, 'length_required'],
+    [post(`${auth}Content-Type: text/plain\r\nContent-Length: ${body.length}\r\n`), 415, 'unsupported_media_type'],
+  ];
+  for (const [text, status, error] of cases) {
+    const r = await rawHttp(d, text);
+    assert.equal(r.status, status, error);
+    assert.equal(r.json.error, error);
+    assert.equal(r.headers['content-type'], 'application/json');
+  }
+  // What RESTinio 0.6 closes without an answer (documented in http/door_server.cpp); the door lives on.
+  // RESTinio 0.6 never hands the handler the parsed HTTP version, so HTTP/9.9 is served as 1.1
+  // (door_intake would answer 505; documented in http/door_server.cpp).
+  const v99 = await rawHttp(d, post(`${auth}Content-Type: application/json\r\nContent-Length: ${body.length}\r\n`, body, 'POST / HTTP/9.9'));
+  assert.equal(v99.status, 200);
+  const closed = [
+    post(`${auth}Content-Type: application/json\r\nContent-Length: ${body.length}\r\nContent-Length: 3\r\n`),
+    post(`${auth}Content-Type: application/json\r\nContent-Length: -1\r\n`),
+    post(`${auth}Content-Type: application/json\r\nContent-Length: ${body.length}\r\nTransfer-Encoding: chunked\r\n`),
+    post(`${auth}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n`, 'zz\r\n{}\r\n0\r\n\r\n'),
+    post(`${auth}X-Nul: a\u0000b\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n`),
+  ];
+  for (const text of closed) {
+    const r = await rawHttp(d, text);
+    assert.ok(r.status === 0 || r.status === 400, `status ${r.status}`);
+  }
+  const alive = await rpc(d, 'GetTask', { id: 'tsk_none' });
+  assertErrorInfo(alive.json, -32001, 'TASK_NOT_FOUND');
 });

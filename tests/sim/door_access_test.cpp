@@ -111,21 +111,18 @@ struct single_door_fixture : door_fixture {
 
 TEST_CASE_METHOD(door_fixture, "a door refuses missing, forged, foreign and misaddressed tokens in order", "[sim][door]") {
   auto none = call(nullptr, send("x"));
-  CHECK(none.http_status == 401);
-  CHECK(none.refusal == "unauthenticated");
+  CHECK(none.refusal == DoorRefusal::unauthenticated);
 
   FormationAuthority stranger{authority.formation_id()}; // same formation id, another key: a forgery
   auto forged = call(token(stranger, "lead", "coder"), send("x"));
-  CHECK(forged.http_status == 401);
-  CHECK(forged.refusal == "invalid_token");
+  CHECK(forged.refusal == DoorRefusal::invalid_token);
 
   FormationAuthority other{ids::mint(ids::formation)}; // another formation and key: refused at the signature
   auto foreign = call(token(other, "lead", "coder"), send("x"));
-  CHECK(foreign.refusal == "invalid_token");
+  CHECK(foreign.refusal == DoorRefusal::invalid_token);
 
   auto misaddressed = call(token(authority, "lead", "reviewer"), send("x"));
-  CHECK(misaddressed.http_status == 403);
-  CHECK(misaddressed.refusal == "not_permitted");
+  CHECK(misaddressed.refusal == DoorRefusal::not_permitted);
   CHECK(misaddressed.refusal_message.find("'lead'") != std::string::npos);
 
   auto ok = call(token(authority, "lead", "coder"), send("x"));
@@ -198,8 +195,7 @@ TEST_CASE_METHOD(door_fixture, "a formation caller reaches only the tasks it sta
     DoorRequest r;
     r.method = m;
     auto refused = call(lead, r);
-    CHECK(refused.http_status == 403);
-    CHECK(refused.refusal == "insufficient_scope");
+    CHECK(refused.refusal == DoorRefusal::insufficient_scope);
     CHECK(refused.refusal_scope == m);
   }
 }
@@ -377,4 +373,23 @@ TEST_CASE_METHOD(test_coordinator_fixture<caf::actor_system_config>,
   CHECK(second.task.state != TaskState::rejected);
   anon_send_exit(door, caf::exit_reason::kill);
   sched.run();
+}
+
+TEST_CASE_METHOD(door_fixture, "a formation caller may refer only to tasks it started (referenceTaskIds)", "[sim][door]") {
+  auto lead = token(authority, "lead", "coder");
+  auto mine = call(lead, send("lead's work"));
+  REQUIRE(mine.ok());
+  auto theirs = call(token(authority, "tester", "coder"), send("tester's work"));
+  REQUIRE(theirs.ok());
+  // Checked like taskId: another caller's task or an unknown id is -32001.
+  auto refers = [&](std::vector<std::string> refs) {
+    DoorRequest r = send("follow-up");
+    r.reference_task_ids = std::move(refs);
+    return call(lead, r);
+  };
+  auto to_theirs = refers({mine.task.id, theirs.task.id});
+  CHECK(to_theirs.rpc_code == -32001);
+  CHECK(to_theirs.rpc_message.find(theirs.task.id) != std::string::npos);
+  CHECK(refers({ids::mint(ids::task)}).rpc_code == -32001);
+  CHECK(refers({mine.task.id}).ok());
 }

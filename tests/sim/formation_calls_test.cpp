@@ -156,7 +156,7 @@ TEST_CASE_METHOD(formation_fixture, "a callee without peer consent refuses the c
   auto calls = events("lead", "member_call");
   REQUIRE(calls.size() == 1);
   CHECK(calls[0]["status"] == "failed");
-  CHECK(calls[0]["output"].get<std::string>().find("403 peer_not_accepted") != std::string::npos);
+  CHECK(calls[0]["output"].get<std::string>().find("refused the call: peer_not_accepted") != std::string::npos);
   CHECK(events("coder", "a2a_task_received").empty());
 }
 

@@ -1,10 +1,10 @@
-// The A2A JSON codec (messages/a2a_json, messages/jsonrpc_call): good and bad input, in the
+// The A2A JSON codec (http/a2a_json, http/jsonrpc_call): good and bad input, in the
 // processing order of murmur-door.md §1.3, and the exact output shapes of a2a-v1.md.
 #include <catch2/catch.hpp>
 
-#include "messages/a2a_json.hpp"
+#include "http/a2a_json.hpp"
 #include "messages/agent_card.hpp"
-#include "messages/jsonrpc_call.hpp"
+#include "http/jsonrpc_call.hpp"
 
 using namespace mur;
 using namespace mur::a2a;
@@ -219,8 +219,8 @@ TEST_CASE("door replies as JSON-RPC and back", "[a2a]") {
   CHECK(sr["result"]["task"]["id"] == "tsk_1");
   CHECK(door_reply_from(200, sr.dump()).task.id == "tsk_1");
   DoorReply refused = door_reply_from(403, R"({"error":"peer_not_accepted","message":"m"})");
-  CHECK(refused.http_status == 403);
-  CHECK(refused.refusal == "peer_not_accepted");
+  CHECK(refused.refusal == DoorRefusal::peer_not_accepted);
+  CHECK(door_reply_from(401, "").refusal == DoorRefusal::invalid_token); // a 401 without a body still refuses
   CHECK(door_reply_from(200, "garbage").rpc_code == -32603);
   CHECK(door_reply_from(500, "").rpc_code == -32603);
 }

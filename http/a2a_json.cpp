@@ -1,4 +1,4 @@
-#include "messages/a2a_json.hpp"
+#include "http/a2a_json.hpp"
 #include "messages/iso_time.hpp"
 
 #include <stdexcept>

@@ -1,8 +1,10 @@
-#include "messages/jsonrpc_call.hpp"
+#include "http/jsonrpc_call.hpp"
 #include "messages/iso_time.hpp"
 
-#include "messages/a2a_json.hpp"
+#include "http/a2a_json.hpp"
 #include "messages/door_scope.hpp"
+#include "messages/rpc_error_codes.hpp"
+#include "messages/strict_json.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -16,7 +18,7 @@ RpcProblem problem(json id, int code, std::string message, std::string reason = 
 }
 
 RpcProblem invalid_params(const json& id, const std::string& why) {
-  return problem(id, -32602, "Invalid params: " + why);
+  return problem(id, rpc::invalid_params, "Invalid params: " + why);
 }
 
 std::string trim(std::string s) {
@@ -41,13 +43,18 @@ std::variant<std::string, RpcProblem> message_text(const json& id, const json& p
   std::string text;
   int index = 0;
   for (const auto& p : parts) {
-    if (!p.is_object()) return invalid_params(id, "message.parts[" + std::to_string(index) + "] is not an object");
+    const std::string at = "message.parts[" + std::to_string(index) + "]";
+    if (!p.is_object()) return invalid_params(id, at + " is not an object");
     int kinds = 0;
     for (const char* k : {"text", "raw", "url", "data"}) kinds += p.contains(k) ? 1 : 0;
-    if (kinds != 1)
-      return invalid_params(id, "message.parts[" + std::to_string(index) + "] must hold exactly one of text, raw, url, data");
-    if (p.contains("text") && !p["text"].is_string())
-      return invalid_params(id, "message.parts[" + std::to_string(index) + "].text must be a string");
+    if (kinds != 1) return invalid_params(id, at + " must hold exactly one of text, raw, url, data");
+    for (const char* k : {"text", "raw", "url"})
+      if (p.contains(k) && !p[k].is_string()) return invalid_params(id, at + "." + k + " must be a string");
+    // Structured data: an object or an array (null, numbers, strings and booleans are no data part).
+    if (p.contains("data") && !p["data"].is_object() && !p["data"].is_array())
+      return invalid_params(id, at + ".data must be an object or an array");
+    if (p.contains("metadata") && !p["metadata"].is_object())
+      return invalid_params(id, at + ".metadata must be an object");
     ++index;
   }
   index = 0;
@@ -56,7 +63,7 @@ std::variant<std::string, RpcProblem> message_text(const json& id, const json& p
       json md{{"partIndex", std::to_string(index)}};
       const json* mt = field(p, "mediaType", "media_type");
       if (mt && mt->is_string()) md["mediaType"] = *mt;
-      return problem(id, -32005, "Content type not supported: this door reads text and data parts only",
+      return problem(id, rpc::content_type_not_supported, "Content type not supported: this door reads text and data parts only",
                      "CONTENT_TYPE_NOT_SUPPORTED", md);
     }
     if (!text.empty()) text += "\n";
@@ -83,21 +90,32 @@ std::variant<DoorRequest, RpcProblem> send_message_request(const RpcCall& call) 
   const json* context_id = field(*m, "contextId", "context_id");
   if (task_id && !task_id->is_string()) return invalid_params(id, "message.taskId must be a string");
   if (context_id && !context_id->is_string()) return invalid_params(id, "message.contextId must be a string");
+  if (const json* md = field(*m, "metadata", "metadata"); md && !md->is_object())
+    return invalid_params(id, "message.metadata must be an object");
+  if (const json* ext = field(*m, "extensions", "extensions")) {
+    if (!ext->is_array()) return invalid_params(id, "message.extensions must be an array of strings");
+    for (const auto& e : *ext)
+      if (!e.is_string()) return invalid_params(id, "message.extensions must be an array of strings");
+  }
+  std::vector<std::string> references;
   if (const json* refs = field(*m, "referenceTaskIds", "reference_task_ids")) {
     if (!refs->is_array()) return invalid_params(id, "message.referenceTaskIds must be an array of strings");
     std::set<std::string> distinct;
     for (const auto& r : *refs) {
       if (!r.is_string()) return invalid_params(id, "message.referenceTaskIds must be an array of strings");
-      distinct.insert(r.get<std::string>());
+      if (distinct.insert(r.get<std::string>()).second) references.push_back(r.get<std::string>());
     }
     if (distinct.size() > 16) return invalid_params(id, "message.referenceTaskIds names more than 16 tasks");
   }
+  if (const json* md = field(call.params, "metadata", "metadata"); md && !md->is_object())
+    return invalid_params(id, "metadata must be an object");
   auto text = message_text(id, *parts);
   if (auto* p = std::get_if<RpcProblem>(&text)) return *p;
   DoorRequest req;
   req.method = call.method;
   req.message_id = mid->get<std::string>();
   req.text = std::get<std::string>(text);
+  req.reference_task_ids = std::move(references);
   if (context_id) req.context_id = context_id->get<std::string>();
   if (task_id) req.task_id = task_id->get<std::string>();
   if (const json* cfg = field(call.params, "configuration", "configuration")) {
@@ -168,24 +186,28 @@ bool wants_artifacts(const RpcCall& call) {
 } // namespace
 
 std::variant<RpcCall, RpcProblem> parse_envelope(std::string_view body) {
+  // The nesting bound comes first: nothing deeper than max_json_depth is ever parsed.
+  if (!json_depth_within(body))
+    return problem(nullptr, rpc::parse_error,
+                   "Invalid JSON payload: nested deeper than " + std::to_string(max_json_depth) + " levels");
   json doc = json::parse(body.begin(), body.end(), nullptr, false);
-  if (doc.is_discarded()) return problem(nullptr, -32700, "Invalid JSON payload");
+  if (doc.is_discarded()) return problem(nullptr, rpc::parse_error, "Invalid JSON payload");
   const char* invalid = "Request payload validation error";
-  if (!doc.is_object()) return problem(nullptr, -32600, invalid);
+  if (!doc.is_object()) return problem(nullptr, rpc::invalid_request, invalid);
   json id = nullptr;
   auto it = doc.find("id");
   const bool id_ok = it != doc.end() && (it->is_string() || it->is_number_integer());
   if (id_ok) id = *it;
-  if (!id_ok) return problem(nullptr, -32600, invalid);
+  if (!id_ok) return problem(nullptr, rpc::invalid_request, invalid);
   auto v = doc.find("jsonrpc");
-  if (v == doc.end() || !v->is_string() || *v != "2.0") return problem(id, -32600, invalid);
+  if (v == doc.end() || !v->is_string() || *v != "2.0") return problem(id, rpc::invalid_request, invalid);
   auto m = doc.find("method");
-  if (m == doc.end() || !m->is_string()) return problem(id, -32600, invalid);
+  if (m == doc.end() || !m->is_string()) return problem(id, rpc::invalid_request, invalid);
   RpcCall call;
   call.id = id;
   call.method = m->get<std::string>();
   auto p = doc.find("params");
-  call.params = p == doc.end() ? json::object() : *p;
+  call.params = p == doc.end() ? json::object() : std::move(*p);
   return call;
 }
 
@@ -194,7 +216,7 @@ std::variant<std::monostate, RpcProblem> check_version(const std::vector<std::st
   std::string requested;
   for (const auto& v : header_values) requested += (requested.empty() ? "" : ", ") + trim(v);
   if (header_values.size() == 1 && supported_version(trim(header_values[0]))) return std::monostate{};
-  return problem(id, -32009,
+  return problem(id, rpc::version_not_supported,
                  "A2A version '" + requested + "' is not supported; this agent speaks 1.0: send the header A2A-Version: 1.0",
                  "VERSION_NOT_SUPPORTED", json{{"requestedVersion", requested}, {"supportedVersions", "1.0"}});
 }
@@ -241,11 +263,11 @@ json result_response(const json& id, json result) {
 json door_reply_response(const RpcCall& call, const DoorReply& reply) {
   if (reply.rpc_code != 0) {
     json md = json::object();
-    if (reply.rpc_code == -32001 || reply.rpc_code == -32002) {
+    if (reply.rpc_code == rpc::task_not_found || reply.rpc_code == rpc::task_not_cancelable) {
       const json* tid = field(call.params, "id", "id");
       if (tid && tid->is_string()) md["taskId"] = *tid;
     }
-    const bool standard = reply.rpc_code <= -32600 && reply.rpc_code >= -32700;
+    const bool standard = rpc::is_standard(reply.rpc_code);
     return error_response(problem(call.id, reply.rpc_code, reply.rpc_message, standard ? "" : reply.rpc_reason, md));
   }
   const std::string& m = call.method;
@@ -273,6 +295,7 @@ json request_json(const json& id, const DoorRequest& req) {
              {"role", "ROLE_USER"},
              {"parts", json::array({json{{"text", req.text}}})}};
     if (!req.context_id.empty()) msg["contextId"] = req.context_id;
+    if (!req.reference_task_ids.empty()) msg["referenceTaskIds"] = req.reference_task_ids;
     params["message"] = msg;
     if (req.return_immediately && req.method == "SendMessage")
       params["configuration"] = json{{"returnImmediately", true}};
@@ -290,19 +313,21 @@ json request_json(const json& id, const DoorRequest& req) {
 
 DoorReply door_reply_from(long status, std::string_view body) {
   DoorReply r;
-  json doc = json::parse(body.begin(), body.end(), nullptr, false);
+  // A peer's answer is untrusted too: bounded like a request (too deep reads as not JSON).
+  json doc = parse_bounded_json(body).value_or(json(json::value_t::discarded));
   if (status == 401 || status == 403) {
-    r.http_status = static_cast<std::int32_t>(status);
+    // An unknown or missing error word still refuses: 401 reads as invalid_token, 403 as not_permitted.
+    r.refusal = status == 401 ? DoorRefusal::invalid_token : DoorRefusal::not_permitted;
     if (doc.is_object()) {
-      if (doc.contains("error") && doc["error"].is_string()) r.refusal = doc["error"].get<std::string>();
+      if (doc.contains("error") && doc["error"].is_string())
+        r.refusal = door_refusal_from(doc["error"].get<std::string>()).value_or(r.refusal);
       if (doc.contains("message") && doc["message"].is_string()) r.refusal_message = doc["message"].get<std::string>();
     }
     return r;
   }
   auto fail = [&](const std::string& why) {
     DoorReply f;
-    f.http_status = status == 200 ? 200 : static_cast<std::int32_t>(status);
-    f.rpc_code = -32603;
+    f.rpc_code = rpc::internal_error;
     f.rpc_message = why;
     return f;
   };
@@ -310,7 +335,7 @@ DoorReply door_reply_from(long status, std::string_view body) {
   if (!doc.is_object()) return fail("the door's answer is not a JSON-RPC response");
   if (doc.contains("error") && doc["error"].is_object()) {
     const json& e = doc["error"];
-    r.rpc_code = e.contains("code") && e["code"].is_number_integer() ? e["code"].get<std::int32_t>() : -32603;
+    r.rpc_code = e.contains("code") && e["code"].is_number_integer() ? e["code"].get<std::int32_t>() : rpc::internal_error;
     if (e.contains("message") && e["message"].is_string()) r.rpc_message = e["message"].get<std::string>();
     if (e.contains("data") && e["data"].is_array() && !e["data"].empty() && e["data"][0].is_object() &&
         e["data"][0].contains("reason") && e["data"][0]["reason"].is_string())
