@@ -106,8 +106,7 @@ TEST_CASE("every field of every message struct is in its MUR_FIELDS list", "[voc
 
 TEST_CASE("DoorReply equality sees every field, the refusal and rpc texts too", "[vocabulary]") {
   each_change_is_seen<DoorReply>({
-    {"http_status", [](DoorReply& r) { r.http_status = 401; }},
-    {"refusal", [](DoorReply& r) { r.refusal = "invalid_token"; }},
+    {"refusal", [](DoorReply& r) { r.refusal = DoorRefusal::invalid_token; }},
     {"refusal_message", [](DoorReply& r) { r.refusal_message = "the token is not valid here"; }},
     {"refusal_scope", [](DoorReply& r) { r.refusal_scope = "a2a:send"; }},
     {"rpc_code", [](DoorReply& r) { r.rpc_code = -32001; }},
@@ -124,6 +123,7 @@ TEST_CASE("DoorReply equality sees every field, the refusal and rpc texts too", 
 TEST_CASE("DoorRequest equality sees the whole verdict, caller and formation flag included", "[vocabulary]") {
   each_change_is_seen<DoorRequest>({
     {"method", [](DoorRequest& r) { r.method = "GetTask"; }},
+    {"reference_task_ids", [](DoorRequest& r) { r.reference_task_ids.push_back("tsk_1"); }},
     {"verdict.kind", [](DoorRequest& r) { r.verdict.kind = DoorAuthorization::Kind::Ok; }},
     {"verdict.credential", [](DoorRequest& r) { r.verdict.credential = "operator"; }},
     {"verdict.scopes", [](DoorRequest& r) { r.verdict.scopes = {"a2a:send"}; }},
