@@ -10,11 +10,14 @@
 namespace mur {
 namespace {
 
+using flush_atom = caf::atom_constant<caf::atom("trflush")>; // the recorder's own flush timer
+
 struct TraceState {
   std::string session_id;
   TraceSink sink;
   std::string root;  // the session_start event's id
-  std::vector<std::string> lines;
+  std::vector<std::string> lines; // kept only without a sink
+  bool flush_due = false;         // a flush is scheduled
   // Unix ms at spawn, and the actor clock then: timestamps advance with the actor clock (so a
   // simulation's are deterministic offsets) and read as wall-clock time in a real session.
   std::int64_t epoch_ms = 0;
@@ -47,10 +50,24 @@ caf::behavior recorder(caf::stateful_actor<TraceState>* self, std::string sessio
       if (fields.is_object())
         for (auto it = fields.begin(); it != fields.end(); ++it) line[it.key()] = it.value();
       std::string text = line.dump();
-      if (st.sink) st.sink(text);
-      st.lines.push_back(std::move(text));
+      if (!st.sink) {
+        st.lines.push_back(std::move(text));
+        return;
+      }
+      st.sink.write(text);
+      if (st.sink.flush && !st.flush_due) {
+        st.flush_due = true;
+        self->delayed_send(self, flush_every, flush_atom::value);
+      }
     },
-    [=](trace_atom) -> std::vector<std::string> { return self->state.lines; },
+    [=](flush_atom) {
+      self->state.flush_due = false;
+      if (self->state.sink.flush) self->state.sink.flush();
+    },
+    [=](trace_atom) -> std::vector<std::string> {
+      if (self->state.sink.flush) self->state.sink.flush();
+      return self->state.lines;
+    },
   };
 }
 

@@ -80,6 +80,8 @@ AcceptancePolicy acceptance_of(const Manifest& m, const RunCapsuleOptions& o) {
     else throw Failure("E-RUN-010", "--lifecycle-after-task must be exit or sleep", "fix the flag");
   }
   a.exit_after_task = exit_after;
+  a.retention.max_tasks = static_cast<std::size_t>(m.lifecycle.retain_tasks_max);
+  a.retention.max_age = m.lifecycle.retain_tasks_max_age;
   return a;
 }
 

@@ -124,6 +124,8 @@ caf::behavior spawner(spawner_actor* self, std::map<std::string, Manifest> manif
                                                                                    : AcceptancePolicy::Kind::single;
       ms.acceptance.queue_depth = m.lifecycle.queue_depth;
       ms.acceptance.exit_after_task = m.lifecycle.after_task == AfterTask::exit;
+      ms.acceptance.retention.max_tasks = static_cast<std::size_t>(m.lifecycle.retain_tasks_max);
+      ms.acceptance.retention.max_age = m.lifecycle.retain_tasks_max_age;
       if (sm.entry) { // the entry takes tasks one at a time; with --task it exits after it
         ms.acceptance.kind = AcceptancePolicy::Kind::single;
         ms.acceptance.exit_after_task = !sm.task.empty();
