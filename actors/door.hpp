@@ -43,7 +43,7 @@ namespace mur {
 
 // How many ended tasks the door remembers (lifecycle.retain_tasks in murmur.yaml).
 struct TaskRetention {
-  std::size_t max_tasks = 1000;                    // newest ended tasks kept; 0 keeps none
+  std::size_t max_tasks = 1000;                    // newest ended tasks kept (0: none; murmur.yaml asks ≥ 1)
   std::chrono::milliseconds max_age{3'600'000};    // since each ended
 };
 

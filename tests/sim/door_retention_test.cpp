@@ -33,7 +33,7 @@ caf::behavior instant_task(caf::event_based_actor* self, TaskView t, caf::actor 
     self->send(door, f);
   }
   self->quit();
-  return {[](caf::unit_t) {}};
+  return {};
 }
 
 struct retention_fixture : test_coordinator_fixture<caf::actor_system_config> {
