@@ -5,6 +5,9 @@
 #include "actors/task_page.hpp"
 #include "messages/base64url.hpp"
 
+#include <string>
+#include <vector>
+
 using namespace mur;
 
 TEST_CASE("rows list newest status first, ties broken by the newer id", "[list]") {
@@ -22,7 +25,7 @@ TEST_CASE("a cursor token round-trips and refuses what this door did not spell",
   REQUIRE(back);
   CHECK(back->updated_ms == c.updated_ms);
   CHECK(back->id == c.id);
-  for (const std::string bad : {"", "7", "not base64!", b64url::encode("123"), b64url::encode("|tsk_a"),
+  for (const std::string& bad : std::vector<std::string>{"", "7", "not base64!", b64url::encode("123"), b64url::encode("|tsk_a"),
                                 b64url::encode("12|"), b64url::encode("-5|tsk_a"), b64url::encode("12|tsk a"),
                                 b64url::encode("99999999999999999999|tsk_a")}) {
     INFO(bad);
