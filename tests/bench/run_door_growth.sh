@@ -45,7 +45,11 @@ stop_server() {
   local i
   [[ -n "$server_pid" ]] || return 0
   kill -TERM "$server_pid" 2>/dev/null || true
-  for ((i = 0; i < 200; ++i)); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.05; done # bounded
+  for ((i = 0; i < 600; ++i)); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.05; done # bounded
+  if kill -0 "$server_pid" 2>/dev/null; then
+    echo "(server pid $server_pid had not ended 30 s after SIGTERM: killed)"
+    kill -KILL "$server_pid" 2>/dev/null || true
+  fi
   wait "$server_pid" 2>/dev/null || true
   server_pid=""
 }
