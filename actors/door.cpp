@@ -1,6 +1,7 @@
 #include "actors/door.hpp"
 
 #include "actors/atoms.hpp"
+#include "actors/task_page.hpp"
 #include "messages/door_request.hpp"
 #include "messages/door_scope.hpp"
 #include "messages/ids.hpp"
@@ -16,6 +17,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <unordered_map>
 
 namespace mur {
 namespace {
@@ -27,13 +29,16 @@ struct Entry {
   task_handle task; // the task actor while it runs
   std::vector<caf::strong_actor_ptr> subscribers;
   std::vector<caf::typed_response_promise<DoorReply>> waiters; // blocking SendMessage callers
+  bool retired = false; // ended with no task actor left: counted by the retention policy
 };
 
 struct DoorState {
   DoorSetup setup;
   std::map<std::string, Entry> tasks;   // by task id (ids sort by minting time)
+  std::unordered_map<caf::actor_addr, std::string> by_actor; // a running task actor → its task id
   std::string running;                  // the task holding the slot, or ""
-  std::deque<std::string> queued;       // admitted, waiting for the slot
+  std::set<std::string> queued;         // admitted, waiting for the slot; oldest id first
+  std::deque<std::pair<std::int64_t, std::string>> retired; // (unix ms it ended, id), oldest first
   bool closing = false;
   std::vector<caf::typed_response_promise<std::int32_t>> drained; // winddown callers waiting for running tasks to end
   std::optional<IdClock> clock;               // time of day and fresh ids
@@ -108,12 +113,34 @@ void maybe_drained(door_actor* self) {
 void start_next(door_actor* self) {
   auto& st = self->state;
   if (!st.running.empty() || st.queued.empty() || st.closing) return;
-  const std::string id = st.queued.front();
-  st.queued.pop_front();
+  const std::string id = *st.queued.begin();
+  st.queued.erase(st.queued.begin());
   auto& e = st.tasks[id];
   st.running = id;
   e.task = st.setup.start_task(e.view, task_owner{door_handle{self}});
-  if (e.task) self->monitor(e.task);
+  if (e.task) {
+    self->monitor(e.task);
+    st.by_actor.emplace(e.task.address(), id);
+  }
+}
+
+// Forgets ended tasks beyond the retention policy: the oldest ended first, by count, then by age.
+void forget_expired(door_actor* self) {
+  auto& st = self->state;
+  const auto& keep = st.setup.acceptance.retention;
+  const std::int64_t oldest_kept = now_ms(self) - keep.max_age.count();
+  while (!st.retired.empty() && (st.retired.size() > keep.max_tasks || st.retired.front().first <= oldest_kept)) {
+    st.tasks.erase(st.retired.front().second);
+    st.retired.pop_front();
+  }
+}
+
+// A task that has ended and has no task actor left joins the retention queue (once).
+void retire(door_actor* self, Entry& e) {
+  if (e.retired || !is_terminal(e.view.state) || e.task) return;
+  e.retired = true;
+  self->state.retired.emplace_back(now_ms(self), e.view.id);
+  forget_expired(self);
 }
 
 // Room for one more task under the acceptance policy?
@@ -165,10 +192,10 @@ DoorReply send_message(door_actor* self, const DoorRequest& req) {
   trace(self, "a2a_task_received", received);
   Entry fresh;
   fresh.view = v;
-  st.tasks[v.id] = std::move(fresh);
-  st.queued.push_back(v.id);
+  auto& entry = st.tasks.emplace(v.id, std::move(fresh)).first->second;
+  st.queued.insert(v.id);
   start_next(self);
-  return with_task(st.tasks[v.id].view);
+  return with_task(entry.view);
 }
 
 DoorReply cancel(door_actor* self, Entry& e) {
@@ -178,40 +205,48 @@ DoorReply cancel(door_actor* self, Entry& e) {
                      "TASK_NOT_CANCELABLE");
   e.view.state = TaskState::canceled;
   e.view.status_text = "canceled";
-  auto q = std::find(st.queued.begin(), st.queued.end(), e.view.id);
-  if (q != st.queued.end()) st.queued.erase(q);
+  st.queued.erase(e.view.id);
   if (e.task) self->send(e.task, cancel_atom_v);
   publish(self, e);
-  return with_task(e.view);
+  DoorReply r = with_task(e.view);
+  if (st.running != e.view.id) retire(self, e); // a running one retires when its task actor ends
+  return r;
 }
 
+// Newest status first (task_page.hpp); the page continues after the caller's cursor.
 DoorReply list_tasks(door_actor* self, const DoorRequest& req) {
-  std::vector<TaskView> matching;
-  for (auto it = self->state.tasks.rbegin(); it != self->state.tasks.rend(); ++it) // newest first
-    if (reachable(req, it->second) &&
-        (req.filter_context_id.empty() || it->second.view.context_id == req.filter_context_id) &&
-        (req.filter_state.empty() || to_string(it->second.view.state) == req.filter_state) &&
-        it->second.view.updated_ms > req.filter_updated_after_ms)
-      matching.push_back(it->second.view);
-  const std::size_t size = static_cast<std::size_t>(std::clamp(req.page_size, 1, 100));
-  std::size_t offset = 0;
+  std::optional<TaskCursor> after;
   if (!req.page_token.empty()) {
-    try {
-      offset = std::stoul(req.page_token);
-    } catch (...) {
-      return rpc_error(rpc::invalid_params, "Invalid params: pageToken is not one this door issued");
-    }
-    if (offset > matching.size()) return rpc_error(rpc::invalid_params, "Invalid params: pageToken is past the end");
+    after = decode_cursor(req.page_token);
+    if (!after) return rpc_error(rpc::invalid_params, "Invalid params: pageToken is not one this door issued");
   }
+  std::int32_t total = 0;
+  std::vector<const TaskView*> rest; // matching rows after the cursor
+  for (const auto& [id, e] : self->state.tasks) {
+    const TaskView& v = e.view;
+    if (!reachable(req, e) || (!req.filter_context_id.empty() && v.context_id != req.filter_context_id) ||
+        (!req.filter_state.empty() && to_string(v.state) != req.filter_state) ||
+        v.updated_ms <= req.filter_updated_after_ms)
+      continue;
+    ++total;
+    if (!after || listed_before(after->updated_ms, after->id, v.updated_ms, v.id)) rest.push_back(&v);
+  }
+  const std::size_t size = static_cast<std::size_t>(std::clamp(req.page_size, 1, 100));
+  const auto order = [](const TaskView* a, const TaskView* b) {
+    return listed_before(a->updated_ms, a->id, b->updated_ms, b->id);
+  };
+  const std::size_t served = std::min(size, rest.size());
+  std::partial_sort(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(served), rest.end(), order);
   DoorReply r;
-  r.total_size = static_cast<std::int32_t>(matching.size());
-  for (std::size_t i = offset; i < matching.size() && i < offset + size; ++i) r.tasks.push_back(matching[i]);
-  r.next_page_token = offset + size < matching.size() ? std::to_string(offset + size) : "";
+  r.total_size = total;
+  for (std::size_t i = 0; i < served; ++i) r.tasks.push_back(*rest[i]);
+  if (rest.size() > served) r.next_page_token = encode_cursor({rest[served - 1]->updated_ms, rest[served - 1]->id});
   return r;
 }
 
 DoorReply handle(door_actor* self, const DoorRequest& req) {
   auto& st = self->state;
+  forget_expired(self); // an idle door forgets by age at its next request
   if (req.method == card_method) {
     DoorReply r;
     r.session_id = st.setup.session_id;
@@ -272,28 +307,34 @@ door_handle::behavior_type door(door_actor* self, DoorSetup setup) {
   // the slot forever.
   self->set_down_handler([=](const caf::down_msg& dm) {
     auto& st = self->state;
-    for (auto& [id, e] : st.tasks) {
-      if (!e.task || e.task.address() != dm.source) continue;
-      e.task = nullptr;
-      if (!is_terminal(e.view.state)) {
-        e.view.state = TaskState::failed;
-        e.view.status_text = "the task ended unexpectedly: " + self->system().render(dm.reason);
-        publish(self, e);
-      }
-      task_gone(self, id);
-      return;
+    auto owner = st.by_actor.find(dm.source);
+    if (owner == st.by_actor.end()) return; // its task reported its end already
+    const std::string id = std::move(owner->second);
+    st.by_actor.erase(owner);
+    auto it = st.tasks.find(id);
+    if (it == st.tasks.end()) return;
+    auto& e = it->second;
+    e.task = nullptr;
+    if (!is_terminal(e.view.state)) {
+      e.view.state = TaskState::failed;
+      e.view.status_text = "the task ended unexpectedly: " + self->system().render(dm.reason);
+      publish(self, e);
     }
+    task_gone(self, id);
+    retire(self, e);
   });
   return {
     [=](const DoorRequest& req) -> caf::result<DoorReply> {
       DoorReply r = handle(self, req);
       if (!r.ok() || is_terminal(r.task.state) || r.task.id.empty()) return r;
+      auto it = self->state.tasks.find(r.task.id);
+      if (it == self->state.tasks.end()) return r;
       if (req.method == "SendStreamingMessage") {
-        self->state.tasks[r.task.id].subscribers.push_back(self->current_sender());
+        it->second.subscribers.push_back(self->current_sender());
       } else if (req.method == "SendMessage" && !req.return_immediately) {
         // Blocking by default (A2A v1.0): answer when the task reaches a terminal state.
         auto rp = self->make_response_promise<DoorReply>();
-        self->state.tasks[r.task.id].waiters.push_back(rp);
+        it->second.waiters.push_back(rp);
         return rp;
       }
       return r;
@@ -309,6 +350,7 @@ door_handle::behavior_type door(door_actor* self, DoorSetup setup) {
       auto it = st.tasks.find(f.task_id);
       if (it == st.tasks.end()) return;
       auto& e = it->second;
+      if (e.task) st.by_actor.erase(e.task.address());
       e.task = nullptr;
       if (!is_terminal(e.view.state)) { // an accepted cancel overrides the loop's final state
         e.view.state = f.state;
@@ -320,20 +362,23 @@ door_handle::behavior_type door(door_actor* self, DoorSetup setup) {
       }
       if (st.setup.owner) self->send(st.setup.owner, task_end_atom_v, e.view);
       task_gone(self, f.task_id);
+      retire(self, e);
     },
     // Wind-down: accept nothing more, refuse what waits, cancel what runs; answer when drained.
     // Answers how many tasks were running (0 or 1) once none runs any more.
     [=](winddown_atom) -> caf::result<std::int32_t> {
       auto& st = self->state;
       st.closing = true;
-      for (const auto& id : st.queued) {
+      const std::set<std::string> refused = std::move(st.queued);
+      st.queued.clear();
+      for (const auto& id : refused) {
         auto& e = st.tasks[id];
         e.view.state = TaskState::rejected;
         e.view.status_text = closing_status_text;
         trace(self, "task_rejected", {{"task_id", id}, {"cause", "session_ended"}});
         publish(self, e);
+        retire(self, e);
       }
-      st.queued.clear();
       if (st.running.empty()) return std::int32_t{0};
       auto& e = st.tasks[st.running];
       if (!is_terminal(e.view.state)) {
@@ -346,7 +391,7 @@ door_handle::behavior_type door(door_actor* self, DoorSetup setup) {
       st.drained.push_back(rp);
       return rp;
     },
-    // Read-only view for operators and tests: every task, oldest first.
+    // Read-only view for operators and tests: every task the door holds, oldest first.
     [=](caf::get_atom) -> std::vector<TaskView> {
       std::vector<TaskView> out;
       for (const auto& [id, e] : self->state.tasks) out.push_back(e.view);

@@ -16,6 +16,14 @@
 // Invariants: a task's state only moves forward; every subscriber receives every state change
 // of its task in order, the last one terminal; a canceled task stays canceled whatever its task
 // actor reports afterwards.
+// Bookkeeping: no request costs more as tasks pass. Task lookup, a task's end, a task actor's
+// down message (an address → task id map), subscribers and waiters are O(log n) or O(1); the
+// queue is ordered by id (ids sort by minting time). The table is bounded by TaskRetention: a
+// task that has ended and whose task actor is gone is kept while it is among the newest
+// `max_tasks` ended ones and younger than `max_age` since it ended; then it is forgotten and its
+// id answers -32001 exactly like one the door never held. ListTasks orders by status timestamp
+// (newest first, ties by id) and pages with an opaque cursor naming the last row served, so a
+// task that arrives between pages never repeats a row (A2A v1.0 §ListTasks).
 // Seed: "A member with no room for it turns it away busy" / "A formation credential reaches
 // exactly five methods … the tasks the calling member started. It reaches no other member's
 // task, and nothing that watches or stops the session."
@@ -29,15 +37,24 @@
 
 #include <caf/fwd.hpp>
 
+#include <chrono>
+#include <cstddef>
 #include <functional>
 #include <string>
 
 namespace mur {
 
+// How many ended tasks the door remembers (lifecycle.retain_tasks in murmur.yaml).
+struct TaskRetention {
+  std::size_t max_tasks = 1000;                    // newest ended tasks kept (0: none; murmur.yaml asks ≥ 1)
+  std::chrono::milliseconds max_age{3'600'000};    // since each ended
+};
+
 struct AcceptancePolicy {
   enum class Kind { none, single, queue } kind = Kind::single;
   int queue_depth = 1;          // queue: tasks waiting beside the running one
   bool exit_after_task = true;  // lifecycle.after_task: exit
+  TaskRetention retention;      // what the door keeps of the tasks it has served
 };
 
 struct DoorSetup {

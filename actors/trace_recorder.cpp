@@ -12,17 +12,21 @@
 namespace mur {
 namespace {
 
+// The trace port plus the recorder's own flush timer.
+using recorder_actor = trace_port::extend<caf::reacts_to<flush_atom>>;
+
 struct TraceState {
   std::string session_id;
   TraceSink sink;
-  std::string root;  // the session_start event's id
-  std::vector<std::string> lines;
-  std::optional<IdClock> clock; // event ids and timestamps
+  std::string root;               // the session_start event's id
+  std::vector<std::string> lines; // kept only without a sink
+  bool flush_due = false;         // a flush is scheduled
+  std::optional<IdClock> clock;   // event ids and timestamps
   static inline const char* name = "mur.trace";
 };
 
-trace_port::behavior_type recorder(trace_port::stateful_pointer<TraceState> self, std::string session_id,
-                                   TraceSink sink, IdClockSpec ids) {
+recorder_actor::behavior_type recorder(recorder_actor::stateful_pointer<TraceState> self, std::string session_id,
+                                       TraceSink sink, IdClockSpec ids) {
   self->state.session_id = std::move(session_id);
   self->state.sink = std::move(sink);
   self->state.clock.emplace(ids, self->clock(), self->state.session_id + "/trace");
@@ -44,17 +48,31 @@ trace_port::behavior_type recorder(trace_port::stateful_pointer<TraceState> self
       if (fields.is_object())
         for (auto it = fields.begin(); it != fields.end(); ++it) line[it.key()] = it.value();
       std::string text = line.dump();
-      if (st.sink) st.sink(text);
-      st.lines.push_back(std::move(text));
+      if (!st.sink) {
+        st.lines.push_back(std::move(text));
+        return;
+      }
+      st.sink.write(text);
+      if (st.sink.flush && !st.flush_due) {
+        st.flush_due = true;
+        self->delayed_send(self, flush_every, flush_atom_v);
+      }
     },
-    [=](trace_atom) -> std::vector<std::string> { return self->state.lines; },
+    [=](flush_atom) {
+      self->state.flush_due = false;
+      if (self->state.sink.flush) self->state.sink.flush();
+    },
+    [=](trace_atom) -> std::vector<std::string> {
+      if (self->state.sink.flush) self->state.sink.flush();
+      return self->state.lines;
+    },
   };
 }
 
 } // namespace
 
 trace_port spawn_trace_recorder(caf::actor_system& sys, std::string session_id, TraceSink sink, IdClockSpec ids) {
-  return sys.spawn(recorder, std::move(session_id), std::move(sink), ids);
+  return trace_port{sys.spawn(recorder, std::move(session_id), std::move(sink), ids)};
 }
 
 } // namespace mur

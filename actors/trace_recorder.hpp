@@ -1,10 +1,16 @@
 // trace_recorder.hpp — the trace port: stamps each TraceEvent with its envelope and hands the
-// line to a sink (the JSONL file of a real session, nothing in a simulation) while keeping it.
+// line to a sink (the JSONL file of a real session); without a sink (a simulation, a test) it
+// keeps the lines in memory for read-back instead.
 //
 // Invariant: every line begins with event_type, event_id (evt_…), parent_id (null only on
 // session_start), session_id, timestamp (unix ms from the actor clock, so simulated time in
-// tests, wall-clock time otherwise: both from the injected IdClock); lines are kept in the order
-// received. No field is added that could hold a token.
+// tests, wall-clock time otherwise: both from the injected IdClock); lines reach the sink in the
+// order received. No field is added that could hold a token.
+// Memory: a recorder with a sink keeps no line (a session's trace does not grow its memory).
+// Durability: the sink may buffer; the recorder asks it to flush at most `flush_every` after a
+// line was written (so a crash loses at most that much of the trace) and whenever it is asked
+// for its lines (trace_atom) — the session's end asks, so everything before it is on disk when
+// it answers.
 // Seed: "Each member's trace names it [the formation_id]."
 #pragma once
 
@@ -13,15 +19,27 @@
 
 #include <caf/fwd.hpp>
 
+#include <chrono>
 #include <functional>
 #include <string>
 
 namespace mur {
 
-using TraceSink = std::function<void(const std::string& line)>;
+// Where trace lines go: `write` takes each line (it may buffer), `flush` puts what it holds on disk.
+struct TraceSink {
+  TraceSink() = default;
+  TraceSink(std::function<void(const std::string& line)> w, std::function<void()> f = {})
+      : write(std::move(w)), flush(std::move(f)) {}
+  std::function<void(const std::string& line)> write;
+  std::function<void()> flush;
+  explicit operator bool() const { return static_cast<bool>(write); }
+};
 
-// Answers (trace_atom) with std::vector<std::string>: every line so far. Event ids and
-// timestamps come from an IdClock built from `ids` (its stream: the session id + "/trace").
+inline constexpr std::chrono::milliseconds flush_every{200};
+
+// Answers (trace_atom) with std::vector<std::string>: every line so far when it has no sink,
+// none when it has one (after flushing the sink). Event ids and timestamps come from an IdClock
+// built from `ids` (its stream: the session id + "/trace").
 trace_port spawn_trace_recorder(caf::actor_system& sys, std::string session_id, TraceSink sink = {},
                                 IdClockSpec ids = {});
 

@@ -169,7 +169,7 @@ Inference parse_inference(const Value& inf) {
 }
 
 Lifecycle parse_lifecycle(const Value& v) {
-  v.expect_map({"task_acceptance", "queue_depth", "after_task", "delegation_deadline_secs"});
+  v.expect_map({"task_acceptance", "queue_depth", "after_task", "delegation_deadline_secs", "retain_tasks"});
   Lifecycle l;
   if (auto a = v.get("task_acceptance"))
     l.task_acceptance = one_of<TaskAcceptance>(
@@ -184,6 +184,22 @@ Lifecycle parse_lifecycle(const Value& v) {
     l.after_task = one_of<AfterTask>(*a, {{"exit", AfterTask::exit}, {"sleep", AfterTask::sleep}});
   if (auto d = v.get("delegation_deadline_secs"))
     l.delegation_deadline_secs = static_cast<int>(d->integer(1, 7 * 86'400));
+  if (auto r = v.get("retain_tasks")) {
+    r->expect_map({"max", "max_age"});
+    auto n = r->get("max");
+    auto a = r->get("max_age");
+    if (!n && !a) r->fail("is empty", "give max, max_age or both, or remove lifecycle.retain_tasks");
+    if (n) l.retain_tasks_max = static_cast<int>(n->integer(1, 1'000'000));
+    if (a) {
+      auto parsed = parse_duration(a->text());
+      if (auto* err = std::get_if<DurationError>(&parsed))
+        a->fail("is not a duration: " + err->why, std::string(duration_forms));
+      l.retain_tasks_max_age = std::get<std::chrono::milliseconds>(parsed);
+      if (l.retain_tasks_max_age.count() == 0) a->fail("must be longer than zero", std::string(duration_forms));
+    }
+  } else if (v.node()["retain_tasks"].IsDefined()) {
+    v.fail("retain_tasks is empty", "give max, max_age or both, or remove lifecycle.retain_tasks");
+  }
   return l;
 }
 

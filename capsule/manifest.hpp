@@ -9,6 +9,12 @@
 // Seed: "The callee declares exports.peer_tasks.accept: true … The caller's own
 // capabilities.network.allow lists localhost".
 //
+// Retention: `lifecycle.retain_tasks: {max: 1000, max_age: 1h}` (the defaults) bounds the door's
+// task table: an ended task is kept while it is among the newest `max` ended ones and younger
+// than `max_age` since it ended; running and queued tasks are always kept. Both must keep
+// something (max ≥ 1, max_age > 0), so the task that just ended can always be read back (an
+// `after_task: exit` session reports its launch task from the door).
+//
 // Codes: E-MAN-001 the file is missing, unreadable or not YAML; E-MAN-002 a key or value is
 // wrong; E-MAN-003 two keys contradict each other; E-CAP-001 a network.allow entry is malformed.
 #pragma once
@@ -71,6 +77,10 @@ struct Lifecycle {
   int queue_depth = 1;
   AfterTask after_task = AfterTask::exit;
   int delegation_deadline_secs = 600;
+  // lifecycle.retain_tasks: {max, max_age} — how many ended tasks the door remembers, and how
+  // long after each ended; a forgotten task answers -32001 like an id never held.
+  int retain_tasks_max = 1000;                                   // 1..1,000,000
+  std::chrono::milliseconds retain_tasks_max_age{3'600'000};     // a duration above zero (1h)
 };
 
 struct DeclaredCredential {

@@ -31,6 +31,8 @@ AcceptancePolicy acceptance_for(const Manifest& m, const LaunchOptions& o) {
                                            : AcceptancePolicy::Kind::single;
   a.queue_depth = m.lifecycle.queue_depth;
   a.exit_after_task = exit_after;
+  a.retention.max_tasks = static_cast<std::size_t>(m.lifecycle.retain_tasks_max);
+  a.retention.max_age = m.lifecycle.retain_tasks_max_age;
   return a;
 }
 

@@ -1,12 +1,15 @@
 #include "member/session_dir.hpp"
 
+#include "os/unique_fd.hpp"
 #include "messages/failure.hpp"
 
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
 #include <fstream>
 #include <mutex>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace mur {
 namespace {
@@ -32,16 +35,55 @@ SessionDir make_session_dir(const std::string& workdir, const std::string& sessi
   return d;
 }
 
-std::function<void(const std::string&)> trace_file_sink(const SessionDir& dir,
-                                                        std::function<void(const std::string&)> observe) {
-  auto out = std::make_shared<std::ofstream>(dir.trace_path, std::ios::app);
-  if (!*out)
-    throw Failure("E-RUN-007", "cannot open " + dir.trace_path + " for writing", "pass --workdir with a writable directory");
-  return [out, observe = std::move(observe)](const std::string& line) {
-    *out << line << '\n';
-    out->flush();
-    if (observe) observe(line);
-  };
+namespace {
+
+// trace.jsonl, appended in whole lines: lines gather in memory and reach the file in one
+// write(2) per flush, when 64 KiB have gathered, when the recorder asks, and when it is dropped.
+class TraceFile {
+public:
+  explicit TraceFile(const std::string& path)
+      : fd_(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600)) {
+    if (!fd_.valid())
+      throw Failure("E-RUN-007", "cannot open " + path + " for writing (" + std::strerror(errno) + ")",
+                    "pass --workdir with a writable directory");
+    held_.reserve(held_limit);
+  }
+  TraceFile(const TraceFile&) = delete;
+  TraceFile& operator=(const TraceFile&) = delete;
+  ~TraceFile() { flush(); }
+
+  void write(const std::string& line) {
+    held_ += line;
+    held_ += '\n';
+    if (held_.size() >= held_limit) flush();
+  }
+  void flush() {
+    std::size_t done = 0;
+    while (done < held_.size()) {
+      const ssize_t n = ::write(fd_.get(), held_.data() + done, held_.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break; // a full disk: the lines are lost, the session goes on
+      done += static_cast<std::size_t>(n);
+    }
+    held_.clear();
+  }
+
+private:
+  static constexpr std::size_t held_limit = 64 * 1024;
+  UniqueFd fd_;
+  std::string held_;
+};
+
+} // namespace
+
+TraceSink trace_file_sink(const SessionDir& dir, std::function<void(const std::string&)> observe) {
+  auto file = std::make_shared<TraceFile>(dir.trace_path);
+  return TraceSink(
+    [file, observe = std::move(observe)](const std::string& line) {
+      file->write(line);
+      if (observe) observe(line);
+    },
+    [file] { file->flush(); });
 }
 
 std::string result_text(const TaskView& t) {

@@ -1,12 +1,17 @@
 // session_dir.hpp — a session's directory: `<workdir>/.murmur/<ses_id>/` with `trace.jsonl`,
 // `out/result.txt` and `logs/`.
 //
-// Invariant: the directories exist before the first trace line; each trace line is appended
-// whole with its newline and flushed, so a reader never sees half a line; result.txt is
-// rewritten whole for each finished task (the answer, `error: <why>` or `no answer: <why>`).
+// Invariant: the directories exist before the first trace line; trace lines are appended whole
+// with their newlines, gathered in memory and written in one write(2) per flush, so a reader
+// never sees half a line and a line costs no system call; the trace recorder flushes at most
+// 200 ms after a line and at the session's end (trace_recorder.hpp), and the sink flushes when
+// 64 KiB have gathered and when it is dropped, so a crash loses at most the last 200 ms;
+// result.txt is rewritten whole for each finished task (the answer, `error: <why>` or
+// `no answer: <why>`).
 // Spec: murmur-capsule.md §4 (layout), §5 (trace format); decisions.md §5.
 #pragma once
 
+#include "actors/trace_recorder.hpp"
 #include "messages/a2a_task.hpp"
 
 #include <functional>
@@ -24,9 +29,8 @@ struct SessionDir {
 // Creates the directories (E-RUN-007 when it cannot).
 SessionDir make_session_dir(const std::string& workdir, const std::string& session_id);
 
-// A trace sink appending to trace.jsonl; `observe` sees each line after it is written.
-std::function<void(const std::string&)> trace_file_sink(const SessionDir& dir,
-                                                        std::function<void(const std::string&)> observe = {});
+// A buffered trace sink appending to trace.jsonl; `observe` sees each line once it is handed over.
+TraceSink trace_file_sink(const SessionDir& dir, std::function<void(const std::string&)> observe = {});
 
 // What out/result.txt holds for a finished task.
 std::string result_text(const TaskView& task);

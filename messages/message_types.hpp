@@ -98,5 +98,6 @@ CAF_BEGIN_TYPE_ID_BLOCK(mur, caf::first_custom_type_id)
   CAF_ADD_ATOM(mur, mur, ready_timeout_atom, "readytmo")  // process spawner: the ready deadline passed
   CAF_ADD_ATOM(mur, mur, task_end_atom, "taskend")        // door → member → supervisor: a task ended
   CAF_ADD_ATOM(mur, mur, gone_atom, "ssegone")            // door server: an SSE client went away
+  CAF_ADD_ATOM(mur, mur, flush_atom, "trflush")           // trace recorder: its own flush timer
 
 CAF_END_TYPE_ID_BLOCK(mur)

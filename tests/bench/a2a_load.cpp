@@ -13,8 +13,14 @@
 // Usage: bench_a2a_load --url URL [--pairs 2000] [--concurrency 16] [--warmup 200]
 //                       [--send-method SendMessage] [--get-method GetTask] [--text hi]
 //                       [--bearer TOKEN] [--label NAME] [--json] [--return-immediately]
+//                       [--send-only] [--rss-pid PID]
 // --return-immediately adds params.configuration {returnImmediately: true} to each SendMessage
 // (A2A 1.0: answer right after the task is created instead of blocking until it ends).
+// --send-only makes each pair one SendMessage (no GetTask): with blocking SendMessage, one
+// request per task. --rss-pid reads the server's resident set (/proc/PID/status VmRSS) before
+// the warm-up and after the run. The first and last tenth of the measured requests (by
+// completion order) are also reported as requests/s, to show whether a server slows as tasks
+// accumulate.
 #include <curl/curl.h>
 #include <nlohmann/json.hpp>
 
@@ -44,6 +50,8 @@ struct Options {
   std::string label;
   bool json_line = false;
   bool return_immediately = false;
+  bool send_only = false;
+  long rss_pid = 0;
 };
 
 [[noreturn]] void usage(const char* why) {
@@ -51,7 +59,7 @@ struct Options {
                "bench_a2a_load: %s\n"
                "usage: bench_a2a_load --url URL [--pairs N] [--concurrency C] [--warmup W]\n"
                "       [--send-method SendMessage] [--get-method GetTask] [--text hi] [--bearer TOKEN]\n"
-               "       [--label NAME] [--json] [--return-immediately]\n",
+               "       [--label NAME] [--json] [--return-immediately] [--send-only] [--rss-pid PID]\n",
                why);
   std::exit(2);
 }
@@ -87,6 +95,10 @@ Options parse(int argc, char** argv) {
       o.json_line = true;
     else if (a == "--return-immediately")
       o.return_immediately = true;
+    else if (a == "--send-only")
+      o.send_only = true;
+    else if (a == "--rss-pid")
+      o.rss_pid = std::atol(value().c_str());
     else
       usage(("unknown argument " + a).c_str());
   }
@@ -118,6 +130,7 @@ std::size_t on_write(char* data, std::size_t size, std::size_t n, void* user) {
 
 struct Stats {
   std::vector<double> latency_ms; // measured requests only
+  std::vector<clock_type::time_point> done_at; // each measured request's completion, in order
   long transport_errors = 0, http_errors = 0, rpc_errors = 0, no_task_id = 0;
   std::map<std::string, long> get_states;
   std::map<std::string, long> error_codes;
@@ -127,6 +140,33 @@ double pct(const std::vector<double>& sorted, double p) {
   if (sorted.empty())
     return 0;
   return sorted[static_cast<std::size_t>(p * static_cast<double>(sorted.size() - 1) + 0.5)];
+}
+
+// VmRSS of process `pid` in KiB, or -1 when it cannot be read.
+long rss_kib(long pid) {
+  if (pid <= 0)
+    return -1;
+  std::FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/status").c_str(), "r");
+  if (!f)
+    return -1;
+  char line[256];
+  long kib = -1;
+  while (std::fgets(line, sizeof line, f))
+    if (std::strncmp(line, "VmRSS:", 6) == 0)
+      kib = std::atol(line + 6);
+  std::fclose(f);
+  return kib;
+}
+
+// Requests/s over the `n` completions ending at done[last] (the span from the completion
+// before them, or `origin` for the first).
+double span_rps(const std::vector<clock_type::time_point>& done, std::size_t first, std::size_t n,
+                clock_type::time_point origin) {
+  if (n == 0 || first + n > done.size())
+    return 0;
+  const auto from = first == 0 ? origin : done[first - 1];
+  const double secs = std::chrono::duration<double>(done[first + n - 1] - from).count();
+  return secs > 0 ? static_cast<double>(n) / secs : 0;
 }
 
 } // namespace
@@ -148,6 +188,8 @@ int main(int argc, char** argv) {
   int next_pair = 0, phase_end = 0;
   Stats st;
   st.latency_ms.reserve(static_cast<std::size_t>(2 * o.pairs));
+  st.done_at.reserve(static_cast<std::size_t>(2 * o.pairs));
+  const long rss_before = rss_kib(o.rss_pid);
 
   std::vector<Client> clients(static_cast<std::size_t>(o.concurrency));
   auto start = [&](Client& c) {
@@ -208,8 +250,10 @@ int main(int argc, char** argv) {
         const CURLcode rc = m->data.result;
         curl_multi_remove_handle(multi, c.easy);
         const bool counted = c.pair >= o.warmup;
-        if (counted)
+        if (counted) {
           st.latency_ms.push_back(ms);
+          st.done_at.push_back(clock_type::now());
+        }
         long status = 0;
         curl_easy_getinfo(c.easy, CURLINFO_RESPONSE_CODE, &status);
         json r = rc == CURLE_OK ? json::parse(c.reply, nullptr, false) : json();
@@ -231,7 +275,13 @@ int main(int argc, char** argv) {
           ok = false;
         }
         bool next_send = true;
-        if (ok && c.phase == Phase::send) {
+        if (ok && c.phase == Phase::send && o.send_only) {
+          const json& res = r["result"];
+          const json* task = res.contains("task") ? &res["task"] : &res;
+          std::string state = task->contains("status") ? (*task)["status"].value("state", "?") : "?";
+          if (counted)
+            ++st.get_states[state];
+        } else if (ok && c.phase == Phase::send) {
           const json& res = r["result"];
           const json* task = res.contains("task") ? &res["task"] : (res.contains("id") ? &res : nullptr);
           std::string id =
@@ -265,6 +315,10 @@ int main(int argc, char** argv) {
   const auto measure_start = clock_type::now();
   run_phase(o.warmup + o.pairs);
   const auto measure_end = clock_type::now();
+  const long rss_after = rss_kib(o.rss_pid);
+  const std::size_t tenth = st.done_at.size() / 10;
+  const double first_tenth_rps = span_rps(st.done_at, 0, tenth, measure_start);
+  const double last_tenth_rps = span_rps(st.done_at, st.done_at.size() - tenth, tenth, measure_start);
 
   for (auto& c : clients)
     curl_easy_cleanup(c.easy);
@@ -277,8 +331,9 @@ int main(int argc, char** argv) {
   const double rps = static_cast<double>(st.latency_ms.size()) / secs;
   const long failures = st.transport_errors + st.http_errors + st.rpc_errors + st.no_task_id;
   const std::string label = o.label.empty() ? o.url : o.label;
-  std::printf("%s: %d %s+%s pairs (+%d warm-up), concurrency %d%s, %s\n", label.c_str(), o.pairs, o.send_method.c_str(),
-              o.get_method.c_str(), o.warmup, o.concurrency, o.return_immediately ? ", returnImmediately" : "",
+  const std::string second = o.send_only ? "" : "+" + o.get_method;
+  std::printf("%s: %d %s%s %s (+%d warm-up), concurrency %d%s, %s\n", label.c_str(), o.pairs, o.send_method.c_str(),
+              second.c_str(), o.send_only ? "requests" : "pairs", o.warmup, o.concurrency, o.return_immediately ? ", returnImmediately" : "",
               o.url.c_str());
   std::printf("  %zu requests in %.3f s: %.0f requests/s; latency ms p50 %.3f  p90 %.3f  p99 %.3f  max %.3f\n",
               st.latency_ms.size(), secs, rps, pct(st.latency_ms, 0.5), pct(st.latency_ms, 0.9),
@@ -287,7 +342,12 @@ int main(int argc, char** argv) {
               st.transport_errors, st.http_errors, st.rpc_errors, st.no_task_id);
   for (const auto& [code, n] : st.error_codes)
     std::printf(" [code %s x%ld]", code.c_str(), n);
-  std::printf("\n  GetTask states:");
+  std::printf("\n  first tenth %.0f requests/s, last tenth %.0f requests/s (last/first %.2f)", first_tenth_rps,
+              last_tenth_rps, first_tenth_rps > 0 ? last_tenth_rps / first_tenth_rps : 0.0);
+  if (o.rss_pid > 0)
+    std::printf("; server RSS %.1f MiB before, %.1f MiB after", static_cast<double>(rss_before) / 1024.0,
+                static_cast<double>(rss_after) / 1024.0);
+  std::printf("\n  %s states:", o.send_only ? "SendMessage answer" : "GetTask");
   for (const auto& [state, n] : st.get_states)
     std::printf(" %s x%ld", state.c_str(), n);
   std::printf("\n");
@@ -306,6 +366,11 @@ int main(int argc, char** argv) {
              {"p99_ms", pct(st.latency_ms, 0.99)},
              {"max_ms", st.latency_ms.empty() ? 0.0 : st.latency_ms.back()},
              {"failures", failures},
+             {"send_only", o.send_only},
+             {"first_tenth_rps", first_tenth_rps},
+             {"last_tenth_rps", last_tenth_rps},
+             {"rss_before_kib", rss_before},
+             {"rss_after_kib", rss_after},
              {"get_states", st.get_states}};
     std::printf("%s\n", out.dump().c_str());
   }

@@ -114,6 +114,25 @@ TEST_CASE("tasks held at once follows the acceptance policy", "[manifest]") {
   CHECK(parse_manifest(head + "lifecycle: {task_acceptance: queue, queue_depth: 0}\n", "m").tasks_held_at_once() == 0);
 }
 
+TEST_CASE("lifecycle.retain_tasks bounds the ended tasks a door keeps", "[manifest][retention]") {
+  Manifest d = parse_manifest(head, "m");
+  CHECK(d.lifecycle.retain_tasks_max == 1000);
+  CHECK(d.lifecycle.retain_tasks_max_age == std::chrono::hours(1));
+  Manifest m = parse_manifest(head + "lifecycle: {retain_tasks: {max: 50, max_age: 10m}}\n", "m");
+  CHECK(m.lifecycle.retain_tasks_max == 50);
+  CHECK(m.lifecycle.retain_tasks_max_age == std::chrono::minutes(10));
+  Manifest one = parse_manifest(head + "lifecycle: {retain_tasks: {max: 1}}\n", "m");
+  CHECK(one.lifecycle.retain_tasks_max == 1);
+  CHECK(one.lifecycle.retain_tasks_max_age == std::chrono::hours(1));
+  refused(head + "lifecycle: {retain_tasks: {max: 0}}\n", "E-MAN-002", "lifecycle.retain_tasks.max: must be between 1");
+  refused(head + "lifecycle: {retain_tasks: {max: 2000000}}\n", "E-MAN-002", "lifecycle.retain_tasks.max: must be between 1");
+  refused(head + "lifecycle: {retain_tasks: {max_age: 0}}\n", "E-MAN-002", "lifecycle.retain_tasks.max_age: must be longer than zero");
+  refused(head + "lifecycle: {retain_tasks: {max_age: soon}}\n", "E-MAN-002", "lifecycle.retain_tasks.max_age: is not a duration");
+  refused(head + "lifecycle: {retain_tasks: {keep: 3}}\n", "E-MAN-002", "lifecycle.retain_tasks.keep: is not a known key");
+  refused(head + "lifecycle: {retain_tasks: {}}\n", "E-MAN-002", "lifecycle.retain_tasks: is empty");
+  refused(head + "lifecycle: {retain_tasks: }\n", "E-MAN-002", "retain_tasks is empty");
+}
+
 TEST_CASE("file-level refusals are E-MAN-001", "[manifest]") {
   refused("", "E-MAN-001", "is empty");
   refused("name: [unclosed", "E-MAN-001", "not valid YAML");
