@@ -134,17 +134,17 @@ TEST_CASE("a peer SIGSTOPped mid-call is named as not answering, within the call
   CHECK(text.find("busy") == std::string::npos);
   CHECK(send.wait() == 0);
 
-  // The lead's trace names the outcome: unreachable (seen not answering) or, if the call
-  // deadline came first, timed_out.
+  run.signal(SIGTERM);
+  CHECK(run.wait() == 128 + SIGTERM);
+  CHECK(gone_within(s.coder, generous));
+
+  // The lead's trace (complete once the formation has ended: traces are written buffered) names
+  // the outcome: unreachable (seen not answering) or, if the call deadline came first, timed_out.
   auto traces = ff.f.traces(s.id());
   std::string status;
   for (const auto& e : traces["lead"])
     if (e.is_object() && e.value("event_type", "") == "member_call") status = e.value("status", "");
   CHECK((status == "unreachable" || status == "timed_out"));
-
-  run.signal(SIGTERM);
-  CHECK(run.wait() == 128 + SIGTERM);
-  CHECK(gone_within(s.coder, generous));
 }
 
 TEST_CASE("a peer that dies while the formation idles: the launcher names it and ends the formation with 69",

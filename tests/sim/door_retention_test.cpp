@@ -22,14 +22,14 @@ namespace {
 
 // A task actor that ends its task as soon as it starts: it reports TaskFinished, or, when
 // `report` is false, just stops (as a crashed task would).
-caf::behavior instant_task(caf::event_based_actor* self, TaskView t, caf::actor door, bool report) {
+caf::behavior instant_task(caf::event_based_actor* self, TaskView t, task_owner door, bool report) {
   if (report) {
     TaskFinished f;
     f.task_id = t.id;
     f.state = TaskState::completed;
     f.answer = "echo: " + t.request;
     f.status_text = f.answer;
-    f.exit_status = "ok";
+    f.exit_status = TaskExit::ok;
     self->send(door, f);
   }
   self->quit();
@@ -37,7 +37,7 @@ caf::behavior instant_task(caf::event_based_actor* self, TaskView t, caf::actor 
 }
 
 struct retention_fixture : test_coordinator_fixture<caf::actor_system_config> {
-  caf::actor door;
+  door_handle door;
   bool report = true;
 
   void open(TaskRetention keep) {
@@ -48,9 +48,10 @@ struct retention_fixture : test_coordinator_fixture<caf::actor_system_config> {
     d.acceptance.queue_depth = 100;
     d.acceptance.exit_after_task = false;
     d.acceptance.retention = keep;
+    d.ids.simulated = true; // the door's time of day follows the test scheduler's clock
     auto& s = sys;
-    d.start_task = [&s, this](const TaskView& t, const caf::actor& door) {
-      return s.spawn(instant_task, t, door, report);
+    d.start_task = [&s, this](const TaskView& t, const task_owner& door) {
+      return caf::actor_cast<task_handle>(s.spawn(instant_task, t, door, report));
     };
     door = spawn_door(sys, std::move(d));
     sched.run();
