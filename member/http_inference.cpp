@@ -1,5 +1,6 @@
 #include "member/http_inference.hpp"
 
+#include "http/chat_completions.hpp"
 #include "messages/model_endpoint.hpp"
 
 #include <nlohmann/json.hpp>
@@ -76,12 +77,6 @@ const std::vector<const char*>& http_only_inference_keys() {
   static const std::vector<const char*> keys{"endpoint", "model", "api_key", "max_tokens", "temperature",
                                              "stream", "request_timeout_secs", "params"};
   return keys;
-}
-
-const std::vector<std::string>& chat_fields_set_by_mur() {
-  static const std::vector<std::string> fields{"model", "messages", "tools", "tool_choice", "stream",
-                                               "stream_options"};
-  return fields;
 }
 
 void parse_http_inference(const Value& inf, Inference& out) {

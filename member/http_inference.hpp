@@ -21,9 +21,6 @@ namespace mur {
 // The `inference` keys that only transport http reads (besides endpoint/model/api_key/prompts).
 const std::vector<const char*>& http_only_inference_keys();
 
-// The request-body fields mur sets itself, which `params` may not name.
-const std::vector<std::string>& chat_fields_set_by_mur();
-
 // Reads the http keys of `inf` into `out`; throws Failure (E-MAN-002 / E-MAN-003).
 void parse_http_inference(const yaml::Value& inf, Inference& out);
 
