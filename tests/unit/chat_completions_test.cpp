@@ -134,7 +134,7 @@ TEST_CASE("dialect quirks: Ollama's whole calls with stop, llama.cpp's reasoning
   CHECK(l.text.find("user wants") == std::string::npos);
 }
 
-TEST_CASE("a stream cut short is E-MOD-031; a stream with a finish but no [DONE] is accepted", "[models][codec]") {
+TEST_CASE("a stream cut short is E-MOD-031, a stream with a finish but no DONE is accepted", "[models][codec]") {
   const std::string bytes = read("openai-stream.sse");
   // dies-mid-stream serves the first 1200 bytes (fixtures.json).
   auto cut = stream_of(bytes.substr(0, 1200), 0, nullptr, false);
@@ -190,7 +190,7 @@ TEST_CASE("tool-call deltas without an index or an id still make whole calls", "
   CHECK_FALSE(r.tool_calls[0].id.empty());
 }
 
-TEST_CASE("content_filter fails the task; length keeps the text", "[models][codec]") {
+TEST_CASE("content_filter fails the task, length keeps the text", "[models][codec]") {
   mur::ChatStream s;
   s.feed(chunk({{"content", "partial"}}, "length"));
   const auto r = must(s.finish());
