@@ -118,9 +118,8 @@ ModelFailure classify_http_failure(long status, const std::string& body, const s
             "inference.endpoint is the base URL before /chat/completions (often ending in /v1)";
     return f;
   }
-  if (status == 400 && (contains(body, "enable-auto-tool-choice") ||
-                        (contains(body, "tool choice") && contains(body, "auto")) ||
-                        (contains(body, "tool_choice") && contains(body, "auto")))) {
+  // vLLM's own words name its flags; other servers' complaints about tool_choice are E-MOD-013.
+  if (status == 400 && (contains(body, "enable-auto-tool-choice") || contains(body, "tool-call-parser"))) {
     f.code = "E-MOD-012";
     f.message = "the model server at " + url + " refused tool_choice \"auto\"" + said(body, key);
     f.fix = "start vLLM with --enable-auto-tool-choice --tool-call-parser <parser for your model> "

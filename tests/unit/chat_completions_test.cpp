@@ -287,6 +287,10 @@ TEST_CASE("HTTP failures are classified with E-MOD codes and never show the key"
   CHECK(vllm.fix.find("--enable-auto-tool-choice --tool-call-parser") != std::string::npos);
   CHECK_FALSE(vllm.retryable);
 
+  auto other = mur::classify_http_failure(
+    400, R"({"error":{"message":"'tool_choice' auto is only allowed when 'tools' are specified"}})", "", now, "m", url, key);
+  CHECK(other.code == "E-MOD-013");
+
   auto bad = mur::classify_http_failure(400, R"({"error":{"message":"unknown field top_k, key sk-test-0123456789abcdef"}})",
                                         "", now, "m", url, key);
   CHECK(bad.code == "E-MOD-013");
