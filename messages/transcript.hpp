@@ -9,6 +9,9 @@
 // their results are what this records.
 #pragma once
 
+#include <caf/meta/type_name.hpp>
+
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -22,7 +25,22 @@ struct ToolCall {
   bool operator==(const ToolCall& o) const { return id == o.id && name == o.name && arguments == o.arguments; }
 };
 
-enum class TranscriptRole { system, user, assistant, tool };
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, ToolCall& x) {
+  return f(caf::meta::type_name("mur::ToolCall"), x.id, x.name, x.arguments);
+}
+
+enum class TranscriptRole : std::uint8_t { system, user, assistant, tool };
+
+inline std::string to_string(TranscriptRole r) {
+  switch (r) {
+  case TranscriptRole::system: return "system";
+  case TranscriptRole::user: return "user";
+  case TranscriptRole::assistant: return "assistant";
+  case TranscriptRole::tool: return "tool";
+  }
+  return "?";
+}
 
 struct TranscriptMessage {
   TranscriptRole role = TranscriptRole::user;
@@ -43,6 +61,13 @@ struct TranscriptMessage {
   }
 };
 
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, TranscriptMessage& x) {
+  return f(caf::meta::type_name("mur::TranscriptMessage"), x.role, x.content, x.tool_calls, x.tool_call_id);
+}
+
+// Not yet registered in message_types.cpp: the session that hands transcripts between actors
+// adds mur::TranscriptMessage and std::vector<mur::TranscriptMessage> there.
 using Transcript = std::vector<TranscriptMessage>;
 
 } // namespace mur

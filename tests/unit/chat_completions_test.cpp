@@ -7,6 +7,9 @@
 #include "http/model_failure.hpp"
 #include "http/sse_events.hpp"
 
+#include <caf/binary_deserializer.hpp>
+#include <caf/binary_serializer.hpp>
+#include <caf/deep_to_string.hpp>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -351,4 +354,18 @@ TEST_CASE("SSE cutting: CRLF, comments, multi-line data, an unfinished event hel
   CHECK(cut.pending() == "data: tail");
   cut.feed("\n\n", 2, on);
   CHECK(got == std::vector<std::string>{"a\nb", "tail"});
+}
+
+TEST_CASE("a transcript survives CAF serialization and prints its roles", "[models][transcript]") {
+  mur::Transcript t{mur::TranscriptMessage::system("s"), mur::TranscriptMessage::user("u"),
+                    mur::TranscriptMessage::assistant("", {{"call_1", "call-member", "{}"}}),
+                    mur::TranscriptMessage::tool_result("call_1", "held")};
+  std::vector<char> buf;
+  caf::binary_serializer out(nullptr, buf);
+  CHECK_FALSE(out(t));
+  mur::Transcript back;
+  caf::binary_deserializer in(nullptr, buf);
+  CHECK_FALSE(in(back));
+  CHECK(back == t);
+  CHECK(caf::deep_to_string(t[3]).find("tool") != std::string::npos);
 }
