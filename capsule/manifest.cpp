@@ -1,6 +1,7 @@
 #include "capsule/manifest.hpp"
 
 #include "capsule/capsule_names.hpp"
+#include "capsule/http_inference.hpp"
 #include "capsule/yaml_reader.hpp"
 #include "messages/duration.hpp"
 
@@ -92,51 +93,17 @@ void parse_script(const Value& inf, Inference& out) {
   if (auto turns = inf.get("turns")) out.turns = parse_turns(*turns);
 }
 
-bool is_env_reference(const std::string& s) {
-  static const std::regex ref(R"(^\$\{[A-Z_][A-Z0-9_]*\}$)");
-  return std::regex_match(s, ref);
-}
-
-void parse_http(const Value& inf, Inference& out) {
-  Value ep = inf.require("endpoint");
-  out.endpoint = ep.string();
-  static const std::regex url(R"(^https?://[A-Za-z0-9.\-\[\]:]+(/[^\s?#]*)?$)");
-  if (!std::regex_match(out.endpoint, url))
-    ep.fail("must be an http:// or https:// base URL with no query or fragment",
-            "write it like http://localhost:11434/v1");
-  out.model = inf.require("model").string();
-  if (auto k = inf.get("api_key")) {
-    out.api_key = k->string();
-    if (out.api_key.rfind("${", 0) == 0 && !is_env_reference(out.api_key))
-      k->fail("looks like an environment reference but is not ${UPPER_SNAKE_NAME}",
-              "write ${NAME} with capitals, digits and '_'");
-  }
-  auto sp = inf.get("system_prompt");
-  auto spf = inf.get("system_prompt_file");
-  if (sp && spf)
-    spf->fail_with("E-MAN-003", "is set together with inference.system_prompt",
-                   "keep either system_prompt or system_prompt_file");
-  if (sp) out.system_prompt = sp->text();
-  if (spf) {
-    out.system_prompt_file = spf->string();
-    const auto& f = out.system_prompt_file;
-    if (f.front() == '/' || f == ".." || f.rfind("../", 0) == 0 ||
-        f.find("/../") != std::string::npos || (f.size() >= 3 && f.substr(f.size() - 3) == "/.."))
-      spf->fail("must be a path inside the capsule folder", "give a relative path with no '..'");
-  }
-  if (auto mt = inf.get("max_tokens")) out.max_tokens = static_cast<int>(mt->integer(1, 1'000'000));
-}
-
 Inference parse_inference(const Value& inf) {
   inf.expect_map({"transport", "turns", "routes", "max_turns", "endpoint", "model", "api_key",
-                  "system_prompt", "system_prompt_file", "max_tokens", "command"});
+                  "system_prompt", "system_prompt_file", "max_tokens", "temperature", "stream",
+                  "request_timeout_secs", "params", "command"});
   Inference out;
   if (auto t = inf.get("transport"))
     out.transport = one_of<Transport>(
       *t, {{"script", Transport::script}, {"http", Transport::http}, {"process", Transport::process}});
   if (auto mt = inf.get("max_turns")) out.max_turns = static_cast<int>(mt->integer(1, 10'000));
 
-  auto refuse_foreign = [&](std::initializer_list<const char*> keys, const char* transport) {
+  auto refuse_foreign = [&](std::vector<const char*> keys, const char* transport) {
     for (const char* k : keys)
       if (auto v = inf.get(k))
         v->fail_with("E-MAN-003",
@@ -145,16 +112,17 @@ Inference parse_inference(const Value& inf) {
   };
   switch (out.transport) {
   case Transport::script:
-    refuse_foreign({"endpoint", "model", "api_key", "system_prompt", "system_prompt_file",
-                    "max_tokens", "command"}, "script");
+    refuse_foreign(http_only_inference_keys(), "script");
+    refuse_foreign({"system_prompt", "system_prompt_file", "command"}, "script");
     parse_script(inf, out);
     break;
   case Transport::http:
     refuse_foreign({"turns", "routes", "command"}, "http");
-    parse_http(inf, out);
+    parse_http_inference(inf, out);
     break;
   case Transport::process: {
-    refuse_foreign({"turns", "routes", "endpoint", "model", "api_key", "max_tokens"}, "process");
+    refuse_foreign({"turns", "routes"}, "process");
+    refuse_foreign(http_only_inference_keys(), "process");
     Value cmd = inf.require("command");
     out.command = cmd.strings();
     if (out.command.empty()) cmd.fail("is an empty list", "give the program and its arguments");

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mur {
@@ -61,13 +62,19 @@ struct Inference {
   // script
   std::vector<ScriptRoute> routes;
   std::vector<ScriptTurn> turns;
-  // http (OpenAI-compatible Chat Completions)
-  std::string endpoint;
+  // http (OpenAI-compatible Chat Completions; member/http_inference.hpp checks these)
+  std::string endpoint;        // base URL before /chat/completions (messages/model_endpoint.hpp)
   std::string model;
-  std::string api_key; // literal or ${ENV_NAME}; never printed
+  std::string api_key_env;     // NAME of `api_key: ${NAME}` ("" ⇒ no key); a literal key is refused
   std::string system_prompt;
   std::string system_prompt_file; // relative to the capsule folder
-  int max_tokens = 8192;
+  std::optional<int> max_tokens;    // sent only when set
+  std::optional<double> temperature; // sent only when set
+  bool stream = true;
+  int request_timeout_secs = 300;
+  // Extra request-body fields, passed through as they are: name → its value as JSON text, in
+  // file order. Never one of the fields mur sets itself.
+  std::vector<std::pair<std::string, std::string>> params;
   // process
   std::vector<std::string> command;
 };

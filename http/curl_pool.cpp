@@ -1,5 +1,7 @@
 #include "http/curl_pool.hpp"
 
+#include "http/sse_events.hpp"
+
 #include <curl/curl.h>
 #include <sodium.h>
 
@@ -46,7 +48,7 @@ struct Transfer {
   CURL* easy = nullptr;
   curl_slist* headers = nullptr;
   std::string body;      // a plain reply
-  std::string pending;   // an event stream's unfinished text
+  SseEvents events;      // an event stream, cut into events
   int mode = 0;          // 0 undecided, 1 body, 2 event stream
 
   ~Transfer() {
@@ -55,29 +57,6 @@ struct Transfer {
       if (!h.empty()) sodium_memzero(h.data(), h.size());
   }
 };
-
-// Cuts complete events out of `t.pending`, handing each `data:` payload on.
-void drain_events(Transfer& t) {
-  std::size_t end;
-  while ((end = t.pending.find("\n\n")) != std::string::npos) {
-    std::string block = t.pending.substr(0, end);
-    t.pending.erase(0, end + 2);
-    std::string data;
-    std::size_t pos = 0;
-    while (pos <= block.size()) {
-      std::size_t nl = block.find('\n', pos);
-      std::string line = block.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
-      if (line.rfind("data:", 0) == 0) {
-        std::string v = line.substr(5);
-        if (!v.empty() && v[0] == ' ') v.erase(0, 1);
-        data += (data.empty() ? "" : "\n") + v;
-      }
-      if (nl == std::string::npos) break;
-      pos = nl + 1;
-    }
-    if (!data.empty() && t.call.on_event) t.call.on_event(data);
-  }
-}
 
 std::size_t on_write(char* ptr, std::size_t size, std::size_t n, void* user) {
   auto& t = *static_cast<Transfer*>(user);
@@ -91,9 +70,7 @@ std::size_t on_write(char* ptr, std::size_t size, std::size_t n, void* user) {
     t.body.append(ptr, len);
     return len;
   }
-  for (std::size_t i = 0; i < len; ++i)
-    if (ptr[i] != '\r') t.pending.push_back(ptr[i]);
-  drain_events(t);
+  t.events.feed(ptr, len, t.call.on_event);
   return len;
 }
 

@@ -1,6 +1,7 @@
 #include "launcher/doctor.hpp"
 
 #include "launcher/admission.hpp"
+#include "launcher/inference_warnings.hpp"
 #include "capsule/manifest.hpp"
 #include "messages/failure.hpp"
 
@@ -78,6 +79,11 @@ int run_doctor(const std::string& dir_arg, std::ostream& out) {
     out << "Roster\n  file: " << dir << "/roster.yaml\n";
     try {
       Admission a = admit_roster_at(dir);
+      for (const auto& am : a.members)
+        for (auto& w : inference_warnings(am.capsule.manifest, "member '" + am.declared.name + "' (" +
+                                            am.declared.capsule + "@" + am.declared.version + ")",
+                                          process_env_lookup()))
+          a.warnings.push_back(std::move(w));
       print_members(a, out);
       for (const auto& w : a.warnings) out << "  \xE2\x9A\xA0  " << w.code << ": " << w.message << "\n";
       warnings = a.warnings;
@@ -98,6 +104,11 @@ int run_doctor(const std::string& dir_arg, std::ostream& out) {
           << "  " << (m.accepts_peer_tasks ? "serves peers" : "refuses peers") << "  "
           << (m.authentication ? "authenticated door" : "public door") << "\n";
       ++passed;
+      if (!has_roster)
+        for (auto& w : inference_warnings(m, "capsule " + m.name + "@" + m.version, process_env_lookup())) {
+          out << "  \xE2\x9A\xA0  " << w.code << ": " << w.message << "\n";
+          warnings.push_back(std::move(w));
+        }
     } catch (const Failure& f) {
       out << "  \xE2\x9C\x97  " << f.code() << ": " << f.message() << "\n";
       refusal = f;

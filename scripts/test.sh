@@ -6,7 +6,10 @@ cd "$(dirname "$0")/.."
 
 scripts/setup.sh
 BUILD_DIR=${MUR_BUILD_DIR:-build}
-if command -v npm >/dev/null; then (cd tests/interop && npm ci --no-audit --no-fund >/dev/null); fi
+if command -v npm >/dev/null; then
+  (cd tests/interop && npm ci --no-audit --no-fund >/dev/null)
+  (cd tests/models && npm ci --no-audit --no-fund >/dev/null)
+fi
 cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=${MUR_BUILD_TYPE:-Debug} >/dev/null
 cmake --build "$BUILD_DIR" -j"$(nproc)"
 (cd "$BUILD_DIR" && ctest --output-on-failure -j"$(nproc)" --timeout 300)

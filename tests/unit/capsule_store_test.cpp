@@ -85,7 +85,7 @@ TEST_CASE("bad sources are refused and leave nothing in the store", "[store]") {
   CHECK(code_of([&] { mur::install_capsule(t.src(), t.store(), mur::StoreScope::global, false); }) == "E-MAN-001");
   t.write("murmur.yaml", "name: w\nversion: [1]\n");
   CHECK(code_of([&] { mur::install_capsule(t.src(), t.store(), mur::StoreScope::global, false); }) == "E-MAN-002");
-  t.write("murmur.yaml", "name: w\nversion: 1\ninference: {transport: http, endpoint: 'http://x', model: m, system_prompt_file: gone.md}\n");
+  t.write("murmur.yaml", "name: w\nversion: 1\ninference: {transport: http, endpoint: 'http://localhost', model: m, system_prompt_file: gone.md}\n");
   CHECK(code_of([&] { mur::install_capsule(t.src(), t.store(), mur::StoreScope::global, false); }) == "E-MAN-002");
   CHECK_FALSE(fs::exists(fs::path(t.store()) / "w"));
 }

@@ -177,8 +177,8 @@ TEST_CASE("every field error names its key path (E-MAN-002)", "[manifest]") {
   refused(head + "inference: {max_turns: 0}\n", "E-MAN-002", "inference.max_turns");
   refused(head + "inference: {transport: http, model: m}\n", "E-MAN-002", "inference.endpoint: is required");
   refused(head + "inference: {transport: http, endpoint: 'ftp://x', model: m}\n", "E-MAN-002", "inference.endpoint: must be an http");
-  refused(head + "inference: {transport: http, endpoint: 'http://x', model: m, api_key: '${lower}'}\n", "E-MAN-002", "inference.api_key");
-  refused(head + "inference: {transport: http, endpoint: 'http://x', model: m, system_prompt_file: ../etc/passwd}\n", "E-MAN-002",
+  refused(head + "inference: {transport: http, endpoint: 'http://localhost', model: m, api_key: '${lower}'}\n", "E-MAN-002", "inference.api_key");
+  refused(head + "inference: {transport: http, endpoint: 'http://localhost', model: m, system_prompt_file: ../etc/passwd}\n", "E-MAN-002",
           "must be a path inside the capsule folder");
   refused(head + "inference: {transport: process}\n", "E-MAN-002", "inference.command: is required");
   refused(head + "inference: {transport: process, command: []}\n", "E-MAN-002", "inference.command: is an empty list");
@@ -200,10 +200,10 @@ TEST_CASE("script errors name the turn at fault", "[manifest]") {
 TEST_CASE("contradicting keys are E-MAN-003", "[manifest]") {
   refused(head + "inference: {turns: [{reply: a, fail: b}]}\n", "E-MAN-003", "more than one of reply");
   refused(head + "inference: {turns: [{reply: a, call: {member: b, task: c}}]}\n", "E-MAN-003", "same turn");
-  refused(head + "inference: {transport: http, endpoint: 'http://x', model: m, system_prompt: a, system_prompt_file: b}\n",
+  refused(head + "inference: {transport: http, endpoint: 'http://localhost', model: m, system_prompt: a, system_prompt_file: b}\n",
           "E-MAN-003", "inference.system_prompt_file: is set together with");
   refused(head + "inference: {transport: script, model: m}\n", "E-MAN-003", "inference.model: does not apply to transport: script");
-  refused(head + "inference: {transport: http, endpoint: 'http://x', model: m, turns: []}\n", "E-MAN-003", "inference.turns");
+  refused(head + "inference: {transport: http, endpoint: 'http://localhost', model: m, turns: []}\n", "E-MAN-003", "inference.turns");
   refused(head + "lifecycle: {queue_depth: 2}\n", "E-MAN-003", "task_acceptance is not queue");
 }
 

@@ -1,0 +1,27 @@
+// http_inference.hpp — the `inference` keys of `transport: http` (an OpenAI-compatible Chat
+// Completions server), read from a capsule's `murmur.yaml`.
+//
+// Invariant: what this accepts is something the model port can send as it is: an endpoint that
+// is `https://`, or `http://` to a loopback host only, with no user info, query or fragment; a
+// model; a key only as `${ENV_NAME}` (a literal key in a file is refused, and the refusal never
+// quotes it), required unless the endpoint is loopback; a system prompt from exactly one place;
+// numbers in range; `params` that never override a field mur sets itself. Every refusal names
+// the key path; unknown keys are refused by the caller's expect_map.
+// Spec: issue 11 item 1; decisions.md §6.
+#pragma once
+
+#include "capsule/manifest.hpp"
+#include "capsule/yaml_reader.hpp"
+
+#include <string>
+#include <vector>
+
+namespace mur {
+
+// The `inference` keys that only transport http reads (besides endpoint/model/api_key/prompts).
+const std::vector<const char*>& http_only_inference_keys();
+
+// Reads the http keys of `inf` into `out`; throws Failure (E-MAN-002 / E-MAN-003).
+void parse_http_inference(const yaml::Value& inf, Inference& out);
+
+} // namespace mur

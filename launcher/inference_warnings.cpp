@@ -1,0 +1,36 @@
+#include "launcher/inference_warnings.hpp"
+
+#include <cstdlib>
+
+namespace mur {
+
+EnvLookup process_env_lookup() {
+  return [](const std::string& name) -> std::optional<std::string> {
+    const char* v = std::getenv(name.c_str());
+    if (!v) return std::nullopt;
+    return std::string(v);
+  };
+}
+
+std::vector<Warning> inference_warnings(const Manifest& m, const std::string& who, const EnvLookup& env) {
+  std::vector<Warning> out;
+  const Inference& inf = m.inference;
+  if (inf.transport == Transport::http && !inf.api_key_env.empty()) {
+    const auto value = env(inf.api_key_env);
+    if (!value || value->empty())
+      out.push_back({"W-MOD-001",
+                     who + ": inference.api_key reads ${" + inf.api_key_env +
+                       "}, which is not set in this environment (members inherit it from mur run)",
+                     "set " + inf.api_key_env + " in the shell that runs mur run, e.g. export " +
+                       inf.api_key_env + "=… (never write the key into murmur.yaml)"});
+  }
+  if (inf.transport != Transport::script)
+    out.push_back({"W-RUN-050",
+                   who + ": inference transport " + to_string(inf.transport) +
+                     " is not runnable in this build yet; launching it is refused with E-RUN-050",
+                   "use transport: script (or leave inference out) until transport " +
+                     std::string(to_string(inf.transport)) + " lands"});
+  return out;
+}
+
+} // namespace mur

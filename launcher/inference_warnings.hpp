@@ -1,0 +1,29 @@
+// inference_warnings.hpp — what `mur doctor` says about a capsule's model before a launch:
+// the things admission accepts but a launch would then trip over.
+//
+// Invariant: doctor never passes silently what the launch refuses. A transport this build cannot
+// run yet (http, process: the launch refuses it with E-RUN-050) is W-RUN-050; an `${ENV}` the
+// capsule reads when it starts (its api_key) that is unset in doctor's own environment — the
+// environment members inherit — is W-MOD-001. Neither message ever holds a variable's value.
+// Spec: issue 11 item 1 "`mur doctor` … warns, with a Fix, when a `${ENV}` it needs is unset …
+// must never pass what the launch then refuses."
+#pragma once
+
+#include "launcher/admission.hpp"
+#include "capsule/manifest.hpp"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mur {
+
+// Reads one environment variable (nullopt: unset). Tests pass their own.
+using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;
+EnvLookup process_env_lookup();
+
+// `who` names the capsule in messages, e.g. "member 'coder' (coder@1.0.0)".
+std::vector<Warning> inference_warnings(const Manifest& m, const std::string& who, const EnvLookup& env);
+
+} // namespace mur

@@ -1,0 +1,44 @@
+// model_endpoint.hpp — the base URL of an OpenAI-compatible Chat Completions server, as a
+// capsule's `inference.endpoint` names it (the part before `/chat/completions`).
+//
+// Invariant: a ModelEndpoint exists only for a URL that is `http://` with a loopback host
+// (127.0.0.0/8, ::1, localhost) or `https://` with any host; it has no user info, no query and
+// no fragment, and its path never ends with '/'. So `chat_completions_url()` is always
+// `<scheme>://<host>[:port]<path>/chat/completions`, and a key sent to it over plain HTTP never
+// leaves the machine.
+// Spec: issue 11 item 1; decisions.md §6 "`http://` only for loopback hosts".
+#pragma once
+
+#include <optional>
+#include <string>
+#include <variant>
+
+namespace mur {
+
+struct ModelEndpoint {
+  std::string scheme;   // "http" or "https"
+  std::string host;     // as written; an IPv6 literal keeps its brackets
+  int port = 0;         // 0 ⇒ the scheme's default
+  std::string path;     // "" or "/v1"…, never ending in '/'
+  bool loopback = false;
+
+  std::string base() const;                 // scheme://host[:port]path
+  std::string chat_completions_url() const; // base() + "/chat/completions"
+};
+
+// Why a text is not a usable endpoint: `problem` completes "inference.endpoint: …".
+struct EndpointProblem {
+  std::string problem;
+  std::string fix;
+};
+
+std::variant<ModelEndpoint, EndpointProblem> parse_model_endpoint(const std::string& url);
+
+// 127.0.0.0/8 (dotted quad), ::1 (bracketed or not) and `localhost` (any case, with or
+// without a trailing dot).
+bool is_loopback_host(const std::string& host);
+
+// `${NAME}` ⇒ NAME (capitals, digits, '_', not starting with a digit); anything else ⇒ nullopt.
+std::optional<std::string> env_reference_name(const std::string& text);
+
+} // namespace mur

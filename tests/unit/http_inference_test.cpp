@@ -1,0 +1,230 @@
+// The `inference` keys of transport: http (member/http_inference.hpp), the endpoint rules
+// (messages/model_endpoint.hpp) and what doctor warns about a model (launcher/inference_warnings.hpp).
+#include "launcher/doctor.hpp"
+#include "launcher/inference_warnings.hpp"
+#include "capsule/manifest.hpp"
+#include "messages/failure.hpp"
+#include "messages/model_endpoint.hpp"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using mur::Manifest;
+using mur::parse_manifest;
+
+namespace {
+
+const std::string head = "name: worker\nversion: 1.0.0\n";
+
+std::string http(const std::string& extra, const std::string& endpoint = "http://127.0.0.1:11434/v1") {
+  return head + "inference:\n  transport: http\n  endpoint: '" + endpoint + "'\n  model: llama3.2\n" + extra;
+}
+
+mur::Failure refusal(const std::string& text) {
+  try {
+    parse_manifest(text, "murmur.yaml");
+  } catch (const mur::Failure& f) {
+    return f;
+  }
+  FAIL("the manifest was accepted:\n" << text);
+  throw;
+}
+
+void refused(const std::string& text, const std::string& code, const std::string& fragment) {
+  auto f = refusal(text);
+  INFO(text << "\n=> " << f.code() << " " << f.message() << " / Fix: " << f.fix());
+  CHECK(f.code() == code);
+  CHECK(f.message().find(fragment) != std::string::npos);
+  CHECK_FALSE(f.fix().empty());
+}
+
+} // namespace
+
+TEST_CASE("http inference: every key parses, with its defaults", "[manifest][models]") {
+  Manifest d = parse_manifest(http(""), "murmur.yaml");
+  CHECK(d.inference.transport == mur::Transport::http);
+  CHECK(d.inference.model == "llama3.2");
+  CHECK(d.inference.api_key_env.empty());
+  CHECK(d.inference.stream);
+  CHECK(d.inference.request_timeout_secs == 300);
+  CHECK_FALSE(d.inference.max_tokens);
+  CHECK_FALSE(d.inference.temperature);
+  CHECK(d.inference.params.empty());
+
+  Manifest m = parse_manifest(http("  api_key: ${OPENAI_API_KEY}\n  system_prompt: Be brief.\n  max_tokens: 512\n"
+                                   "  temperature: 0.2\n  stream: false\n  request_timeout_secs: 60\n  max_turns: 4\n"
+                                   "  params: {top_p: 0.9, seed: 7, stop: [\"\\n\\n\", END], logit_bias: {'50256': -100},"
+                                   " quoted: '12', flag: true, none: null}\n",
+                                   "https://api.openai.com/v1/"),
+                              "murmur.yaml");
+  const auto& inf = m.inference;
+  CHECK(inf.endpoint == "https://api.openai.com/v1/");
+  CHECK(inf.api_key_env == "OPENAI_API_KEY");
+  CHECK(inf.system_prompt == "Be brief.");
+  CHECK(inf.max_tokens == std::optional<int>(512));
+  CHECK(inf.temperature == std::optional<double>(0.2));
+  CHECK_FALSE(inf.stream);
+  CHECK(inf.request_timeout_secs == 60);
+  CHECK(inf.max_turns == 4);
+  std::map<std::string, nlohmann::json> params;
+  for (const auto& [k, v] : inf.params) params[k] = nlohmann::json::parse(v);
+  CHECK(params.at("top_p") == nlohmann::json(0.9));
+  CHECK(params.at("seed") == nlohmann::json(7));
+  CHECK(params.at("stop") == nlohmann::json::array({"\n\n", "END"}));
+  CHECK(params.at("logit_bias") == nlohmann::json{{"50256", -100}});
+  CHECK(params.at("quoted") == nlohmann::json("12")); // quoted stays a string
+  CHECK(params.at("flag") == nlohmann::json(true));
+  CHECK(params.at("none").is_null());
+  REQUIRE(inf.params.size() == 7);
+  CHECK(inf.params[0].first == "top_p"); // file order
+}
+
+TEST_CASE("http inference: the endpoint rules", "[manifest][models]") {
+  for (const char* ok : {"http://127.0.0.1:11434/v1", "http://127.9.9.9/v1", "http://localhost:8080", "http://LOCALHOST/v1",
+                         "http://[::1]:8000/v1", "https://api.openai.com/v1", "https://10.0.0.5:8443/v1"})
+    CHECK_NOTHROW(parse_manifest(http("  api_key: ${K}\n", ok), "murmur.yaml"));
+  refused(http("", "http://example.com/v1"), "E-MAN-002", "inference.endpoint: uses http:// with the host example.com");
+  refused(http("", "http://10.0.0.5:8000/v1"), "E-MAN-002", "which is not loopback");
+  refused(http("", "http://127.0.0.1.nip.io/v1"), "E-MAN-002", "which is not loopback");
+  refused(http("", "ftp://127.0.0.1/v1"), "E-MAN-002", "inference.endpoint: must be an http:// or https://");
+  refused(http("", "127.0.0.1:11434/v1"), "E-MAN-002", "inference.endpoint: must be an http:// or https://");
+  refused(http("", "https://user:pw@api.example.com/v1"), "E-MAN-002", "holds user info");
+  refused(http("", "https://api.example.com/v1?key=abc"), "E-MAN-002", "has a query");
+  refused(http("", "https://api.example.com/v1#top"), "E-MAN-002", "has a fragment");
+  refused(http("", "https://api.example.com:99999/v1"), "E-MAN-002", "port outside");
+  refused(http("", "https:///v1"), "E-MAN-002", "no valid host");
+  refused(http("", "http://127.0.0.1:11434/v1/chat/completions"), "E-MAN-002", "ends with /chat/completions");
+  // The user-info refusal never repeats what stood before '@'.
+  CHECK(refusal(http("", "https://sk-secret@api.example.com/v1")).message().find("sk-secret") == std::string::npos);
+}
+
+TEST_CASE("http inference: keys only as ${ENV}, required off loopback", "[manifest][models]") {
+  const std::string literal = "sk-proj-ThisIsALiteralKey123";
+  auto f = refusal(http("  api_key: " + literal + "\n"));
+  CHECK(f.code() == "E-MAN-002");
+  CHECK(f.message().find("inference.api_key: holds a literal key") != std::string::npos);
+  CHECK(f.fix().find("${") != std::string::npos);
+  CHECK(f.message().find(literal) == std::string::npos);
+  CHECK(f.fix().find(literal) == std::string::npos);
+  refused(http("  api_key: '${lower}'\n"), "E-MAN-002", "inference.api_key: looks like an environment reference");
+  refused(http("  api_key: 'prefix-${KEY}'\n"), "E-MAN-002", "inference.api_key: holds a literal key");
+  refused(http("", "https://api.openai.com/v1"), "E-MAN-002", "has no api_key");
+  CHECK(parse_manifest(http(""), "m").inference.api_key_env.empty()); // loopback: optional
+}
+
+TEST_CASE("http inference: value refusals name their key path", "[manifest][models]") {
+  refused(head + "inference: {transport: http, endpoint: 'http://localhost/v1'}\n", "E-MAN-002", "inference.model: is required");
+  refused(http("  max_tokens: 0\n"), "E-MAN-002", "inference.max_tokens: must be between 1");
+  refused(http("  temperature: 2.5\n"), "E-MAN-002", "inference.temperature: must be between 0");
+  refused(http("  temperature: '0.5'\n"), "E-MAN-002", "inference.temperature: must be a number");
+  refused(http("  temperature: warm\n"), "E-MAN-002", "inference.temperature: must be a number");
+  refused(http("  stream: 'yes'\n"), "E-MAN-002", "inference.stream: must be true or false");
+  refused(http("  request_timeout_secs: 0\n"), "E-MAN-002", "inference.request_timeout_secs: must be between 1");
+  refused(http("  request_timeout_secs: 86401\n"), "E-MAN-002", "inference.request_timeout_secs");
+  refused(http("  params: [top_p]\n"), "E-MAN-002", "inference.params: must be a mapping");
+  refused(http("  topp: 0.9\n"), "E-MAN-002", "inference.topp: is not a known key");
+  refused(http("  system_prompt: a\n  system_prompt_file: b.md\n"), "E-MAN-003",
+          "inference.system_prompt_file: is set together with inference.system_prompt");
+}
+
+TEST_CASE("http inference: params never override what mur sets", "[manifest][models]") {
+  for (const char* field : {"model", "messages", "tools", "tool_choice", "stream", "stream_options"})
+    refused(http(std::string("  params: {") + field + ": x}\n"), "E-MAN-002",
+            std::string("inference.params.") + field + ": is a request field mur sets itself");
+  refused(http("  params: {max_tokens: 9}\n"), "E-MAN-003", "inference.params.max_tokens: duplicates inference.max_tokens");
+  refused(http("  params: {temperature: 1}\n"), "E-MAN-003", "inference.params.temperature: duplicates");
+}
+
+TEST_CASE("http-only keys are refused under other transports", "[manifest][models]") {
+  for (const char* k : {"temperature: 1", "stream: true", "request_timeout_secs: 5", "params: {a: 1}"}) {
+    refused(head + "inference: {transport: script, " + k + "}\n", "E-MAN-003", "does not apply to transport: script");
+    refused(head + "inference: {transport: process, command: [x], " + k + "}\n", "E-MAN-003",
+            "does not apply to transport: process");
+  }
+}
+
+TEST_CASE("model endpoints: loopback hosts and the chat completions URL", "[models]") {
+  CHECK(mur::is_loopback_host("localhost"));
+  CHECK(mur::is_loopback_host("localhost."));
+  CHECK(mur::is_loopback_host("127.0.0.1"));
+  CHECK(mur::is_loopback_host("127.255.0.3"));
+  CHECK(mur::is_loopback_host("[::1]"));
+  CHECK_FALSE(mur::is_loopback_host("127.0.0.256"));
+  CHECK_FALSE(mur::is_loopback_host("128.0.0.1"));
+  CHECK_FALSE(mur::is_loopback_host("localhost.example.com"));
+  CHECK_FALSE(mur::is_loopback_host("0.0.0.0"));
+  auto e = std::get<mur::ModelEndpoint>(mur::parse_model_endpoint("http://127.0.0.1:11434/v1/"));
+  CHECK(e.chat_completions_url() == "http://127.0.0.1:11434/v1/chat/completions");
+  CHECK(e.loopback);
+  auto bare = std::get<mur::ModelEndpoint>(mur::parse_model_endpoint("https://models.example.com"));
+  CHECK(bare.chat_completions_url() == "https://models.example.com/chat/completions");
+  CHECK_FALSE(bare.loopback);
+  CHECK(mur::env_reference_name("${OPENAI_API_KEY}") == std::optional<std::string>("OPENAI_API_KEY"));
+  CHECK_FALSE(mur::env_reference_name("$OPENAI_API_KEY"));
+  CHECK_FALSE(mur::env_reference_name("${1KEY}"));
+}
+
+TEST_CASE("doctor's model warnings: W-RUN-050 for an unrunnable transport, W-MOD-001 for an unset key", "[doctor][models]") {
+  std::map<std::string, std::string> env{{"SET_KEY", "v"}, {"EMPTY_KEY", ""}};
+  mur::EnvLookup lookup = [&](const std::string& n) -> std::optional<std::string> {
+    auto it = env.find(n);
+    if (it == env.end()) return std::nullopt;
+    return it->second;
+  };
+  auto codes = [](const std::vector<mur::Warning>& ws) {
+    std::vector<std::string> c;
+    for (const auto& w : ws) {
+      CHECK(w.fix.size() > 10);
+      c.push_back(w.code);
+    }
+    return c;
+  };
+  Manifest script = parse_manifest(head, "m");
+  CHECK(mur::inference_warnings(script, "capsule worker@1.0.0", lookup).empty());
+
+  Manifest set = parse_manifest(http("  api_key: ${SET_KEY}\n"), "m");
+  CHECK(codes(mur::inference_warnings(set, "x", lookup)) == std::vector<std::string>{"W-RUN-050"});
+
+  Manifest unset = parse_manifest(http("  api_key: ${MISSING_KEY}\n"), "m");
+  auto ws = mur::inference_warnings(unset, "member 'coder' (coder@1.0.0)", lookup);
+  REQUIRE(codes(ws) == std::vector<std::string>{"W-MOD-001", "W-RUN-050"});
+  CHECK(ws[0].message.find("member 'coder' (coder@1.0.0): inference.api_key reads ${MISSING_KEY}") == 0);
+  CHECK(ws[0].fix.find("MISSING_KEY") != std::string::npos);
+  CHECK(ws[1].message.find("E-RUN-050") != std::string::npos);
+
+  Manifest empty = parse_manifest(http("  api_key: ${EMPTY_KEY}\n"), "m");
+  CHECK(codes(mur::inference_warnings(empty, "x", lookup)) == std::vector<std::string>{"W-MOD-001", "W-RUN-050"});
+
+  env["SECRET_VALUE_KEY"] = "sk-do-not-print";
+  Manifest p = parse_manifest(head + "inference: {transport: process, command: [agent]}\n", "m");
+  for (const auto& w : mur::inference_warnings(p, "x", lookup)) CHECK(w.message.find("sk-") == std::string::npos);
+  CHECK(codes(mur::inference_warnings(p, "x", lookup)) == std::vector<std::string>{"W-RUN-050"});
+}
+
+TEST_CASE("mur doctor on an http capsule does not say all checks passed", "[doctor][models]") {
+  char tmpl[] = "/tmp/mur-doctor-models-XXXXXX";
+  REQUIRE(::mkdtemp(tmpl) != nullptr);
+  const std::string dir = tmpl;
+  {
+    std::ofstream f(dir + "/murmur.yaml");
+    f << http("  api_key: ${MUR_TEST_SURELY_UNSET_KEY_11}\n");
+  }
+  ::unsetenv("MUR_TEST_SURELY_UNSET_KEY_11");
+  std::ostringstream out;
+  const int code = mur::run_doctor(dir, out);
+  INFO(out.str());
+  CHECK(code == mur::exit_ok);
+  CHECK(out.str().find("All checks passed") == std::string::npos);
+  CHECK(out.str().find("W-RUN-050") != std::string::npos);
+  CHECK(out.str().find("W-MOD-001") != std::string::npos);
+  CHECK(out.str().find("Fix: set MUR_TEST_SURELY_UNSET_KEY_11") != std::string::npos);
+  ::unlink((dir + "/murmur.yaml").c_str());
+  ::rmdir(dir.c_str());
+}
