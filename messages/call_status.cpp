@@ -1,12 +1,11 @@
 #include "messages/call_status.hpp"
 
-#include <array>
-#include <utility>
+#include "messages/enum_words.hpp"
 
 namespace mur {
 namespace {
 
-constexpr std::array<std::pair<CallStatus, const char*>, 10> words{{
+constexpr EnumWords<CallStatus, 10> words{{
   {CallStatus::started, "started"},
   {CallStatus::busy, "busy"},
   {CallStatus::refused, "refused"},
@@ -21,17 +20,9 @@ constexpr std::array<std::pair<CallStatus, const char*>, 10> words{{
 
 } // namespace
 
-std::string to_string(CallStatus s) {
-  for (const auto& [status, word] : words)
-    if (status == s) return word;
-  return "unknown";
-}
+std::string to_string(CallStatus s) { return word_of(words, s); }
 
-std::optional<CallStatus> parse_call_status(std::string_view word) {
-  for (const auto& [status, w] : words)
-    if (word == w) return status;
-  return std::nullopt;
-}
+std::optional<CallStatus> parse_call_status(std::string_view word) { return value_of(words, word); }
 
 CallStatus call_status_of(TaskState terminal) {
   switch (terminal) {

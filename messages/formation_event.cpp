@@ -1,12 +1,11 @@
 #include "messages/formation_event.hpp"
 
-#include <array>
-#include <utility>
+#include "messages/enum_words.hpp"
 
 namespace mur {
 namespace {
 
-constexpr std::array<std::pair<FormationEvent, const char*>, 7> words{{
+constexpr EnumWords<FormationEvent, 7> words{{
   {FormationEvent::formation, "formation"},
   {FormationEvent::ready, "ready"},
   {FormationEvent::entry, "entry"},
@@ -18,17 +17,9 @@ constexpr std::array<std::pair<FormationEvent, const char*>, 7> words{{
 
 } // namespace
 
-std::string to_string(FormationEvent e) {
-  for (const auto& [event, word] : words)
-    if (event == e) return word;
-  return "unknown";
-}
+std::string to_string(FormationEvent e) { return word_of(words, e); }
 
-std::optional<FormationEvent> parse_formation_event(std::string_view word) {
-  for (const auto& [event, w] : words)
-    if (word == w) return event;
-  return std::nullopt;
-}
+std::optional<FormationEvent> parse_formation_event(std::string_view word) { return value_of(words, word); }
 
 std::string to_string(LauncherDeadline d) {
   switch (d) {

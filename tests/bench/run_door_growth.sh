@@ -19,25 +19,12 @@
 #   JOBS          build parallelism (default 2)
 set -euo pipefail
 
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-repo="$(cd "$here/../.." && pwd)"
 tasks="${1:-100000}"
 concurrency="${2:-16}"
 warmup="${WARMUP:-500}"
 sides="${SIDES:-mur reference}"
-build="${BUILD_DIR:-$repo/build-bench}"
-jobs="${JOBS:-2}"
-ref_dir="$here/a2a_reference"
-capsule="$here/a2a_capsule"
-
-if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
-  [[ -f "$build/CMakeCache.txt" ]] || cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-  cmake --build "$build" -j"$jobs" --target mur bench_a2a_load >/dev/null
-fi
-mur="${MUR_BIN:-$build/mur}"
-load="$build/bench_a2a_load"
-[[ -x "$mur" && -x "$load" ]] || { echo "missing $mur or $load (build them, or unset SKIP_BUILD)" >&2; exit 1; }
-[[ -d "$ref_dir/node_modules/@a2a-js/sdk" ]] || (cd "$ref_dir" && npm ci --silent --no-audit --no-fund)
+# shellcheck source=tests/bench/bench_setup.sh
+source "$(dirname "${BASH_SOURCE[0]}")/bench_setup.sh"
 
 home="$(mktemp -d "${TMPDIR:-/tmp}/mur-door-growth.XXXXXX")"
 server_pid=""
@@ -54,22 +41,6 @@ stop_server() {
   server_pid=""
 }
 trap 'stop_server; rm -rf "$home"' EXIT
-
-# Starts a server whose first stdout line is JSON with "url"; sets $server_pid, $server_url.
-start_server() {
-  local name="$1" fd line
-  shift
-  exec {fd}< <(exec "$@")
-  server_pid=$!
-  if ! IFS= read -r -t 60 -u "$fd" line; then
-    echo "$name: no readiness line on stdout within 60 s" >&2
-    exit 1
-  fi
-  cat <&"$fd" >/dev/null &
-  exec {fd}<&-
-  server_url="$(node -e 'process.stdout.write(JSON.parse(process.argv[1]).url)' "$line")"
-  echo "$name: $server_url (pid $server_pid)"
-}
 
 results="$home/results.jsonl"
 echo "load: bench_a2a_load --send-only, $tasks blocking SendMessage tasks (+$warmup warm-up) at concurrency" \

@@ -21,8 +21,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::chrono::seconds generous{30};
-
 struct Serving {
   json formation;
   json entry;
@@ -138,7 +136,9 @@ TEST_CASE("SIGINT to the launcher ends the formation with 130", "[process][forma
 
 TEST_CASE("the deadline flag ends a serving formation with 124", "[process][formation]") {
   FormationFixture f;
-  LaunchedMur run({MUR_BINARY, "run", "--roster", f.project.path, "--json", "--deadline", "1s"}, f.env);
+  // Long enough for the members to be ready first even on a loaded machine (the test reads their
+  // readiness lines); the formation then serves until the deadline ends it.
+  LaunchedMur run({MUR_BINARY, "run", "--roster", f.project.path, "--json", "--deadline", "5s"}, f.env);
   Serving s = serve(run);
   CHECK(run.wait() == 124);
   all_gone(s.pids);

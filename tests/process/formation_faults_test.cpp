@@ -21,8 +21,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::chrono::seconds generous{30};
-
 // A lead that calls the coder and relays what came back; a coder that takes the task and thinks
 // for ten minutes (so only a fault ends the call).
 struct FaultFormation {
@@ -85,15 +83,28 @@ bool coder_holds_a_task(const FormationFixture& f, const std::string& frm) {
   return false;
 }
 
+// A serving fault formation whose coder holds the task of one `mur send` (call deadline
+// `call_deadline_secs`, the formation's deadline `deadline`).
+struct CallInFlight {
+  FaultFormation ff;
+  LaunchedMur run;
+  Serving s;
+  LaunchedMur send;
+  CallInFlight(int call_deadline_secs, const std::string& deadline)
+      : ff(call_deadline_secs),
+        run({MUR_BINARY, "run", "--roster", ff.f.project.path, "--json", "--deadline", deadline}, ff.f.env),
+        s(serve(run)),
+        send({MUR_BINARY, "send", s.id(), "the parser", "--json"}, ff.f.env) {
+    REQUIRE(coder_holds_a_task(ff.f, s.id()));
+  }
+};
+
 } // namespace
 
 TEST_CASE("a peer SIGKILLed mid-call: the answer names the refused connection; the launcher ends the formation with 69",
           "[process][formation][faults]") {
-  FaultFormation ff(600);
-  LaunchedMur run({MUR_BINARY, "run", "--roster", ff.f.project.path, "--json", "--deadline", "90s"}, ff.f.env);
-  Serving s = serve(run);
-  LaunchedMur send({MUR_BINARY, "send", s.id(), "the parser", "--json"}, ff.f.env);
-  REQUIRE(coder_holds_a_task(ff.f, s.id()));
+  CallInFlight c(600, "90s");
+  auto& [ff, run, s, send] = c;
   ::kill(s.coder, SIGKILL);
 
   json answer = json::parse(send.read_line(), nullptr, false);
@@ -117,11 +128,8 @@ TEST_CASE("a peer SIGKILLed mid-call: the answer names the refused connection; t
 
 TEST_CASE("a peer SIGSTOPped mid-call is named as not answering, within the call deadline",
           "[process][formation][faults]") {
-  FaultFormation ff(25);
-  LaunchedMur run({MUR_BINARY, "run", "--roster", ff.f.project.path, "--json", "--deadline", "120s"}, ff.f.env);
-  Serving s = serve(run);
-  LaunchedMur send({MUR_BINARY, "send", s.id(), "the parser", "--json"}, ff.f.env);
-  REQUIRE(coder_holds_a_task(ff.f, s.id()));
+  CallInFlight c(25, "120s");
+  auto& [ff, run, s, send] = c;
   ::kill(s.coder, SIGSTOP);
 
   json answer = json::parse(send.read_line(), nullptr, false);

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <map>
 #include <string>
 #include <vector>
@@ -32,6 +33,9 @@ struct FormationFixture {
 
 // The `formation frm_…` id a human-mode launch printed on stderr ("" if none).
 std::string formation_id_in(const std::string& err);
+
+// How long a process test waits for what must happen (a bound, never a speed asserted).
+inline constexpr std::chrono::seconds generous{30};
 
 // Token prefixes: neither may appear anywhere outside the 0600 running records.
 inline const std::vector<std::string> token_prefixes{"mft1.", "mdt1."};

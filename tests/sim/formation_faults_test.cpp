@@ -25,19 +25,28 @@ const std::string slow_coder = callee_yaml("coder-c", "inference: {turns: [{thin
 
 std::string output_of(const nlohmann::json& call) { return call["output"].get<std::string>(); }
 
+struct faults_fixture : formation_fixture {
+  // The lead calls the slow coder (call deadline `deadline_secs`); once the coder holds the task
+  // its door stops answering (as SIGSTOP); after `wait` the lead's one member_call event.
+  nlohmann::json call_after_coder_hangs(int deadline_secs, std::chrono::milliseconds wait) {
+    launch({{"lead", lead_with_deadline(deadline_secs)}, {"coder", slow_coder}}, {{"lead", {"coder"}}}, "go");
+    run_for(1s);
+    REQUIRE(events("lead", "member_call_start").size() == 1); // the coder holds the task
+    anon_send(spawner, hang_atom_v, std::string("coder"));
+    run_for(wait);
+    auto calls = events("lead", "member_call");
+    REQUIRE(calls.size() == 1);
+    return calls[0];
+  }
+};
+
 } // namespace
 
-TEST_CASE_METHOD(formation_fixture, "a held call whose callee stops answering ends unreachable, named as not answering",
+TEST_CASE_METHOD(faults_fixture, "a held call whose callee stops answering ends unreachable, named as not answering",
                  "[sim][formation][faults]") {
-  launch({{"lead", lead_with_deadline(60)}, {"coder", slow_coder}}, {{"lead", {"coder"}}}, "go");
-  run_for(1s);
-  REQUIRE(events("lead", "member_call_start").size() == 1); // the coder holds the task
-  anon_send(spawner, hang_atom_v, std::string("coder"));
-  run_for(30s);
-  auto calls = events("lead", "member_call");
-  REQUIRE(calls.size() == 1);
-  CHECK(calls[0]["status"] == "unreachable");
-  const std::string out = output_of(calls[0]);
+  auto call = call_after_coder_hangs(60, 30s);
+  CHECK(call["status"] == "unreachable");
+  const std::string out = output_of(call);
   INFO(out);
   CHECK(out.find("coder stopped answering while it held the task") != std::string::npos);
   CHECK(out.find("timed out") != std::string::npos);
@@ -45,17 +54,11 @@ TEST_CASE_METHOD(formation_fixture, "a held call whose callee stops answering en
   CHECK(launch_task("lead").answer.find("coder stopped answering") != std::string::npos);
 }
 
-TEST_CASE_METHOD(formation_fixture, "a call deadline over a callee that stopped answering ends timed_out, never busy",
+TEST_CASE_METHOD(faults_fixture, "a call deadline over a callee that stopped answering ends timed_out, never busy",
                  "[sim][formation][faults]") {
-  launch({{"lead", lead_with_deadline(10)}, {"coder", slow_coder}}, {{"lead", {"coder"}}}, "go");
-  run_for(1s);
-  REQUIRE(events("lead", "member_call_start").size() == 1);
-  anon_send(spawner, hang_atom_v, std::string("coder"));
-  run_for(15s);
-  auto calls = events("lead", "member_call");
-  REQUIRE(calls.size() == 1);
-  CHECK(calls[0]["status"] == "timed_out");
-  const std::string out = output_of(calls[0]);
+  auto call = call_after_coder_hangs(10, 15s);
+  CHECK(call["status"] == "timed_out");
+  const std::string out = output_of(call);
   INFO(out);
   CHECK(out.find("coder took the task but did not finish it within the call deadline of 10 s") != std::string::npos);
   CHECK(out.find("its door stopped answering (timed out)") != std::string::npos);

@@ -5,6 +5,7 @@
 #include "capsule/manifest.hpp"
 #include "messages/failure.hpp"
 #include "messages/model_endpoint.hpp"
+#include "refusal_of.hpp"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -28,21 +29,11 @@ std::string http(const std::string& extra, const std::string& endpoint = "http:/
 }
 
 mur::Failure refusal(const std::string& text) {
-  try {
-    parse_manifest(text, "murmur.yaml");
-  } catch (const mur::Failure& f) {
-    return f;
-  }
-  FAIL("the manifest was accepted:\n" << text);
-  throw;
+  return mur::test::refusal_of([](const std::string& t) { parse_manifest(t, "murmur.yaml"); }, text, "manifest");
 }
 
 void refused(const std::string& text, const std::string& code, const std::string& fragment) {
-  auto f = refusal(text);
-  INFO(text << "\n=> " << f.code() << " " << f.message() << " / Fix: " << f.fix());
-  CHECK(f.code() == code);
-  CHECK(f.message().find(fragment) != std::string::npos);
-  CHECK_FALSE(f.fix().empty());
+  mur::test::check_refusal(refusal(text), text, code, fragment);
 }
 
 } // namespace

@@ -1,5 +1,6 @@
 #include "launcher/roster.hpp"
 #include "messages/failure.hpp"
+#include "refusal_of.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -12,22 +13,13 @@ using mur::parse_roster;
 namespace {
 
 mur::Failure refusal(const std::string& text) {
-  try {
-    parse_roster(text, "roster.yaml");
-  } catch (const mur::Failure& f) {
-    return f;
-  }
-  FAIL("the roster was accepted:\n" << text);
-  throw;
+  return mur::test::refusal_of([](const std::string& t) { parse_roster(t, "roster.yaml"); }, text, "roster");
 }
 
 void refused(const std::string& text, const std::string& fragment) {
   auto f = refusal(text);
-  INFO(text << "\n=> " << f.code() << " " << f.message());
-  CHECK(f.code() == "E-ROS-001");
+  mur::test::check_refusal(f, text, "E-ROS-001", fragment);
   CHECK(f.message().rfind("roster.yaml: ", 0) == 0);
-  CHECK(f.message().find(fragment) != std::string::npos);
-  CHECK_FALSE(f.fix().empty());
 }
 
 const std::string lead = "roster_version: 1\nmembers:\n  - {name: lead, capsule: acme-lead, version: 1.0.0, entry: true}\n";
