@@ -21,25 +21,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Serving {
-  json formation;
-  json entry;
-  std::vector<pid_t> pids; // peers, then the entry
-  std::string id() const { return formation["formation_id"]; }
-};
-
-// Launches in serve mode with --json and reads the formation and entry readiness lines.
-Serving serve(LaunchedMur& run) {
-  Serving s;
-  s.formation = json::parse(run.read_line(), nullptr, false);
-  s.entry = json::parse(run.read_line(), nullptr, false);
-  REQUIRE(s.formation.is_object());
-  REQUIRE(s.entry.is_object());
-  for (const auto& p : s.formation["peers"]) s.pids.push_back(p["pid"].get<pid_t>());
-  s.pids.push_back(s.entry["pid"].get<pid_t>());
-  return s;
-}
-
 void all_gone(const std::vector<pid_t>& pids) {
   for (pid_t pid : pids) {
     INFO("pid " << pid);

@@ -51,20 +51,28 @@ struct FaultFormation {
     std::ofstream(dir + "/murmur.yaml") << "name: " << name << "\nversion: 1.0.0\n" << body;
     f.install(dir);
   }
+  // Replaces the coder by `once-coder`, whose lifecycle ends it after one task (after_task: exit).
+  void use_once_coder(const std::string& turn) {
+    write("once-coder", "inference:\n  transport: script\n  turns:\n    - " + turn + "\n"
+                        "lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: exit}\n"
+                        "exports: {peer_tasks: {accept: true}}\n"
+                        "capabilities: {network: {allow: [localhost]}}\n"
+                        "network: {authentication: {scheme: bearer}}\n");
+    std::ofstream(f.project.path + "/roster.yaml")
+      << "roster_version: 1\nmembers:\n"
+         "  - {name: lead,  capsule: fault-lead, version: 1.0.0, entry: true}\n"
+         "  - {name: coder, capsule: once-coder, version: 1.0.0}\n"
+         "reachability:\n  - {from: lead, to: [coder]}\n";
+  }
 };
 
-struct Serving {
-  json formation, entry;
+// The fault formation serving: its one peer is the coder.
+struct FaultServing : Serving {
   pid_t coder = 0;
-  std::string id() const { return formation["formation_id"]; }
 };
 
-Serving serve(LaunchedMur& run) {
-  Serving s;
-  s.formation = json::parse(run.read_line(), nullptr, false);
-  s.entry = json::parse(run.read_line(), nullptr, false);
-  REQUIRE(s.formation.is_object());
-  REQUIRE(s.entry.is_object());
+FaultServing serve_faults(LaunchedMur& run) {
+  FaultServing s{serve(run)};
   REQUIRE(s.formation["peers"].size() == 1);
   REQUIRE(s.formation["peers"][0]["name"] == "coder");
   s.coder = s.formation["peers"][0]["pid"].get<pid_t>();
@@ -88,12 +96,12 @@ bool coder_holds_a_task(const FormationFixture& f, const std::string& frm) {
 struct CallInFlight {
   FaultFormation ff;
   LaunchedMur run;
-  Serving s;
+  FaultServing s;
   LaunchedMur send;
   CallInFlight(int call_deadline_secs, const std::string& deadline)
       : ff(call_deadline_secs),
         run({MUR_BINARY, "run", "--roster", ff.f.project.path, "--json", "--deadline", deadline}, ff.f.env),
-        s(serve(run)),
+        s(serve_faults(run)),
         send({MUR_BINARY, "send", s.id(), "the parser", "--json"}, ff.f.env) {
     REQUIRE(coder_holds_a_task(ff.f, s.id()));
   }
@@ -183,16 +191,7 @@ TEST_CASE("a peer that dies while the formation idles: the launcher names it and
 
 TEST_CASE("mur doctor warns W-ROS-003 with a Fix line when a callee's after_task is exit", "[process][doctor][faults]") {
   FaultFormation ff(600);
-  ff.write("once-coder", "inference:\n  transport: script\n  turns:\n    - reply: done\n"
-                         "lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: exit}\n"
-                         "exports: {peer_tasks: {accept: true}}\n"
-                         "capabilities: {network: {allow: [localhost]}}\n"
-                         "network: {authentication: {scheme: bearer}}\n");
-  std::ofstream(ff.f.project.path + "/roster.yaml")
-    << "roster_version: 1\nmembers:\n"
-       "  - {name: lead,  capsule: fault-lead, version: 1.0.0, entry: true}\n"
-       "  - {name: coder, capsule: once-coder, version: 1.0.0}\n"
-       "reachability:\n  - {from: lead, to: [coder]}\n";
+  ff.use_once_coder("reply: done");
   Ran r = run_command({MUR_BINARY, "doctor", ff.f.project.path}, ff.f.env);
   INFO(r.out << r.err);
   CHECK(r.exit_code == 0);
@@ -204,19 +203,9 @@ TEST_CASE("mur doctor warns W-ROS-003 with a Fix line when a callee's after_task
 TEST_CASE("a peer that ends as its lifecycle says is no fault; a later call to it names a member that has ended",
           "[process][formation][faults]") {
   FaultFormation ff(600);
-  // It thinks a little, so the lead follows its task before it answers.
-  ff.write("once-coder", "inference:\n  transport: script\n  turns:\n    - think_ms: 500\n      reply: \"did {{task}}\"\n"
-                         "lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: exit}\n"
-                         "exports: {peer_tasks: {accept: true}}\n"
-                         "capabilities: {network: {allow: [localhost]}}\n"
-                         "network: {authentication: {scheme: bearer}}\n");
-  std::ofstream(ff.f.project.path + "/roster.yaml")
-    << "roster_version: 1\nmembers:\n"
-       "  - {name: lead,  capsule: fault-lead, version: 1.0.0, entry: true}\n"
-       "  - {name: coder, capsule: once-coder, version: 1.0.0}\n"
-       "reachability:\n  - {from: lead, to: [coder]}\n";
+  ff.use_once_coder("think_ms: 500\n      reply: \"did {{task}}\""); // it thinks a little, so the lead follows its task first
   LaunchedMur run({MUR_BINARY, "run", "--roster", ff.f.project.path, "--json", "--deadline", "90s"}, ff.f.env);
-  Serving s = serve(run);
+  FaultServing s = serve_faults(run);
 
   Ran first = run_command({MUR_BINARY, "send", s.id(), "one", "--json"}, ff.f.env);
   CHECK(first.exit_code == 0);

@@ -2,6 +2,8 @@
 
 #include "launched_mur.hpp"
 
+#include <catch2/catch.hpp>
+
 #include <filesystem>
 #include <regex>
 #include <sstream>
@@ -10,6 +12,17 @@
 namespace fs = std::filesystem;
 
 namespace mur::test {
+
+Serving serve(LaunchedMur& run) {
+  Serving s;
+  s.formation = nlohmann::json::parse(run.read_line(), nullptr, false);
+  s.entry = nlohmann::json::parse(run.read_line(), nullptr, false);
+  REQUIRE(s.formation.is_object());
+  REQUIRE(s.entry.is_object());
+  for (const auto& p : s.formation["peers"]) s.pids.push_back(p["pid"].get<int>());
+  s.pids.push_back(s.entry["pid"].get<int>());
+  return s;
+}
 
 FormationFixture::FormationFixture(const std::string& example) {
   env = {{"MURMUR_HOME", home.path}};

@@ -31,6 +31,18 @@ struct FormationFixture {
   std::vector<std::string> files_containing(const std::string& needle) const;
 };
 
+class LaunchedMur;
+
+// What a serve-mode `run --roster --json` prints first: the formation line (with its peers) and
+// the entry's readiness line; `pids` holds the peers' then the entry's.
+struct Serving {
+  nlohmann::json formation, entry;
+  std::vector<int> pids;
+  std::string id() const { return formation["formation_id"]; }
+};
+// Reads those two lines (bounded) and REQUIREs both to be JSON objects.
+Serving serve(LaunchedMur& run);
+
 // The `formation frm_…` id a human-mode launch printed on stderr ("" if none).
 std::string formation_id_in(const std::string& err);
 
