@@ -16,15 +16,7 @@ const char* const members[] = {"lead", "a", "b", "coder"};
 // trace lines once the formation ended.
 std::map<std::string, std::vector<std::string>> run_busy_formation() {
   formation_fixture f;
-  const std::string ask_coder =
-    "inference: {turns: [{call: {member: coder, task: 'from {{member}}'}}, {reply: '{{member}}: {{answer.coder}}'}]}\n";
-  f.launch({{"lead", entry_yaml("lead-c", "inference: {turns: [{call: [{member: a, task: x}, {member: b, task: y}]}, "
-                                          "{reply: 'A={{answer.a}} B={{answer.b}}'}]}\n")},
-            {"a", callee_yaml("worker-c", ask_coder)},
-            {"b", callee_yaml("worker-c", ask_coder)},
-            {"coder", callee_yaml("coder-c", "inference: {turns: [{think_ms: 1000, reply: 'coded {{task}}'}]}\n",
-                                  "{task_acceptance: single, after_task: sleep}")}},
-           {{"lead", {"a", "b"}}, {"a", {"coder"}}, {"b", {"coder"}}}, "build it");
+  launch_shared_coder(f);
   f.run_for(10s);
   REQUIRE(f.exit_code() == 0);
   std::map<std::string, std::vector<std::string>> traces;

@@ -20,15 +20,7 @@ std::vector<std::string> statuses(const std::vector<nlohmann::json>& calls) {
 
 TEST_CASE_METHOD(formation_fixture, "a busy callee is re-offered until it frees up and both answers arrive",
                  "[sim][formation][busy]") {
-  const std::string ask_coder =
-    "inference: {turns: [{call: {member: coder, task: 'from {{member}}'}}, {reply: '{{member}}: {{answer.coder}}'}]}\n";
-  launch({{"lead", entry_yaml("lead-c", "inference: {turns: [{call: [{member: a, task: x}, {member: b, task: y}]}, "
-                                        "{reply: 'A={{answer.a}} B={{answer.b}}'}]}\n")},
-          {"a", callee_yaml("worker-c", ask_coder)},
-          {"b", callee_yaml("worker-c", ask_coder)},
-          {"coder", callee_yaml("coder-c", "inference: {turns: [{think_ms: 1000, reply: 'coded {{task}}'}]}\n",
-                                "{task_acceptance: single, after_task: sleep}")}},
-         {{"lead", {"a", "b"}}, {"a", {"coder"}}, {"b", {"coder"}}}, "build it");
+  launch_shared_coder(*this);
   run_for(10s);
   CHECK(exit_code() == 0);
   auto answer = launch_task("lead");

@@ -159,4 +159,18 @@ inline std::string entry_yaml(const std::string& name, const std::string& infere
   return "name: " + name + "\nversion: 1.0.0\n" + inference + extra + "network: {authentication: {scheme: bearer}}\n";
 }
 
+// The busy formation: the entry calls `a` and `b` in one turn; both call `coder`, which holds one
+// task at a time (thinking 1 s), so one of them is turned away busy and keeps offering.
+inline void launch_shared_coder(formation_fixture& f, const std::string& task = "build it") {
+  const std::string ask_coder =
+    "inference: {turns: [{call: {member: coder, task: 'from {{member}}'}}, {reply: '{{member}}: {{answer.coder}}'}]}\n";
+  f.launch({{"lead", entry_yaml("lead-c", "inference: {turns: [{call: [{member: a, task: x}, {member: b, task: y}]}, "
+                                          "{reply: 'A={{answer.a}} B={{answer.b}}'}]}\n")},
+            {"a", callee_yaml("worker-c", ask_coder)},
+            {"b", callee_yaml("worker-c", ask_coder)},
+            {"coder", callee_yaml("coder-c", "inference: {turns: [{think_ms: 1000, reply: 'coded {{task}}'}]}\n",
+                                  "{task_acceptance: single, after_task: sleep}")}},
+           {{"lead", {"a", "b"}}, {"a", {"coder"}}, {"b", {"coder"}}}, task);
+}
+
 } // namespace mur::sim
