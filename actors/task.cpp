@@ -130,7 +130,12 @@ void finish(task_ptr self, TaskFinished done) {
   st.pending.clear();
   done.task_id = st.setup.task.id;
   trace(self, "task_end", {{"task_id", st.setup.task.id}, {"exit_status", to_string(done.exit_status)}, {"turns", st.turn}});
-  if (st.setup.door) self->send(st.setup.door, std::move(done));
+  if (st.setup.door) {
+    self->send(st.setup.door, std::move(done));
+    // CAF 0.17 keeps a monitor's entry on the monitored actor until it is removed or that actor
+    // ends: without this the door would hold one entry for every task it ever ran.
+    self->demonitor(st.setup.door.address());
+  }
   self->quit();
 }
 

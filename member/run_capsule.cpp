@@ -165,22 +165,35 @@ std::int32_t wait_for_end(caf::scoped_actor& self, const Session& s, const RunCa
   std::int32_t code = 0;
   bool ended = false;
   bool printed = false;
+  // out/result.txt holds the newest ended task. Under load tasks end faster than this thread can
+  // rewrite a file for each, so the newest one is written once no other message waits (one write
+  // per burst): this thread never falls behind the door, whose messages would otherwise pile up.
+  ResultFile result(s.dir);
+  std::optional<TaskView> unwritten;
+  auto write_when_idle = [&] {
+    if (unwritten && self->mailbox().empty()) {
+      result.write(*unwritten);
+      unwritten.reset();
+    }
+  };
   self->receive_while([&] { return !ended; })(
     [&](ended_atom, const std::string&, std::int32_t c) {
       code = c;
       ended = true;
     },
     [&](task_end_atom, const TaskView& t) {
-      if (is_terminal(t.state)) write_result(s.dir, t);
+      if (is_terminal(t.state)) unwritten = t;
+      write_when_idle();
     },
     [&](const TaskEvent& ev) { // the launch task's ending
       if (!is_terminal(ev.task.state)) return;
-      write_result(s.dir, ev.task);
+      result.write(ev.task);
       if (!printed && has_launch_task) {
         printed = true;
         print_answer(o, ev.task);
       }
     });
+  if (unwritten) result.write(*unwritten);
   return code;
 }
 

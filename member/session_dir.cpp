@@ -92,9 +92,21 @@ std::string result_text(const TaskView& t) {
   return "error: " + (t.status_text.empty() ? "the task ended " + state_word(t.state) : t.status_text);
 }
 
-void write_result(const SessionDir& dir, const TaskView& task) {
-  std::ofstream out(dir.result_path, std::ios::trunc);
-  out << result_text(task);
+ResultFile::ResultFile(const SessionDir& dir) : path_(dir.result_path) {}
+
+void ResultFile::write(const TaskView& task) {
+  if (!fd_.valid()) fd_ = UniqueFd(::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (!fd_.valid()) return; // the session dir was checked at start; a vanished one loses only this file
+  const std::string text = result_text(task);
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::pwrite(fd_.get(), text.data() + done, text.size() - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    done += static_cast<std::size_t>(n);
+  }
+  if (text.size() < size_) (void)::ftruncate(fd_.get(), static_cast<off_t>(text.size()));
+  size_ = text.size();
 }
 
 } // namespace mur

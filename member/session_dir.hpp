@@ -6,13 +6,15 @@
 // never sees half a line and a line costs no system call; the trace recorder flushes at most
 // 200 ms after a line and at the session's end (trace_recorder.hpp), and the sink flushes when
 // 64 KiB have gathered and when it is dropped, so a crash loses at most the last 200 ms;
-// result.txt is rewritten whole for each finished task (the answer, `error: <why>` or
-// `no answer: <why>`).
+// result.txt holds the newest finished task (the answer, `error: <why>` or `no answer: <why>`):
+// it is kept open and overwritten in place (pwrite at 0, ftruncate only when it shrinks), so a
+// door that serves thousands of tasks a second does not reopen and truncate a file for each.
 // Spec: murmur-capsule.md §4 (layout), §5 (trace format); decisions.md §5.
 #pragma once
 
 #include "actors/trace_recorder.hpp"
 #include "messages/a2a_task.hpp"
+#include "os/unique_fd.hpp"
 
 #include <functional>
 #include <memory>
@@ -34,6 +36,18 @@ TraceSink trace_file_sink(const SessionDir& dir, std::function<void(const std::s
 
 // What out/result.txt holds for a finished task.
 std::string result_text(const TaskView& task);
-void write_result(const SessionDir& dir, const TaskView& task);
+
+// out/result.txt, opened once (0644) at the first finished task and kept open for the session.
+class ResultFile {
+public:
+  explicit ResultFile(const SessionDir& dir);
+  // Replaces the file's content with the task's result text.
+  void write(const TaskView& task);
+
+private:
+  std::string path_;
+  UniqueFd fd_;
+  std::size_t size_ = 0; // bytes the file holds now
+};
 
 } // namespace mur
