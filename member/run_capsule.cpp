@@ -11,6 +11,7 @@
 #include "capsule/manifest.hpp"
 #include "capsule/member_wiring.hpp"
 #include "os/process_start.hpp"
+#include "member/result_writer.hpp"
 #include "member/running_record.hpp"
 #include "capsule/script_model.hpp"
 #include "member/session_dir.hpp"
@@ -94,7 +95,7 @@ struct Session {
 
 // Serving: session directory, door tokens, the member actor wired by member_setup(), its door on
 // HTTP, the running record, the readiness line. Throws mur::Failure before the door serves.
-Session serve(caf::actor_system& sys, const supervisor_port& supervisor, const Manifest& m,
+Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manifest& m,
               const RunCapsuleOptions& o, const LaunchOptions& launch, const JoinedFormation& formation) {
   Session s;
   s.id = launch.session_id;
@@ -116,6 +117,7 @@ Session serve(caf::actor_system& sys, const supervisor_port& supervisor, const M
   s.network = spawn_door_network(sys, std::make_shared<CurlPool>());
   s.trace = spawn_trace_recorder(sys, s.id, trace_file_sink(s.dir));
   s.model = spawn_script_model(sys, m.inference);
+  const supervisor_port supervisor = spawn_result_writer(sys, s.dir, waiter);
   MemberSetup ms = member_setup(m, launch, MemberPorts{s.trace, s.network, s.model, supervisor, IdClockSpec{}});
   const bool takes_tasks = ms.acceptance.kind != AcceptancePolicy::Kind::none;
   s.member = spawn_member(sys, std::move(ms));
@@ -159,41 +161,23 @@ Session serve(caf::actor_system& sys, const supervisor_port& supervisor, const M
   return s;
 }
 
-// Waiting: every task that ended leaves its result; the launch task's answer is printed once;
-// the member's `(ended_atom, member, code)` ends the wait with the session's exit code.
-std::int32_t wait_for_end(caf::scoped_actor& self, const Session& s, const RunCapsuleOptions& o, bool has_launch_task) {
+// Waiting: the result writer (the supervisor port) hands on the launch task's ending, whose
+// answer is printed once, and `(ended_atom, member, code)`, which ends the wait with the
+// session's exit code. Tasks' results are the writer's (member/result_writer.hpp).
+std::int32_t wait_for_end(caf::scoped_actor& self, const RunCapsuleOptions& o, bool has_launch_task) {
   std::int32_t code = 0;
   bool ended = false;
   bool printed = false;
-  // out/result.txt holds the newest ended task. Under load tasks end faster than this thread can
-  // rewrite a file for each, so the newest one is written once no other message waits (one write
-  // per burst): this thread never falls behind the door, whose messages would otherwise pile up.
-  ResultFile result(s.dir);
-  std::optional<TaskView> unwritten;
-  auto write_when_idle = [&] {
-    if (unwritten && self->mailbox().empty()) {
-      result.write(*unwritten);
-      unwritten.reset();
-    }
-  };
   self->receive_while([&] { return !ended; })(
     [&](ended_atom, const std::string&, std::int32_t c) {
       code = c;
       ended = true;
     },
-    [&](task_end_atom, const TaskView& t) {
-      if (is_terminal(t.state)) unwritten = t;
-      write_when_idle();
-    },
     [&](const TaskEvent& ev) { // the launch task's ending
-      if (!is_terminal(ev.task.state)) return;
-      result.write(ev.task);
-      if (!printed && has_launch_task) {
-        printed = true;
-        print_answer(o, ev.task);
-      }
+      if (!is_terminal(ev.task.state) || printed || !has_launch_task) return;
+      printed = true;
+      print_answer(o, ev.task);
     });
-  if (unwritten) result.write(*unwritten);
   return code;
 }
 
@@ -236,12 +220,12 @@ int run_capsule(const Manifest& m, const RunCapsuleOptions& o) {
   cfg.set("scheduler.max-threads", 2);
   caf::actor_system sys{cfg};
   caf::scoped_actor self{sys};
-  const auto supervisor = caf::actor_cast<supervisor_port>(self); // wait_for_end handles its messages
+  const auto waiter = caf::actor_cast<supervisor_port>(self); // wait_for_end handles what reaches it
 
-  Session session = serve(sys, supervisor, m, o, launch, formation);
+  Session session = serve(sys, waiter, m, o, launch, formation);
   attach_member(formation, session.member);
   SignalWatch signals([member = session.member](int) { caf::anon_send(member, sigterm_atom_v); });
-  const std::int32_t code = wait_for_end(self, session, o, !launch.task.empty());
+  const std::int32_t code = wait_for_end(self, o, !launch.task.empty());
   signals.stop();
   close_session(self, session, formation);
   return code;
