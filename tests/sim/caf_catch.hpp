@@ -52,3 +52,13 @@ public:
     caf_expect_.fields;                                                        \
     caf_expect_.eval();                                                        \
   } while (false)
+
+// The one message of type T waiting for `self` after the scheduler ran (REQUIREs that it came).
+template <class T, class Self>
+T received(Self& self) {
+  T out;
+  bool got = false;
+  self->receive([&](T& r) { out = std::move(r); got = true; }, caf::after(std::chrono::seconds(0)) >> [] {});
+  REQUIRE(got);
+  return out;
+}

@@ -77,11 +77,7 @@ struct door_fixture : test_coordinator_fixture<caf::actor_system_config> {
   DoorReply call_at(const std::string& at, std::shared_ptr<const FormationToken> token, DoorRequest req) {
     self->send(network, DoorCallTo{at}, Bearer{std::move(token)}, std::move(req));
     sched.run();
-    DoorReply out;
-    bool got = false;
-    self->receive([&](DoorReply& r) { out = r; got = true; }, caf::after(0s) >> [] {});
-    REQUIRE(got);
-    return out;
+    return received<DoorReply>(self);
   }
   std::shared_ptr<const FormationToken> token(FormationAuthority& a, const std::string& from, const std::string& to) {
     return std::make_shared<const FormationToken>(a.mint(from, to));

@@ -65,11 +65,7 @@ struct retention_fixture : test_coordinator_fixture<caf::actor_system_config> {
   DoorReply ask(const DoorRequest& req) {
     self->send(door, req);
     sched.run();
-    DoorReply out;
-    bool got = false;
-    self->receive([&](DoorReply& r) { out = r; got = true; }, caf::after(0s) >> [] {});
-    REQUIRE(got);
-    return out;
+    return received<DoorReply>(self);
   }
   std::string run_task(const std::string& text) { // blocking SendMessage: answers at the task's end
     DoorRequest r;
