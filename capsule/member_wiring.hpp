@@ -14,6 +14,7 @@
 #include "actors/member.hpp"
 #include "actors/ports.hpp"
 #include "capsule/manifest.hpp"
+#include "messages/failure.hpp"
 #include "messages/formation_bundle.hpp"
 
 #include <memory>
@@ -44,6 +45,12 @@ struct MemberPorts {
 // The acceptance policy of the manifest, the entry rule and the overrides. Throws mur::Failure
 // E-RUN-010 when an override is not one of its words.
 AcceptancePolicy acceptance_for(const Manifest& manifest, const LaunchOptions& options);
+
+// E-RUN-050 (with its Fix) when this version of mur cannot run the manifest's inference
+// transport (only `script` runs yet); `who` names the capsule or member in the message. Admission
+// (so `mur doctor` and `mur run --roster`) and `mur run --capsule` ask this one rule, so doctor
+// never passes what a launch refuses.
+std::optional<Failure> transport_refusal(const Manifest& manifest, const std::string& who);
 
 // The whole setup. Throws as acceptance_for does.
 MemberSetup member_setup(const Manifest& manifest, const LaunchOptions& options, MemberPorts ports);

@@ -24,12 +24,6 @@ std::vector<Warning> inference_warnings(const Manifest& m, const std::string& wh
                      "set " + inf.api_key_env + " in the shell that runs mur run, e.g. export " +
                        inf.api_key_env + "=… (never write the key into murmur.yaml)"});
   }
-  if (inf.transport != Transport::script)
-    out.push_back({"W-RUN-050",
-                   who + ": inference transport " + to_string(inf.transport) +
-                     " is not runnable in this build yet; launching it is refused with E-RUN-050",
-                   "use transport: script (or leave inference out) until transport " +
-                     std::string(to_string(inf.transport)) + " lands"});
   return out;
 }
 

@@ -1,10 +1,10 @@
 // inference_warnings.hpp — what `mur doctor` says about a capsule's model before a launch:
 // the things admission accepts but a launch would then trip over.
 //
-// Invariant: doctor never passes silently what the launch refuses. A transport this build cannot
-// run yet (http, process: the launch refuses it with E-RUN-050) is W-RUN-050; an `${ENV}` the
+// Invariant: doctor never passes silently what the launch would trip over. An `${ENV}` the
 // capsule reads when it starts (its api_key) that is unset in doctor's own environment — the
-// environment members inherit — is W-MOD-001. Neither message ever holds a variable's value.
+// environment members inherit — is W-MOD-001; the message never holds a variable's value. (A
+// transport this version cannot run is no warning but admission's refusal E-RUN-050.)
 // Spec: issue 11 item 1 "`mur doctor` … warns, with a Fix, when a `${ENV}` it needs is unset …
 // must never pass what the launch then refuses."
 #pragma once

@@ -198,10 +198,7 @@ void close_session(caf::scoped_actor& self, Session& s, JoinedFormation& formati
 
 int run_capsule(const Manifest& m, const RunCapsuleOptions& o) {
   block_session_signals(); // before any thread starts
-  if (m.inference.transport != Transport::script)
-    throw Failure("E-RUN-050", "the inference transport '" + std::string(to_string(m.inference.transport)) +
-                                 "' is not available in this build yet",
-                  "use transport: script (or leave inference out) for now");
+  if (auto refusal = transport_refusal(m, "capsule " + m.name + "@" + m.version)) throw *refusal;
   LaunchOptions launch;
   launch.task = task_text(o.task);
   launch.entry = o.formation_entry;

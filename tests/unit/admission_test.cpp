@@ -176,6 +176,17 @@ TEST_CASE("E-ROS-005: the lowest-index callee without consent", "[admission]") {
   check_code(f, "E-ROS-005", "member 'q2' (quiet-c@1.0.0) is called by a but");
 }
 
+TEST_CASE("E-RUN-050: a member whose model transport this version cannot run is refused at admission",
+          "[admission]") {
+  Stores s;
+  s.caller("lead-c");
+  s.capsule("model-c", "inference: {transport: http, endpoint: 'http://127.0.0.1:11434/v1', model: llama3.2}\n"
+                       "exports: {peer_tasks: {accept: true}}\nnetwork: {authentication: {scheme: bearer}}\n");
+  auto f = s.refusal(roster(m_lead + "  - {name: m, capsule: model-c, version: 1.0.0}\n", "  - {from: lead, to: [m]}\n"));
+  check_code(f, "E-RUN-050", "member 'm' (model-c@1.0.0): inference transport 'http' cannot run in this version");
+  CHECK(f.fix().find("transport: script") != std::string::npos);
+}
+
 TEST_CASE("E-ROS-006: any edge needs every member's door authenticated", "[admission]") {
   Stores s;
   s.caller("lead-c");

@@ -162,7 +162,7 @@ TEST_CASE("model endpoints: loopback hosts and the chat completions URL", "[mode
   CHECK_FALSE(mur::env_reference_name("${1KEY}"));
 }
 
-TEST_CASE("doctor's model warnings: W-RUN-050 for an unrunnable transport, W-MOD-001 for an unset key", "[doctor][models]") {
+TEST_CASE("doctor's model warnings: W-MOD-001 for an unset key, never its value", "[doctor][models]") {
   std::map<std::string, std::string> env{{"SET_KEY", "v"}, {"EMPTY_KEY", ""}};
   mur::EnvLookup lookup = [&](const std::string& n) -> std::optional<std::string> {
     auto it = env.find(n);
@@ -181,25 +181,24 @@ TEST_CASE("doctor's model warnings: W-RUN-050 for an unrunnable transport, W-MOD
   CHECK(mur::inference_warnings(script, "capsule worker@1.0.0", lookup).empty());
 
   Manifest set = parse_manifest(http("  api_key: ${SET_KEY}\n"), "m");
-  CHECK(codes(mur::inference_warnings(set, "x", lookup)) == std::vector<std::string>{"W-RUN-050"});
+  CHECK(mur::inference_warnings(set, "x", lookup).empty());
 
   Manifest unset = parse_manifest(http("  api_key: ${MISSING_KEY}\n"), "m");
   auto ws = mur::inference_warnings(unset, "member 'coder' (coder@1.0.0)", lookup);
-  REQUIRE(codes(ws) == std::vector<std::string>{"W-MOD-001", "W-RUN-050"});
+  REQUIRE(codes(ws) == std::vector<std::string>{"W-MOD-001"});
   CHECK(ws[0].message.find("member 'coder' (coder@1.0.0): inference.api_key reads ${MISSING_KEY}") == 0);
   CHECK(ws[0].fix.find("MISSING_KEY") != std::string::npos);
-  CHECK(ws[1].message.find("E-RUN-050") != std::string::npos);
 
   Manifest empty = parse_manifest(http("  api_key: ${EMPTY_KEY}\n"), "m");
-  CHECK(codes(mur::inference_warnings(empty, "x", lookup)) == std::vector<std::string>{"W-MOD-001", "W-RUN-050"});
+  CHECK(codes(mur::inference_warnings(empty, "x", lookup)) == std::vector<std::string>{"W-MOD-001"});
 
   env["SECRET_VALUE_KEY"] = "sk-do-not-print";
   Manifest p = parse_manifest(head + "inference: {transport: process, command: [agent]}\n", "m");
   for (const auto& w : mur::inference_warnings(p, "x", lookup)) CHECK(w.message.find("sk-") == std::string::npos);
-  CHECK(codes(mur::inference_warnings(p, "x", lookup)) == std::vector<std::string>{"W-RUN-050"});
+  CHECK(mur::inference_warnings(p, "x", lookup).empty());
 }
 
-TEST_CASE("mur doctor on an http capsule does not say all checks passed", "[doctor][models]") {
+TEST_CASE("mur doctor refuses an http capsule as the launch would: E-RUN-050 with its Fix", "[doctor][models]") {
   char tmpl[] = "/tmp/mur-doctor-models-XXXXXX";
   REQUIRE(::mkdtemp(tmpl) != nullptr);
   const std::string dir = tmpl;
@@ -211,11 +210,10 @@ TEST_CASE("mur doctor on an http capsule does not say all checks passed", "[doct
   std::ostringstream out;
   const int code = mur::run_doctor(dir, out);
   INFO(out.str());
-  CHECK(code == mur::exit_ok);
+  CHECK(code == mur::exit_refused);
   CHECK(out.str().find("All checks passed") == std::string::npos);
-  CHECK(out.str().find("W-RUN-050") != std::string::npos);
-  CHECK(out.str().find("W-MOD-001") != std::string::npos);
-  CHECK(out.str().find("Fix: set MUR_TEST_SURELY_UNSET_KEY_11") != std::string::npos);
+  CHECK(out.str().find("E-RUN-050: capsule worker@1.0.0: inference transport 'http' cannot run") != std::string::npos);
+  CHECK(out.str().find("Fix: use transport: script") != std::string::npos);
   ::unlink((dir + "/murmur.yaml").c_str());
   ::rmdir(dir.c_str());
 }
