@@ -76,12 +76,11 @@ private:
 
 } // namespace
 
-TraceSink trace_file_sink(const SessionDir& dir, std::function<void(const std::string&)> observe) {
+TraceSink trace_file_sink(const SessionDir& dir) {
   auto file = std::make_shared<TraceFile>(dir.trace_path);
   return TraceSink(
-    [file, observe = std::move(observe)](const std::string& line) {
+    [file](const std::string& line) {
       file->write(line);
-      if (observe) observe(line);
     },
     [file] { file->flush(); });
 }

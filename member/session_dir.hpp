@@ -31,8 +31,8 @@ struct SessionDir {
 // Creates the directories (E-RUN-007 when it cannot).
 SessionDir make_session_dir(const std::string& workdir, const std::string& session_id);
 
-// A buffered trace sink appending to trace.jsonl; `observe` sees each line once it is handed over.
-TraceSink trace_file_sink(const SessionDir& dir, std::function<void(const std::string&)> observe = {});
+// A buffered trace sink appending to trace.jsonl.
+TraceSink trace_file_sink(const SessionDir& dir);
 
 // What out/result.txt holds for a finished task.
 std::string result_text(const TaskView& task);
