@@ -37,7 +37,9 @@ using task_owner = caf::typed_actor<caf::reacts_to<TaskWorking>, caf::reacts_to<
 // Where an egress delivers a call's end (the calling task).
 using call_listener = caf::typed_actor<caf::reacts_to<CallEnded>>;
 // ModelText: pushed by a streaming model port while a response arrives.
-using task_handle = call_listener::extend<caf::reacts_to<cancel_atom>, caf::reacts_to<ModelText>>;
+// ToolRequest: a tool call an agent program makes during its turn (transport: process).
+using task_handle = call_listener::extend<caf::reacts_to<cancel_atom>, caf::reacts_to<ModelText>,
+                                          caf::replies_to<ToolRequest>::with<ToolReply>>;
 
 // -- egress --------------------------------------------------------------------------------------
 // What a task asks of its member's egress.

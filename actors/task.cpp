@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 
 namespace mur {
@@ -38,7 +39,7 @@ struct PendingCall {
   std::string member_task_id;
   Phase phase = Phase::claimed;
   caf::actor_clock::time_point made;
-  std::size_t result_slot = 0; // where its call-member result goes in tool_results
+  std::function<void(std::string, bool)> on_result; // its call-member result (text, is it an error)
   CallEnded ended;        // once arrived (output already cut)
   bool truncated = false;
 };
@@ -288,51 +289,42 @@ void after_starts(task_ptr self) {
 void on_start(task_ptr self, const std::string& call_id, const std::string& member, CallStart s) {
   auto& st = self->state;
   if (st.finished) return;
-  --st.starts_awaited;
   s.call_id = call_id;
-  if (PendingCall* c = find_call(self, call_id)) {
-    std::string& result = st.tool_results.at(c->result_slot);
-    if (s.status == CallStatus::refused) {
-      result = task_texts::tool_error(s.message);
-      st.pending.erase(st.pending.begin() + (c - st.pending.data()));
-    } else {
-      c->member_task_id = s.member_task_id;
-      if (c->phase == Phase::claimed) c->phase = Phase::outstanding;
-      if (s.status == CallStatus::started)
-        result = task_texts::call_started(s, member);
-      else if (s.status == CallStatus::busy)
-        result = task_texts::call_busy(s, member);
-      else
-        result = task_texts::call_ended_at_once(s, member, st.member_sent);
-    }
+  PendingCall* c = find_call(self, call_id);
+  if (c == nullptr) return;
+  auto on_result = c->on_result;
+  if (s.status == CallStatus::refused) {
+    st.pending.erase(st.pending.begin() + (c - st.pending.data()));
+    on_result(task_texts::tool_error(s.message), true);
+    return;
   }
-  if (st.starts_awaited == 0) after_starts(self);
+  c->member_task_id = s.member_task_id;
+  if (c->phase == Phase::claimed) c->phase = Phase::outstanding;
+  if (s.status == CallStatus::started)
+    on_result(task_texts::call_started(s, member), false);
+  else if (s.status == CallStatus::busy)
+    on_result(task_texts::call_busy(s, member), false);
+  else
+    on_result(task_texts::call_ended_at_once(s, member, st.member_sent), false);
 }
 
-// call-member: its result goes in `slot` once the egress says how the call started.
-void make_call(task_ptr self, std::size_t slot, const std::string& member, const std::string& text) {
+// call-member. A refusal is returned at once (a tool error; nothing was sent); otherwise the call
+// goes to the egress and its result reaches `on_result` when its CallStart does.
+std::optional<std::string> make_call(task_ptr self, const std::string& member, const std::string& text,
+                                     std::function<void(std::string, bool)> on_result) {
   auto& st = self->state;
-  if (st.ending) {
-    st.tool_results[slot] = task_texts::call_while_ending(member);
-    return;
-  }
+  if (st.ending) return task_texts::call_while_ending(member);
   const auto& callees = st.setup.callees;
-  if (std::find(callees.begin(), callees.end(), member) == callees.end()) {
-    st.tool_results[slot] = task_texts::not_callable(member, callees);
-    return;
-  }
-  if (const PendingCall* p = find_member(self, member)) {
-    st.tool_results[slot] = task_texts::still_pending(member, p->call_id);
-    return;
-  }
+  if (std::find(callees.begin(), callees.end(), member) == callees.end())
+    return task_texts::not_callable(member, callees);
+  if (const PendingCall* p = find_member(self, member)) return task_texts::still_pending(member, p->call_id);
   PendingCall c;
   if (!st.ids) st.ids.emplace(st.setup.ids, self->clock(), st.setup.task.id + "/task");
   c.call_id = st.ids->mint(ids::member_call);
   c.member = member;
   c.made = self->clock().now();
-  c.result_slot = slot;
+  c.on_result = std::move(on_result);
   st.pending.push_back(c);
-  ++st.starts_awaited;
   const std::string call_id = c.call_id;
   self->request(st.setup.egress, caf::infinite, CallMember{st.setup.task.id, call_id, member, text})
     .then([=](CallStart& s) { on_start(self, call_id, member, std::move(s)); },
@@ -341,28 +333,21 @@ void make_call(task_ptr self, std::size_t slot, const std::string& member, const
                      CallStart{call_id, CallStatus::refused, "", "the call could not be made (" + self->system().render(err) +
                                                            "); nothing was sent."});
           });
+  return std::nullopt;
 }
 
-void end_without_answer(task_ptr self, std::size_t slot, const std::string& reason) {
+// end-without-answer: its result, and whether it was accepted (the task ends once the
+// response's other results are in, or the agent program's turn has ended).
+std::pair<std::string, bool> end_without_answer(task_ptr self, const std::string& reason) {
   auto& st = self->state;
-  std::string refusal;
-  if (st.setup.callees.empty())
-    refusal = task_texts::ewa_no_callees();
-  else if (!st.member_sent)
-    refusal = task_texts::ewa_not_member_sent();
-  else if (!st.pending.empty())
-    refusal = task_texts::ewa_call_out(st.pending.front().member, st.pending.front().call_id);
-  else if (reason.find_first_not_of(" \t\r\n") == std::string::npos)
-    refusal = task_texts::ewa_blank_reason();
-  else if (st.ending)
-    refusal = task_texts::ewa_already_ending();
-  if (!refusal.empty()) {
-    st.tool_results[slot] = refusal;
-    return;
-  }
+  if (st.setup.callees.empty()) return {task_texts::ewa_no_callees(), false};
+  if (!st.member_sent) return {task_texts::ewa_not_member_sent(), false};
+  if (!st.pending.empty()) return {task_texts::ewa_call_out(st.pending.front().member, st.pending.front().call_id), false};
+  if (reason.find_first_not_of(" \t\r\n") == std::string::npos) return {task_texts::ewa_blank_reason(), false};
+  if (st.ending) return {task_texts::ewa_already_ending(), false};
   st.ending = true;
   st.ending_reason = reason;
-  st.tool_results[slot] = task_texts::ewa_accepted();
+  return {task_texts::ewa_accepted(), true};
 }
 
 void trace_inference(task_ptr self, const ModelTurn& t) {
@@ -397,7 +382,8 @@ void on_response(task_ptr self, ModelTurn t) {
   }
   st.transcript.push_back(TranscriptMessage::assistant(t.text, t.tool_calls));
   if (t.tool_calls.empty()) {
-    turn_over(self, t.text, false);
+    if (st.ending) end_without_answer_now(self); // an agent program's end-without-answer, made during its turn
+    else turn_over(self, t.text, false);
     return;
   }
   st.asks_again = t.asks_again_after_tools;
@@ -406,12 +392,42 @@ void on_response(task_ptr self, ModelTurn t) {
   for (std::size_t i = 0; i < st.calls.size(); ++i) {
     const ToolUse use = read_tool_call(st.calls[i], st.setup.callees);
     switch (use.kind) {
-    case ToolUse::Kind::call_member: make_call(self, i, use.member, use.task); break;
-    case ToolUse::Kind::end_without_answer: end_without_answer(self, i, use.reason); break;
+    case ToolUse::Kind::call_member: {
+      auto now = make_call(self, use.member, use.task, [self, i](std::string text, bool) {
+        auto& st = self->state;
+        st.tool_results.at(i) = std::move(text);
+        if (--st.starts_awaited == 0) after_starts(self);
+      });
+      if (now) st.tool_results[i] = std::move(*now);
+      else ++st.starts_awaited;
+      break;
+    }
+    case ToolUse::Kind::end_without_answer: st.tool_results[i] = end_without_answer(self, use.reason).first; break;
     case ToolUse::Kind::error: st.tool_results[i] = use.error; break;
     }
   }
   if (st.starts_awaited == 0) after_starts(self);
+}
+
+// A tool call of an agent program, during its turn: answered with its result once known.
+caf::result<ToolReply> on_tool_request(task_ptr self, const ToolRequest& req) {
+  auto& st = self->state;
+  if (st.finished) return ToolReply{task_texts::tool_error("this task has ended; nothing was sent."), true};
+  const ToolUse use = read_tool_call(req.call, st.setup.callees);
+  trace(self, "tool_call", {{"task_id", st.setup.task.id}, {"turn", st.turn}, {"tool", req.call.name}});
+  switch (use.kind) {
+  case ToolUse::Kind::error: return ToolReply{use.error, true};
+  case ToolUse::Kind::end_without_answer: {
+    auto [text, accepted] = end_without_answer(self, use.reason);
+    return ToolReply{text, !accepted};
+  }
+  case ToolUse::Kind::call_member: break;
+  }
+  auto rp = self->make_response_promise<ToolReply>();
+  auto now = make_call(self, use.member, use.task,
+                       [rp](std::string text, bool is_error) mutable { rp.deliver(ToolReply{std::move(text), is_error}); });
+  if (now) rp.deliver(ToolReply{std::move(*now), true});
+  return rp;
 }
 
 void on_ended(task_ptr self, CallEnded e) {
@@ -448,6 +464,7 @@ task_handle::behavior_type task_actor(task_ptr self, TaskSetup setup) {
   ask(self);
   return {
     [=](const CallEnded& e) { on_ended(self, e); },
+    [=](const ToolRequest& req) { return on_tool_request(self, req); },
     [=](const ModelText& m) { // a streaming model's text, on to the door's subscribers
       if (!st.finished && st.setup.door) self->send(st.setup.door, m);
     },

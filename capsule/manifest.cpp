@@ -6,6 +6,7 @@
 #include "messages/duration.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <regex>
 #include <sys/stat.h>
 
@@ -96,7 +97,7 @@ void parse_script(const Value& inf, Inference& out) {
 Inference parse_inference(const Value& inf) {
   inf.expect_map({"transport", "turns", "routes", "max_turns", "endpoint", "model", "api_key",
                   "system_prompt", "system_prompt_file", "max_tokens", "temperature", "stream",
-                  "request_timeout_secs", "params", "command"});
+                  "request_timeout_secs", "params", "command", "env", "turn_timeout_secs"});
   Inference out;
   if (auto t = inf.get("transport"))
     out.transport = one_of<Transport>(
@@ -113,11 +114,11 @@ Inference parse_inference(const Value& inf) {
   switch (out.transport) {
   case Transport::script:
     refuse_foreign(http_only_inference_keys(), "script");
-    refuse_foreign({"system_prompt", "system_prompt_file", "command"}, "script");
+    refuse_foreign({"system_prompt", "system_prompt_file", "command", "env", "turn_timeout_secs"}, "script");
     parse_script(inf, out);
     break;
   case Transport::http:
-    refuse_foreign({"turns", "routes", "command"}, "http");
+    refuse_foreign({"turns", "routes", "command", "env", "turn_timeout_secs"}, "http");
     parse_http_inference(inf, out);
     break;
   case Transport::process: {
@@ -130,6 +131,19 @@ Inference parse_inference(const Value& inf) {
     if (auto spf = inf.get("system_prompt_file"))
       spf->fail_with("E-MAN-003", "does not apply to transport: process",
                      "use system_prompt, or choose transport: http");
+    if (auto tt = inf.get("turn_timeout_secs")) out.turn_timeout_secs = static_cast<int>(tt->integer(1, 86'400));
+    if (auto env = inf.get("env"))
+      for (auto& [name, value] : env->entries()) {
+        const bool ok = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
+                        std::all_of(name.begin(), name.end(), [](char c) {
+                          return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                        });
+        if (!ok) value.fail("names a variable '" + name + "' that is not a name of letters, digits and _",
+                            "use a name such as OPENAI_API_KEY");
+        if (name.rfind("MURMUR_", 0) == 0)
+          value.fail("sets " + name + ": MURMUR_ variables are the runtime's", "choose another name");
+        out.env.emplace_back(name, value.text());
+      }
     break;
   }
   }

@@ -77,6 +77,10 @@ struct Inference {
   std::vector<std::pair<std::string, std::string>> params;
   // process
   std::vector<std::string> command;
+  // Variables the agent program gets beside a minimal environment: name → a value, or
+  // `${NAME}` read from the member's environment when a turn starts. In file order.
+  std::vector<std::pair<std::string, std::string>> env;
+  int turn_timeout_secs = 600; // no output and no tool call for this long ends the turn (E-HAR-003)
 };
 
 struct Lifecycle {

@@ -7,14 +7,6 @@
 
 namespace mur {
 
-std::optional<Failure> transport_refusal(const Manifest& m, const std::string& who) {
-  if (m.inference.transport != Transport::process) return std::nullopt;
-  const std::string t = to_string(m.inference.transport);
-  return Failure("E-RUN-050",
-                 who + ": inference transport '" + t + "' cannot run in this version of mur: only transport script runs",
-                 "use transport: script or http until a version of mur runs transport " + t);
-}
-
 AcceptancePolicy acceptance_for(const Manifest& m, const LaunchOptions& o) {
   TaskAcceptance kind = m.lifecycle.task_acceptance;
   bool exit_after = m.lifecycle.after_task == AfterTask::exit;

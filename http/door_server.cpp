@@ -340,3 +340,121 @@ void DoorServer::stop() {
 }
 
 } // namespace mur
+
+// -- the loopback listener (http/loopback_listener.hpp), here so RESTinio stays in one TU -------
+
+#include "http/loopback_listener.hpp"
+
+namespace mur {
+namespace {
+
+struct ListenerShared {
+  LoopbackListener::Handler handler;
+  std::size_t max_body = 0;
+  std::atomic<std::uint16_t> port{0};
+  std::mutex mu;
+  bool stopping = false; // then no answer is written any more
+};
+
+class RestinioResponder final : public PlainResponder {
+public:
+  RestinioResponder(std::shared_ptr<ListenerShared> sh, restinio::request_handle_t req)
+    : sh_(std::move(sh)), req_(std::move(req)) {}
+  void answer(PlainAnswer a) override {
+    {
+      std::lock_guard<std::mutex> lock(sh_->mu);
+      if (done_ || sh_->stopping) return;
+      done_ = true;
+    }
+    write(std::move(a));
+  }
+  void write(PlainAnswer a) { // the lock is not held
+    auto resp = req_->create_response(
+      restinio::http_status_line_t{restinio::http_status_code_t{static_cast<std::uint16_t>(a.status)}, reason(a.status)});
+    for (auto& [name, value] : a.headers) resp.append_header(name, value);
+    resp.set_body(std::move(a.body)).done();
+  }
+  bool done_ = false;
+
+private:
+  static std::string reason(int status) {
+    switch (status) {
+    case 200: return "OK";
+    case 202: return "Accepted";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 406: return "Not Acceptable";
+    case 413: return "Payload Too Large";
+    case 415: return "Unsupported Media Type";
+    default: return "Service Unavailable";
+    }
+  }
+  std::shared_ptr<ListenerShared> sh_;
+  restinio::request_handle_t req_;
+};
+
+} // namespace
+
+struct LoopbackListener::Impl {
+  std::shared_ptr<ListenerShared> shared;
+  restinio::running_server_handle_t<traits> server;
+  bool stopped = false;
+};
+
+LoopbackListener::LoopbackListener(Handler handler, std::size_t max_body) : impl_(std::make_unique<Impl>()) {
+  auto sh = std::make_shared<ListenerShared>();
+  sh->handler = std::move(handler);
+  sh->max_body = max_body;
+  impl_->shared = sh;
+  auto on_request = [sh](const restinio::request_handle_t& req) {
+    auto responder = std::make_shared<RestinioResponder>(sh, req);
+    if (req->body().size() > sh->max_body) {
+      responder->answer(PlainAnswer{413, {{"Content-Type", "application/json"}}, "{\"error\":\"the body is too large\"}"});
+      return restinio::request_accepted();
+    }
+    PlainRequest r;
+    r.method = req->header().method().c_str();
+    r.target = std::string(req->header().request_target());
+    req->header().for_each_field([&](const restinio::http_header_field_t& f) { r.headers.emplace_back(f.name(), f.value()); });
+    r.body = req->body();
+    sh->handler(std::move(r), std::move(responder));
+    return restinio::request_accepted();
+  };
+  try {
+    impl_->server = restinio::run_async(
+      restinio::own_io_context(),
+      restinio::server_settings_t<traits>{}
+        .address("127.0.0.1")
+        .port(0)
+        .acceptor_post_bind_hook([sh](restinio::asio_ns::ip::tcp::acceptor& a) { sh->port = a.local_endpoint().port(); })
+        .handle_request_timeout(std::chrono::minutes(30))
+        .read_next_http_message_timelimit(std::chrono::seconds(60))
+        .incoming_http_msg_limits(restinio::incoming_http_msg_limits_t{}.max_body_size(4 * max_body + 65536))
+        .request_handler(on_request),
+      1);
+  } catch (const std::exception& e) {
+    throw Failure("E-RUN-047", std::string("the tool server could not listen on 127.0.0.1: ") + e.what(),
+                  "check that loopback networking works on this machine");
+  }
+}
+
+LoopbackListener::~LoopbackListener() { stop(); }
+
+std::uint16_t LoopbackListener::port() const { return impl_->shared->port.load(); }
+std::string LoopbackListener::url() const { return "http://127.0.0.1:" + std::to_string(port()); }
+
+void LoopbackListener::stop() {
+  if (!impl_ || impl_->stopped) return;
+  impl_->stopped = true;
+  {
+    std::lock_guard<std::mutex> lock(impl_->shared->mu);
+    impl_->shared->stopping = true;
+  }
+  impl_->server->stop();
+  impl_->server->wait();
+}
+
+} // namespace mur

@@ -57,6 +57,7 @@ struct Exchange {
   std::string task_id;
   std::string body;            // the request body, the same for every attempt
   std::uint64_t attempt = 0;   // the current attempt's id (0 while waiting to retry)
+  std::uint64_t curl_id = 0;   // the pool's id of the current attempt (to cancel it)
   int attempts = 0;
   clock_type::time_point started;   // the first attempt
   clock_type::time_point sent;      // the current attempt
@@ -117,7 +118,7 @@ void send_attempt(self_ptr self, std::uint64_t ex_id) {
     caf::anon_send(me, ModelHttpDone{attempt, status, std::move(body), std::move(error), std::move(meta.retry_after),
                                      meta.received});
   };
-  st.setup.pool->submit(std::move(call));
+  ex.curl_id = st.setup.pool->submit(std::move(call));
 }
 
 ModelCallStats stats_of(const Exchange& ex, const ChatResult* r, clock_type::time_point now) {
@@ -142,6 +143,7 @@ void answer(self_ptr self, std::uint64_t ex_id, ModelTurn t) {
   auto it = self->state.exchanges.find(ex_id);
   if (it == self->state.exchanges.end()) return;
   if (t.stats.model.empty()) t.stats.model = self->state.setup.model;
+  if (it->second.requester) self->demonitor(it->second.requester.address());
   it->second.promise.deliver(std::move(t));
   self->state.exchanges.erase(it);
 }
@@ -250,6 +252,21 @@ http_model_actor::behavior_type http_model(self_ptr self, HttpModelSetup setup) 
   st.headers = {"Content-Type: application/json"};
   st.headers.push_back(st.setup.stream ? "Accept: text/event-stream" : "Accept: application/json");
   if (st.setup.key) st.headers.push_back("Authorization: Bearer " + st.setup.key->expose());
+  // A task that ends (canceled, its door gone) while its request runs: the request is dropped.
+  self->set_down_handler([=](const caf::down_msg& dm) {
+    auto& st = self->state;
+    for (auto it = st.exchanges.begin(); it != st.exchanges.end();) {
+      if (it->second.requester && it->second.requester.address() == dm.source) {
+        if (it->second.attempt != 0) {
+          st.attempts.erase(it->second.attempt);
+          st.setup.pool->cancel(it->second.curl_id);
+        }
+        it = st.exchanges.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  });
   return {
     [=](const ModelTurnRequest& req) -> caf::result<ModelTurn> {
       auto& st = self->state;
@@ -263,12 +280,14 @@ http_model_actor::behavior_type http_model(self_ptr self, HttpModelSetup setup) 
       chat.params = st.setup.params;
       const std::uint64_t ex_id = st.next++;
       Exchange ex;
-      ex.promise = self->make_response_promise<ModelTurn>();
+      // Read before make_response_promise, which takes the sender over (CAF 0.17).
       ex.requester = caf::actor_cast<caf::actor>(self->current_sender());
+      ex.promise = self->make_response_promise<ModelTurn>();
       ex.task_id = req.task_id;
       ex.body = chat_request_body(chat);
       ex.started = clock_type::now();
       auto rp = ex.promise;
+      if (ex.requester) self->monitor(ex.requester);
       st.exchanges.emplace(ex_id, std::move(ex));
       send_attempt(self, ex_id);
       return rp;

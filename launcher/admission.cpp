@@ -85,11 +85,6 @@ Admission admit(const Roster& roster, const StoreRoots& stores) {
       refuse(roster, "E-ROS-007", ref(m) + ": " + miss->why, miss->fix);
     a.members.push_back(AdmittedMember{m, std::move(std::get<ResolvedCapsule>(resolved)), {}, {}});
   }
-  // 6b. Every member's model transport runs in this version (E-RUN-050, as the launch would say).
-  for (const auto& m : a.members)
-    if (auto refusal = transport_refusal(m.capsule.manifest, ref(m.declared)))
-      refuse(roster, refusal->code(), refusal->message(), refusal->fix());
-
   // 7. Explicit rules: every callee consents; the lowest roster index is reported.
   std::set<std::pair<std::size_t, std::size_t>> edges;
   std::optional<std::size_t> refusing;

@@ -4,7 +4,7 @@
 // Invariant: doctor never passes silently what the launch would trip over. An `${ENV}` the
 // capsule reads when it starts (its api_key) that is unset in doctor's own environment — the
 // environment members inherit — is W-MOD-001; the message never holds a variable's value. (A
-// transport this version cannot run is no warning but admission's refusal E-RUN-050.)
+// `${ENV}` of `inference.env` is read when a turn starts; unset, the program gets it empty.)
 // Spec: issue 11 item 1 "`mur doctor` … warns, with a Fix, when a `${ENV}` it needs is unset …
 // must never pass what the launch then refuses."
 #pragma once

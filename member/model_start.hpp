@@ -32,7 +32,8 @@ struct StartedModel {
 using EnvRead = std::function<std::optional<std::string>(const std::string& name)>;
 
 // Throws mur::Failure (E-MOD-003 no key for a remote endpoint; E-MAN-002 an unreadable prompt file).
+// `workdir` is the member's working directory (an agent program runs there).
 StartedModel start_model(caf::actor_system& sys, const Manifest& manifest, const std::shared_ptr<CurlPool>& pool,
-                         const EnvRead& env);
+                         const EnvRead& env, const std::string& workdir);
 
 } // namespace mur

@@ -119,7 +119,7 @@ Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manif
   StartedModel model = start_model(sys, m, pool, [](const std::string& name) -> std::optional<std::string> {
     const char* v = std::getenv(name.c_str());
     return v ? std::optional<std::string>(v) : std::nullopt;
-  });
+  }, s.workdir);
   s.model = model.port;
   s.network = spawn_door_network(sys, pool);
   s.trace = spawn_trace_recorder(sys, s.id, trace_file_sink(s.dir));
@@ -205,7 +205,6 @@ void close_session(caf::scoped_actor& self, Session& s, JoinedFormation& formati
 
 int run_capsule(const Manifest& m, const RunCapsuleOptions& o) {
   block_session_signals(); // before any thread starts
-  if (auto refusal = transport_refusal(m, "capsule " + m.name + "@" + m.version)) throw *refusal;
   LaunchOptions launch;
   launch.task = task_text(o.task);
   launch.entry = o.formation_entry;

@@ -34,6 +34,8 @@ struct ModelTurnRequest;
 struct ModelTurn;
 struct ModelCallStats;
 struct ModelText;
+struct ToolRequest;
+struct ToolReply;
 struct TraceEvent;
 struct TaskWorking;
 struct TaskFinished;
@@ -72,6 +74,8 @@ CAF_BEGIN_TYPE_ID_BLOCK(mur, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(mur, (mur::ModelTurn))
   CAF_ADD_TYPE_ID(mur, (mur::ModelCallStats))
   CAF_ADD_TYPE_ID(mur, (mur::ModelText))
+  CAF_ADD_TYPE_ID(mur, (mur::ToolRequest))
+  CAF_ADD_TYPE_ID(mur, (mur::ToolReply))
   CAF_ADD_TYPE_ID(mur, (mur::TraceEvent))
   CAF_ADD_TYPE_ID(mur, (mur::TaskWorking))
   CAF_ADD_TYPE_ID(mur, (mur::TaskFinished))
@@ -104,5 +108,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(mur, caf::first_custom_type_id)
   CAF_ADD_ATOM(mur, mur, gone_atom, "ssegone")            // door server: an SSE client went away
   CAF_ADD_ATOM(mur, mur, flush_atom, "trflush")           // trace recorder: its own flush timer
   CAF_ADD_ATOM(mur, mur, model_retry_atom, "mretry")     // http model: try a request again
+  CAF_ADD_ATOM(mur, mur, harness_tick_atom, "hrntick")   // harness model: look at a turn's silence
+  CAF_ADD_ATOM(mur, mur, harness_output_atom, "hrnout")  // harness model: the program wrote something
 
 CAF_END_TYPE_ID_BLOCK(mur)

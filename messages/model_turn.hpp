@@ -71,4 +71,19 @@ struct ModelText {
   MUR_FIELDS(task_id, fragment)
 };
 
+// A tool call an agent program makes while its turn runs (transport: process, through the
+// loopback tool server), asked of the task whose turn it is; answered once its result is known
+// (for call-member: once the callee holds the task, is busy, or the call is refused).
+struct ToolRequest {
+  std::string task_id;
+  ToolCall call;
+  MUR_FIELDS(task_id, call)
+};
+
+struct ToolReply {
+  std::string text;   // the same result an http model gets
+  bool is_error = false;
+  MUR_FIELDS(text, is_error)
+};
+
 } // namespace mur

@@ -1,0 +1,284 @@
+// harness_model.cpp — the agent-program model port (see harness_model.hpp).
+#include "member/harness_model.hpp"
+
+#include "actors/actor_interfaces.hpp"
+#include "actors/atoms.hpp"
+#include "http/loopback_listener.hpp"
+#include "http/mcp_server.hpp"
+#include "messages/base64url.hpp"
+#include "messages/model_turn.hpp"
+#include "os/harness_run.hpp"
+
+#include <caf/all.hpp>
+#include <nlohmann/json.hpp>
+#include <sodium.h>
+
+#include <cstdlib>
+#include <map>
+#include <memory>
+
+namespace mur {
+namespace {
+
+using json = nlohmann::json;
+using steady = std::chrono::steady_clock;
+
+// What the listener's threads and the runs' threads hand the actor (local only).
+struct McpPost {
+  PlainRequest request;
+  std::shared_ptr<PlainResponder> responder;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, McpPost& x) {
+  return f(caf::meta::type_name("mur::McpPost"), x.request.method, x.request.target);
+}
+struct HarnessDone {
+  std::uint64_t run = 0;
+  std::shared_ptr<HarnessEnd> end;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, HarnessDone& x) {
+  return f(caf::meta::type_name("mur::HarnessDone"), x.run);
+}
+
+using harness_actor = model_port::extend<caf::reacts_to<McpPost>, caf::reacts_to<HarnessDone>,
+                                         caf::reacts_to<harness_output_atom, std::uint64_t>,
+                                         caf::reacts_to<harness_tick_atom, std::uint64_t>>;
+
+struct Turn {
+  caf::typed_response_promise<ModelTurn> promise;
+  task_handle task;
+  std::string task_id;
+  McpTurn grant;                       // the token and the tools
+  std::unique_ptr<HarnessRun> run;
+  steady::time_point started;
+  steady::time_point last_activity;
+  bool timed_out = false;
+};
+
+struct HarnessState {
+  HarnessSetup setup;
+  std::unique_ptr<LoopbackListener> listener;
+  std::string listen_error;
+  std::uint64_t next = 1;
+  std::map<std::uint64_t, Turn> turns; // by run id
+  static inline const char* name = "mur.harness_model";
+};
+
+using self_ptr = harness_actor::stateful_pointer<HarnessState>;
+
+std::string fresh_token() {
+  unsigned char bytes[32];
+  randombytes_buf(bytes, sizeof bytes);
+  return b64url::encode(bytes, sizeof bytes);
+}
+
+// hs_<the task id's unique part>: the same session for every turn of a task.
+std::string session_of(const std::string& task_id) {
+  const auto at = task_id.find('_');
+  return "hs_" + (at == std::string::npos ? task_id : task_id.substr(at + 1));
+}
+
+std::vector<std::string> program_env(const HarnessSetup& s) {
+  std::vector<std::string> env;
+  for (const char* name : {"PATH", "HOME", "LANG", "LC_ALL", "TZ", "USER", "TMPDIR"})
+    if (const char* v = std::getenv(name)) env.push_back(std::string(name) + "=" + v);
+  if (std::getenv("PATH") == nullptr) env.push_back("PATH=/usr/local/bin:/usr/bin:/bin");
+  for (const auto& [name, value] : s.env) {
+    const std::string prefix = name + "=";
+    env.erase(std::remove_if(env.begin(), env.end(), [&](const std::string& e) { return e.rfind(prefix, 0) == 0; }), env.end());
+    env.push_back(prefix + value);
+  }
+  return env;
+}
+
+std::string clean_tail(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) out += (c == '\n' || c == '\t' || c >= 0x20) ? static_cast<char>(c) : '?';
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  if (out.size() > 800) out = "…" + out.substr(out.size() - 800);
+  return out;
+}
+
+std::vector<McpTurn> live_grants(const HarnessState& st, std::vector<std::uint64_t>& ids) {
+  std::vector<McpTurn> out;
+  for (const auto& [id, t] : st.turns)
+    if (t.run) {
+      out.push_back(t.grant);
+      ids.push_back(id);
+    }
+  return out;
+}
+
+void arm_tick(self_ptr self, std::uint64_t id, std::chrono::milliseconds after) {
+  self->delayed_send(self, after, harness_tick_atom_v, id);
+}
+
+void start_turn(self_ptr self, std::uint64_t id, const ModelTurnRequest& req) {
+  auto& st = self->state;
+  Turn& t = st.turns.at(id);
+  const bool resume = req.turn > 0;
+  json in{{"session", {{"id", session_of(req.task_id)}, {"mode", resume ? "resume" : "new"}}},
+          {"member", req.member},
+          {"callees", req.callees},
+          {"task", req.task_text},
+          {"message", resume ? req.continuation : req.task_text},
+          {"turn", req.turn},
+          {"tools", {{"url", st.listener->url() + "/mcp"}, {"token", t.grant.token}}}};
+  HarnessStart hs;
+  hs.program = st.setup.program;
+  hs.argv.push_back(st.setup.program);
+  hs.argv.insert(hs.argv.end(), st.setup.args.begin(), st.setup.args.end());
+  hs.env = program_env(st.setup);
+  hs.cwd = st.setup.workdir;
+  hs.stdin_text = in.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+  auto weak = caf::actor_cast<caf::weak_actor_ptr>(self->ctrl());
+  auto tell = [weak](auto msg) {
+    if (auto strong = weak.lock()) caf::anon_send(caf::actor_cast<caf::actor>(strong), std::move(msg));
+  };
+  t.started = t.last_activity = steady::now();
+  t.run = std::make_unique<HarnessRun>(
+    std::move(hs),
+    [weak, id] {
+      if (auto strong = weak.lock()) caf::anon_send(caf::actor_cast<caf::actor>(strong), harness_output_atom_v, id);
+    },
+    [tell, id](HarnessEnd end) { tell(HarnessDone{id, std::make_shared<HarnessEnd>(std::move(end))}); });
+  arm_tick(self, id, st.setup.turn_timeout);
+}
+
+ModelTurn turn_of(const HarnessSetup& setup, const Turn& t, const HarnessEnd& end) {
+  ModelTurn out;
+  out.stats.model = setup.program.substr(setup.program.rfind('/') + 1);
+  out.stats.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(steady::now() - t.started).count();
+  const std::string tail = clean_tail(end.err_tail);
+  // "<code>: what happened[; its stderr ended: …]. Fix: …"
+  auto failed = [&](const std::string& code_and_what, const std::string& fix) {
+    out.fails = true;
+    out.failure = code_and_what + (tail.empty() ? std::string() : "; its stderr ended: " + tail) + ". Fix: " + fix;
+  };
+  if (!end.started) {
+    failed("E-HAR-001: the agent program " + setup.program + " could not start (" + end.start_error + ")",
+           "check inference.command and that the program is executable");
+  } else if (t.timed_out) {
+    failed("E-HAR-003: the agent program wrote nothing and called no tool for " +
+             std::to_string(setup.turn_timeout.count() / 1000) + " s, so it was ended",
+           "raise inference.turn_timeout_secs, or make the program print progress");
+  } else if (end.signal != 0) {
+    failed("E-HAR-002: the agent program was ended by signal " + std::to_string(end.signal),
+           "read its stderr, and run it by hand with the same stdin");
+  } else if (end.exit_status != 0) {
+    failed("E-HAR-002: the agent program exited with status " + std::to_string(end.exit_status),
+           "read its stderr, and run it by hand with the same stdin");
+  } else {
+    out.text = end.out;
+    if (end.cut) out.text += "\n[runtime: output cut at 64 KiB]";
+    out.stats.cut = end.cut;
+  }
+  return out;
+}
+
+void on_mcp(self_ptr self, McpPost post) {
+  auto& st = self->state;
+  std::vector<std::uint64_t> ids;
+  auto step = mcp_step(post.request, live_grants(st, ids));
+  if (auto* a = std::get_if<PlainAnswer>(&step)) {
+    post.responder->answer(std::move(*a));
+    return;
+  }
+  auto& call = std::get<McpCallFor>(step);
+  const std::uint64_t id = ids.at(call.turn);
+  Turn& t = st.turns.at(id);
+  t.last_activity = steady::now();
+  auto responder = post.responder;
+  const json rpc_id = call.call.id;
+  self->request(t.task, caf::infinite, ToolRequest{t.task_id, call.call.call})
+    .then([responder, rpc_id](const ToolReply& r) { responder->answer(mcp_tool_answer(rpc_id, r)); },
+          [self, responder, rpc_id](const caf::error& err) {
+            responder->answer(mcp_tool_answer(
+              rpc_id, ToolReply{"tool error: the task did not take the call (" + self->system().render(err) +
+                                  "); nothing was sent.", true}));
+          });
+}
+
+harness_actor::behavior_type harness_model(self_ptr self, HarnessSetup setup) {
+  auto& st = self->state;
+  st.setup = std::move(setup);
+  auto weak = caf::actor_cast<caf::weak_actor_ptr>(self->ctrl());
+  try {
+    st.listener = std::make_unique<LoopbackListener>(
+      [weak](PlainRequest r, std::shared_ptr<PlainResponder> resp) {
+        if (auto strong = weak.lock())
+          caf::anon_send(caf::actor_cast<caf::actor>(strong), McpPost{std::move(r), std::move(resp)});
+        else
+          resp->answer(PlainAnswer{503, {}, ""});
+      },
+      1024 * 1024);
+  } catch (const std::exception& e) {
+    st.listen_error = e.what();
+  }
+  // A task that ends while its turn runs takes the turn with it.
+  self->set_down_handler([=](const caf::down_msg& dm) {
+    for (auto& [id, t] : self->state.turns)
+      if (t.task && t.task.address() == dm.source && t.run) t.run->kill();
+  });
+  return {
+    [=](const ModelTurnRequest& req) -> caf::result<ModelTurn> {
+      auto& st = self->state;
+      if (!st.listener) {
+        ModelTurn t;
+        t.fails = true;
+        t.failure = "E-HAR-001: the tool server could not start (" + st.listen_error + "). Fix: check loopback networking";
+        return t;
+      }
+      const std::uint64_t id = st.next++;
+      Turn t;
+      // Read before make_response_promise, which takes the sender over (CAF 0.17).
+      t.task = caf::actor_cast<task_handle>(self->current_sender());
+      t.promise = self->make_response_promise<ModelTurn>();
+      t.task_id = req.task_id;
+      t.grant = McpTurn{fresh_token(), req.callees};
+      auto rp = t.promise;
+      if (t.task) self->monitor(t.task);
+      st.turns.emplace(id, std::move(t));
+      start_turn(self, id, req);
+      return rp;
+    },
+    [=](McpPost& post) { on_mcp(self, std::move(post)); },
+    [=](harness_output_atom, std::uint64_t id) {
+      auto it = self->state.turns.find(id);
+      if (it != self->state.turns.end()) it->second.last_activity = steady::now();
+    },
+    [=](harness_tick_atom, std::uint64_t id) {
+      auto it = self->state.turns.find(id);
+      if (it == self->state.turns.end() || !it->second.run) return;
+      Turn& t = it->second;
+      const auto quiet = std::chrono::duration_cast<std::chrono::milliseconds>(steady::now() - t.last_activity);
+      if (quiet >= self->state.setup.turn_timeout) {
+        t.timed_out = true;
+        t.run->kill();
+      } else {
+        arm_tick(self, id, self->state.setup.turn_timeout - quiet);
+      }
+    },
+    [=](HarnessDone& d) {
+      auto& st = self->state;
+      auto it = st.turns.find(d.run);
+      if (it == st.turns.end()) return;
+      Turn t = std::move(it->second);
+      st.turns.erase(it); // the token dies with the turn
+      ModelTurn out = turn_of(st.setup, t, *d.end);
+      if (t.task) self->demonitor(t.task.address());
+      t.promise.deliver(std::move(out));
+      // The run's thread sent this as its last act: joining it here is short.
+      t.run.reset();
+    },
+  };
+}
+
+} // namespace
+
+model_port spawn_harness_model(caf::actor_system& sys, HarnessSetup setup) {
+  return model_port{sys.spawn(harness_model, std::move(setup))};
+}
+
+} // namespace mur
