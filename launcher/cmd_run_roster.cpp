@@ -10,6 +10,7 @@
 #include "launcher/launcher_record.hpp"
 #include "launcher/member_console.hpp"
 #include "launcher/member_process.hpp"
+#include "launcher/project_path.hpp"
 #include "os/process_spawn.hpp"
 #include "launcher/process_spawner.hpp"
 #include "os/process_start.hpp"
@@ -187,6 +188,7 @@ int cmd_run_roster(const RunRosterOptions& o) {
     deadline = std::get<std::chrono::milliseconds>(d);
   }
   const std::string task = read_task(o.task);
+  check_roster_path(o.roster.empty() ? "." : o.roster);
   Admission admission = admit_roster_at(o.roster.empty() ? "." : o.roster);
   for (const auto& w : admission.warnings)
     std::cerr << "[mur run] warning[" << w.code << "]: " << w.message << (w.fix.empty() ? "" : " — Fix: " + w.fix) << "\n";
