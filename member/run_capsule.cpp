@@ -144,7 +144,15 @@ Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manif
   ds.card.authenticated = m.authentication.has_value();
   ds.card.accepts_peer_tasks = m.accepts_peer_tasks;
   ds.card.takes_tasks = takes_tasks;
-  s.server = std::make_unique<DoorServer>(std::move(ds));
+  try {
+    s.server = std::make_unique<DoorServer>(std::move(ds));
+  } catch (const Failure&) { // e.g. a pinned port that is taken: nothing may be left running
+    for (const auto& a : {caf::actor_cast<caf::actor>(s.member), caf::actor_cast<caf::actor>(s.network),
+                          caf::actor_cast<caf::actor>(s.trace), caf::actor_cast<caf::actor>(s.model),
+                          caf::actor_cast<caf::actor>(supervisor)})
+      self->send_exit(a, caf::exit_reason::user_shutdown);
+    throw;
+  }
 
   RunningRecord rec;
   rec.session_id = s.id;
