@@ -22,6 +22,7 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
 }
 
 std::string nearest_word(const std::string& word, const std::vector<std::string>& known) {
+  if (word.size() < 2) return {}; // one letter could be the start of anything
   std::string best;
   std::size_t best_d = std::string::npos;
   for (const auto& k : known) {
