@@ -77,7 +77,7 @@ TEST_CASE("an unknown command or flag is named with the nearest known one, exit 
   CHECK(has(none.err, "Fix: the commands are: install, list, doctor"));
 }
 
-TEST_CASE("mur help prints help; usage lines say mur, not the binary's path", "[process][cli]") {
+TEST_CASE("mur help prints help, and usage lines say mur, not the binary's path", "[process][cli]") {
   TempDir home;
   const std::map<std::string, std::string> env{{"MURMUR_HOME", home.path}};
   Ran help = mur_cli({"help"}, env);
@@ -172,7 +172,7 @@ TEST_CASE("paths are reported exactly by mur doctor and mur run --roster", "[pro
   CHECK(has(r4.err, "Fix: run the capsule alone: mur run --manifest " + reviewer));
 }
 
-TEST_CASE("--json: a failure is one JSON line with code, message and fix", "[process][cli]") {
+TEST_CASE("with --json a failure is one JSON line with code, message and fix", "[process][cli]") {
   TempDir home;
   const std::map<std::string, std::string> env{{"MURMUR_HOME", home.path}};
   Ran send = mur_cli({"send", "ses_0192f0c0a1b2c3d4e5f60718293a4b5c", "x", "--json"}, env);

@@ -193,7 +193,7 @@ TEST_CASE("mur token: a declared credential reaches exactly its scopes, and is p
   for (const auto* out : {&other.out, &other.err, &gone.err}) CHECK(out->find("mdt1.") == std::string::npos);
 }
 
-TEST_CASE("--port pins the door; a taken port is E-RUN-051; the card says the description; mur send URL", "[process][door][cli]") {
+TEST_CASE("a pinned --port serves the door there, a taken one is E-RUN-051, the card says the description, mur send takes the URL", "[process][door][cli]") {
   Desk d;
   const int port = free_port();
   const std::string url = "http://127.0.0.1:" + std::to_string(port);
@@ -228,7 +228,7 @@ TEST_CASE("--port pins the door; a taken port is E-RUN-051; the card says the de
   CHECK(run.wait() == 0);
 }
 
-TEST_CASE("a busy door: mur send is refused E-SND-004 with a Fix; --wait keeps offering until taken", "[process][door][cli]") {
+TEST_CASE("a busy door refuses mur send with E-SND-004 and a Fix, and --wait keeps offering until taken", "[process][door][cli]") {
   Desk d;
   LaunchedMur run(d.run_argv(), d.env);
   const json ready = ready_of(run);

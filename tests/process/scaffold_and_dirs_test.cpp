@@ -100,7 +100,7 @@ TEST_CASE("mur new --model http: capsules for a local OpenAI-compatible server t
   }
 }
 
-TEST_CASE("mur formations rm: by id, --ended, --older-than; never a formation that runs", "[process][cli][formation]") {
+TEST_CASE("mur formations rm by id, --ended or --older-than, never a formation that runs", "[process][cli][formation]") {
   FormationFixture f;
   Ran ended = run_command({MUR_BINARY, "run", "--roster", f.project.path, "--task", "add a flag"}, f.env);
   REQUIRE(ended.exit_code == 0);
@@ -134,6 +134,13 @@ TEST_CASE("mur formations rm: by id, --ended, --older-than; never a formation th
 
   Ran ps = run_command({MUR_BINARY, "ps"}, f.env);
   CHECK(has(ps.out, "formation " + live));
+  // A member's credential, found by formation and member name.
+  Ran token = run_command({MUR_BINARY, "token", "operator", "--formation", live, "--member", "coder"}, f.env);
+  CHECK(token.exit_code == 0);
+  CHECK(token.out.rfind("mdt1.", 0) == 0);
+  Ran no_member = run_command({MUR_BINARY, "token", "operator", "--formation", live, "--member", "tester"}, f.env);
+  CHECK(no_member.exit_code == 1);
+  CHECK(has(no_member.err, "error[E-TOK-001]: no member 'tester' of formation " + live + " is running"));
 
   serving.signal(SIGTERM);
   CHECK(serving.wait() == 128 + SIGTERM);
