@@ -6,6 +6,7 @@
 #include "http/curl_pool.hpp"
 #include "http/door_network.hpp"
 #include "launcher/admission.hpp"
+#include "launcher/cli_words.hpp"
 #include "launcher/formation_dirs.hpp"
 #include "launcher/launcher_record.hpp"
 #include "launcher/member_console.hpp"
@@ -145,8 +146,8 @@ public:
       std::string text = failure_;
       const std::string prefix = "E-RUN-045: ";
       if (text.rfind(prefix, 0) == 0) text = text.substr(prefix.size());
-      std::cerr << "error[E-RUN-045]: " << text
-                << "\nFix: read the member's stderr above; check the roster with mur doctor\n";
+      print_failure(Failure("E-RUN-045", text, "read the member's stderr above; check the roster with mur doctor"),
+                    options_.json, std::cout, std::cerr);
     } else if (code_ == 124) {
       console_.note("the formation's deadline passed: the formation was stopped");
     } else if (code_ == member_fault_exit_code && ending_.find("while the formation ran") != std::string::npos) {

@@ -171,3 +171,18 @@ TEST_CASE("mur ps says one thing when nothing runs, pruned records included", "[
   CHECK(ps.out == "nothing is running (1 record(s) of processes that are gone removed)\n");
   CHECK(fs::is_empty(home.path + "/running"));
 }
+
+TEST_CASE("run --roster --json: a launch that fails is one JSON error line on stdout", "[process][cli][formation]") {
+  FormationFixture f;
+  std::ofstream(f.home.path + "/formations") << "not a directory\n"; // every peer's directory fails
+  Ran r = run_command({MUR_BINARY, "run", "--roster", f.project.path, "--task", "add a flag", "--json"}, f.env);
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  REQUIRE(std::count(r.out.begin(), r.out.end(), '\n') == 1);
+  const json line = json::parse(r.out, nullptr, false);
+  REQUIRE(line.is_object());
+  CHECK(line["error"]["code"] == "E-RUN-045");
+  CHECK(has(line["error"]["message"].get<std::string>(), "could not be made"));
+  CHECK(line["error"]["fix"] == "read the member's stderr above; check the roster with mur doctor");
+  CHECK_FALSE(has(r.err, "error[E-RUN-045]"));
+}
