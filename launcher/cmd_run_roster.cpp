@@ -12,6 +12,7 @@
 #include "launcher/member_console.hpp"
 #include "launcher/member_process.hpp"
 #include "launcher/project_path.hpp"
+#include "launcher/template_check.hpp"
 #include "os/process_spawn.hpp"
 #include "launcher/process_spawner.hpp"
 #include "os/process_start.hpp"
@@ -191,6 +192,9 @@ int cmd_run_roster(const RunRosterOptions& o) {
   const std::string task = read_task(o.task);
   check_roster_path(o.roster.empty() ? "." : o.roster);
   Admission admission = admit_roster_at(o.roster.empty() ? "." : o.roster);
+  for (const auto& am : admission.members) // as mur doctor checks them (E-MAN-004)
+    check_templates(am.capsule.manifest, "member '" + am.declared.name + "' (" + am.declared.capsule + "@" +
+                                           am.declared.version + ")");
   for (const auto& w : admission.warnings)
     std::cerr << "[mur run] warning[" << w.code << "]: " << w.message << (w.fix.empty() ? "" : " — Fix: " + w.fix) << "\n";
 

@@ -241,6 +241,10 @@ TEST_CASE("a template naming an unknown placeholder is refused at install and by
   CHECK(has(doctor.out, "E-MAN-004: "));
   CHECK(has(doctor.out, "unknown placeholder {{tsak}}"));
 
+  Ran run = mur_cli({"run", "--manifest", capsule, "--task", "x"}, env, project.path);
+  CHECK(run.exit_code == 1);
+  CHECK(has(run.err, "error[E-MAN-004]: "));
+
   // The same capsule spelt right installs.
   write(capsule + "/murmur.yaml", "name: typo\nversion: 1.0.0\ninference:\n  transport: script\n  turns:\n"
                                   "    - reply: \"Answer: {{task}}\"\n");
