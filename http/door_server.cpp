@@ -300,7 +300,7 @@ DoorServer::DoorServer(DoorServerSetup setup) : impl_(std::make_unique<Impl>()) 
       restinio::own_io_context(),
       restinio::server_settings_t<traits>{}
         .address("127.0.0.1")
-        .port(0)
+        .port(sh->setup.port)
         .acceptor_post_bind_hook([sh](restinio::asio_ns::ip::tcp::acceptor& a) { sh->port = a.local_endpoint().port(); })
         // Long enough for a blocking SendMessage to wait out a task's call deadline (600 s);
         // streams write a heartbeat every few seconds, idle connections end sooner (below).
@@ -315,6 +315,9 @@ DoorServer::DoorServer(DoorServerSetup setup) : impl_(std::make_unique<Impl>()) 
         .request_handler([sh](const restinio::request_handle_t& req) { return on_request(sh, req); }),
       1);
   } catch (const std::exception& e) {
+    if (sh->setup.port != 0)
+      throw Failure("E-RUN-051", "the door cannot serve the pinned port 127.0.0.1:" + std::to_string(sh->setup.port) + ": " + e.what(),
+                    "choose another --port, or end what holds it (ss -ltnp shows it)");
     throw Failure("E-RUN-047", std::string("the door could not listen on 127.0.0.1: ") + e.what(),
                   "check that loopback networking works on this machine");
   }

@@ -36,6 +36,7 @@ struct DoorServerSetup {
   std::shared_ptr<const DoorTokenIssuer> door_tokens;   // this session's issuer
   std::shared_ptr<const FormationVerifier> formation;   // null outside a formation
   a2a::CardFacts card;                                  // url is filled in once bound
+  std::uint16_t port = 0;                               // 0: an OS-chosen port; else pinned (mur run --port)
   std::chrono::milliseconds heartbeat{2000};
   std::chrono::milliseconds idle_timeout{15000};        // a connection that sends no request
 };

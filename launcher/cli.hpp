@@ -1,8 +1,12 @@
 // cli.hpp — the `mur` command line (decisions.md §4), parsed with CLI11.
 //
-// Invariant: every command of decisions.md §4 exists with --help; exit codes are 0 success,
-// 1 a refusal (its code and a Fix: line on stderr), 2 a usage error. No input makes `mur`
-// end with an uncaught exception or a stack trace.
+// Invariant: every command of decisions.md §4 exists with --help (and `mur help [COMMAND]`);
+// usage lines say `mur`; exit codes are 0 success, 1 a refusal (its code and a Fix: line on
+// stderr), 2 a usage error (E-CLI-001 an unknown command or flag, with the nearest known one;
+// E-CLI-002 a flag that does not apply to the chosen mode, with why; E-CLI-003 a missing or
+// wrong argument, an empty task, --deadline 0). Under --json every failure is one JSON line on
+// stdout (launcher/cli_words.hpp). No input makes `mur` end with an uncaught exception or a
+// stack trace.
 #pragma once
 
 namespace mur {

@@ -46,10 +46,7 @@ int cmd_ps(bool as_json) {
     if (!record_is_live(r)) {
       remove_running_record(r.session_id);
       ++pruned;
-      if (!r.formation_id.empty()) {
-        ++pruned_of[r.formation_id];
-        if (!as_json) by_formation[r.formation_id]; // its summary line says what was pruned
-      }
+      if (!r.formation_id.empty()) ++pruned_of[r.formation_id]; // a listed formation's line says so
       continue;
     }
     by_formation[r.formation_id].push_back(std::move(r));
@@ -88,7 +85,12 @@ int cmd_ps(bool as_json) {
     return exit_ok;
   }
 
-  if (by_formation.empty()) std::cout << "nothing is running\n";
+  // One statement when nothing runs; otherwise the listing, then what was cleaned up.
+  const std::string cleaned = std::to_string(pruned) + " record(s) of processes that are gone removed";
+  if (by_formation.empty()) {
+    std::cout << "nothing is running" << (pruned > 0 ? " (" + cleaned + ")" : std::string()) << "\n";
+    return exit_ok;
+  }
   for (auto it = by_formation.rbegin(); it != by_formation.rend(); ++it) {
     auto l = launchers.find(it->first);
     if (it->first.empty()) std::cout << "sessions outside a formation\n";
@@ -102,7 +104,7 @@ int cmd_ps(bool as_json) {
                 << r.session_id << "  pid " << std::setw(7) << r.pid << " " << std::setw(7) << uptime(r.started_at) << " "
                 << r.url << "  " << r.capsule_name << "@" << r.capsule_version << "\n";
   }
-  if (pruned > 0) std::cout << pruned << " record(s) of gone processes pruned\n";
+  if (pruned > 0) std::cout << cleaned << "\n";
   return exit_ok;
 }
 

@@ -2,6 +2,7 @@
 
 #include "capsule/capsule_store.hpp"
 #include "capsule/manifest.hpp"
+#include "launcher/template_check.hpp"
 #include "messages/failure.hpp"
 
 #include <unistd.h>
@@ -9,7 +10,11 @@
 namespace mur {
 
 int cmd_run_capsule(const RunCapsuleOptions& o) {
-  if (!o.manifest_dir.empty()) return run_capsule(load_manifest_dir(o.manifest_dir), o);
+  if (!o.manifest_dir.empty()) { // an uninstalled folder: its templates are checked here, as install would
+    Manifest m = load_manifest_dir(o.manifest_dir);
+    check_templates(m, o.manifest_dir + "/murmur.yaml");
+    return run_capsule(m, o);
+  }
   if (o.capsule.empty() || o.capsule_version.empty())
     throw Failure("E-RUN-008", "mur run --capsule needs both the name and --capsule-version",
                   "pass --capsule NAME --capsule-version V (see mur list)");

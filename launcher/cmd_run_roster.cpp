@@ -6,10 +6,13 @@
 #include "http/curl_pool.hpp"
 #include "http/door_network.hpp"
 #include "launcher/admission.hpp"
+#include "launcher/cli_words.hpp"
 #include "launcher/formation_dirs.hpp"
 #include "launcher/launcher_record.hpp"
 #include "launcher/member_console.hpp"
 #include "launcher/member_process.hpp"
+#include "launcher/project_path.hpp"
+#include "launcher/template_check.hpp"
 #include "os/process_spawn.hpp"
 #include "launcher/process_spawner.hpp"
 #include "os/process_start.hpp"
@@ -144,8 +147,8 @@ public:
       std::string text = failure_;
       const std::string prefix = "E-RUN-045: ";
       if (text.rfind(prefix, 0) == 0) text = text.substr(prefix.size());
-      std::cerr << "error[E-RUN-045]: " << text
-                << "\nFix: read the member's stderr above; check the roster with mur doctor\n";
+      print_failure(Failure("E-RUN-045", text, "read the member's stderr above; check the roster with mur doctor"),
+                    options_.json, std::cout, std::cerr);
     } else if (code_ == 124) {
       console_.note("the formation's deadline passed: the formation was stopped");
     } else if (code_ == member_fault_exit_code && ending_.find("while the formation ran") != std::string::npos) {
@@ -187,7 +190,11 @@ int cmd_run_roster(const RunRosterOptions& o) {
     deadline = std::get<std::chrono::milliseconds>(d);
   }
   const std::string task = read_task(o.task);
+  check_roster_path(o.roster.empty() ? "." : o.roster);
   Admission admission = admit_roster_at(o.roster.empty() ? "." : o.roster);
+  for (const auto& am : admission.members) // as mur doctor checks them (E-MAN-004)
+    check_templates(am.capsule.manifest, "member '" + am.declared.name + "' (" + am.declared.capsule + "@" +
+                                           am.declared.version + ")");
   for (const auto& w : admission.warnings)
     std::cerr << "[mur run] warning[" << w.code << "]: " << w.message << (w.fix.empty() ? "" : " — Fix: " + w.fix) << "\n";
 

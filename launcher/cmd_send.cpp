@@ -9,6 +9,7 @@
 #include "messages/ids.hpp"
 #include "messages/strict_json.hpp"
 #include "http/jsonrpc_call.hpp"
+#include "actors/egress.hpp"
 
 #include <condition_variable>
 #include <iostream>
@@ -45,6 +46,11 @@ Door find_door(const std::string& target) {
   while (!url.empty() && url.back() == '/') url.pop_back();
   if (!is_door_url(url))
     throw Failure("E-SND-001", "TARGET must be ses_…, frm_… or http://host:port", "see mur send --help");
+  // The URL mur ps shows: the session serving it is called with its record's credential.
+  std::string loopback = url;
+  if (loopback.rfind("http://localhost:", 0) == 0) loopback = "http://127.0.0.1:" + url.substr(17);
+  for (const auto& rec : list_running_records())
+    if (rec.url == loopback && record_is_live(rec)) return {rec.url, rec.operator_token};
   return {url, std::nullopt};
 }
 
@@ -107,7 +113,7 @@ void refuse_on(const DoorReply& r) {
 
 } // namespace
 
-int cmd_send(const std::string& target, const std::string& text, bool as_json) {
+int cmd_send(const std::string& target, const std::string& text, bool as_json, bool wait) {
   const Door door = find_door(target);
   CurlPool pool;
   DoorRequest send;
@@ -116,6 +122,17 @@ int cmd_send(const std::string& target, const std::string& text, bool as_json) {
   send.message_id = ids::mint(ids::message);
   DoorReply sent = reply_of(call(pool, door, a2a::request_json("send-1", send)));
   refuse_on(sent);
+  // Busy: refused with its code, or (--wait) offered again as call-member does — 250 ms doubling
+  // to 4 s, with jitter (actors/egress.hpp) — until the door takes it.
+  for (int offers = 1; sent.task.state == TaskState::rejected && sent.task.busy; ++offers) {
+    if (!wait)
+      throw Failure("E-SND-004", "the door is busy: it is working on another task and did not take this one",
+                    "send it again when its task has ended, or add --wait to keep offering it until it is taken");
+    if (offers == 1 && !as_json) std::cerr << "the door is busy; offering the task again until it is taken (Ctrl-C to give up)\n";
+    std::this_thread::sleep_for(reoffer_delay(send.message_id, offers));
+    sent = reply_of(call(pool, door, a2a::request_json("send-1", send)));
+    refuse_on(sent);
+  }
   TaskView task = sent.task;
   if (!is_terminal(task.state)) {
     DoorRequest sub;

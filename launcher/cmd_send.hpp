@@ -5,7 +5,9 @@
 // and called with the record's operator token, which goes only into the Authorization header;
 // TARGET `frm_…` is that formation's entry member (its launcher record names it, and the
 // entry's running record gives its door and operator token); a URL target is called without a
-// credential (a public door). The task is sent with
+// credential unless it is the door of a running record (the URL `mur ps` shows), whose operator
+// token is then used. A busy door's refusal is E-SND-004; with --wait the task is offered again
+// as call-member does (actors/egress.hpp reoffer_delay) until it is taken. The task is sent with
 // SendMessage and followed with SubscribeToTask (GetTask every 500 ms if the stream fails) to
 // its terminal state. Exit 0 when it completed, 1 otherwise.
 // Spec: decisions.md §4 (`mur send`).
@@ -15,6 +17,6 @@
 
 namespace mur {
 
-int cmd_send(const std::string& target, const std::string& text, bool json);
+int cmd_send(const std::string& target, const std::string& text, bool json, bool wait = false);
 
 } // namespace mur

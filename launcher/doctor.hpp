@@ -15,6 +15,7 @@
 
 namespace mur {
 
-int run_doctor(const std::string& dir, std::ostream& out);
+// as_json: one JSON object {ok, dir, checks_passed, roster?, capsule?, warnings[], error?}.
+int run_doctor(const std::string& dir, std::ostream& out, bool as_json = false);
 
 } // namespace mur

@@ -108,9 +108,11 @@ Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manif
   if (m.authentication)
     for (const auto& c : m.authentication->credentials) grants.push_back({c.name, c.scopes});
   std::optional<DoorToken> operator_token;
+  std::vector<std::pair<std::string, DoorToken>> credential_tokens; // kept in the running record only
   try {
     auto issued = issuer->issue(grants);
     if (m.authentication) operator_token = issued.at(0).token;
+    for (std::size_t i = 1; i < issued.size(); ++i) credential_tokens.emplace_back(issued[i].grant.credential, issued[i].token);
   } catch (const std::invalid_argument& e) {
     throw Failure("E-MAN-002", std::string("network.authentication.credentials: ") + e.what(), "fix the manifest");
   }
@@ -143,11 +145,21 @@ Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manif
     ds.formation = std::make_shared<FormationVerifier>(formation.id, formation.bundle->member, formation.bundle->verify_key);
   ds.card.capsule_name = m.name;
   ds.card.capsule_version = m.version;
+  ds.card.description = m.description;
+  ds.port = static_cast<std::uint16_t>(o.port);
   ds.card.session_id = s.id;
   ds.card.authenticated = m.authentication.has_value();
   ds.card.accepts_peer_tasks = m.accepts_peer_tasks;
   ds.card.takes_tasks = takes_tasks;
-  s.server = std::make_unique<DoorServer>(std::move(ds));
+  try {
+    s.server = std::make_unique<DoorServer>(std::move(ds));
+  } catch (const Failure&) { // e.g. a pinned port that is taken: nothing may be left running
+    for (const auto& a : {caf::actor_cast<caf::actor>(s.member), caf::actor_cast<caf::actor>(s.network),
+                          caf::actor_cast<caf::actor>(s.trace), caf::actor_cast<caf::actor>(s.model),
+                          caf::actor_cast<caf::actor>(supervisor)})
+      self->send_exit(a, caf::exit_reason::user_shutdown);
+    throw;
+  }
 
   RunningRecord rec;
   rec.session_id = s.id;
@@ -163,6 +175,7 @@ Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manif
   if (formation.bundle) rec.formation_launcher = formation.bundle->launcher;
   rec.started_at = now_ms();
   rec.operator_token = operator_token;
+  rec.credential_tokens = credential_tokens;
   write_running_record(rec);
   print_ready(o, m, s.id, s.server->url(), s.workdir, formation.id);
   return s;

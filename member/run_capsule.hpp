@@ -30,6 +30,7 @@ struct RunCapsuleOptions {
   std::optional<std::string> task_acceptance; // hidden: none | single | queue
   std::optional<std::string> after_task;      // hidden: exit | sleep
   bool formation_entry = false;               // hidden: the launcher starts this member as the entry
+  int port = 0;                               // --port: the door's pinned port (0: OS-chosen)
 };
 
 // Runs the session of the resolved capsule `manifest` to its end; returns the process exit

@@ -67,6 +67,9 @@ std::optional<RunningRecord> parse(const std::string& text) {
     r.started_at = j.value("started_at", std::int64_t{0});
     if (j.contains("operator_token") && j["operator_token"].is_string())
       r.operator_token = DoorToken::adopt(j["operator_token"].get<std::string>());
+    if (j.contains("credential_tokens") && j["credential_tokens"].is_object())
+      for (const auto& [name, token] : j["credential_tokens"].items())
+        if (token.is_string()) r.credential_tokens.emplace_back(name, DoorToken::adopt(token.get<std::string>()));
     return r;
   } catch (const std::exception&) {
     return std::nullopt;
@@ -97,6 +100,11 @@ void write_running_record(const RunningRecord& r) {
   }
   j["started_at"] = r.started_at;
   if (r.operator_token) j["operator_token"] = r.operator_token->expose();
+  if (!r.credential_tokens.empty()) {
+    json creds = json::object();
+    for (const auto& [name, token] : r.credential_tokens) creds[name] = token.expose();
+    j["credential_tokens"] = creds;
+  }
   std::string text = j.dump() + "\n";
   write_private_file(path_of(r.session_id), text);
   sodium_memzero(text.data(), text.size());

@@ -3,7 +3,8 @@
 //
 // Invariant: the directory is 0700 and each record 0600, written whole (a temporary file
 // renamed into place) after the door serves and removed when the session ends. The record is the
-// one file that holds a door's operator token; nothing else here prints it. A record is
+// one file that holds a door's tokens — the operator's and each declared credential's; only
+// `mur token` prints one (it is that command's purpose). A record is
 // trusted only while its pid is alive with the same process_start.
 // Spec: decisions.md §5 ("Running records"); murmur-capsule.md §4.
 #pragma once
@@ -32,6 +33,9 @@ struct RunningRecord {
   std::optional<LauncherIdentity> formation_launcher; // from the channel's first line, if it named one
   std::int64_t started_at = 0;  // unix ms
   std::optional<DoorToken> operator_token; // absent for a public door
+  // Each declared credential's token (network.authentication.credentials), in file order:
+  // what `mur token NAME` prints for an A2A client to call with exactly its scopes.
+  std::vector<std::pair<std::string, DoorToken>> credential_tokens;
 };
 
 std::string running_dir();        // $MURMUR_HOME/running

@@ -38,7 +38,7 @@ json agent_card(const CardFacts& f, bool extended) {
   if (f.authenticated)
     skill["securityRequirements"] = json::array({{{"schemes", {{"bearer", {{"list", json::array({"SendMessage"})}}}}}}});
   json card{{"name", f.capsule_name},
-            {"description", "Murmur capsule " + f.capsule_name + " " + f.capsule_version},
+            {"description", f.description.empty() ? "Murmur capsule " + f.capsule_name + " " + f.capsule_version : f.description},
             {"version", f.capsule_version},
             {"supportedInterfaces",
              json::array({{{"url", f.url}, {"protocolBinding", "JSONRPC"}, {"protocolVersion", "1.0"}}})},

@@ -22,6 +22,7 @@ inline constexpr const char* capsule_extension_uri =
 struct CardFacts {
   std::string capsule_name;
   std::string capsule_version;
+  std::string description;       // the manifest's; "" ⇒ `Murmur capsule <name> <version>`
   std::string session_id;
   std::string url;               // http://127.0.0.1:PORT
   bool authenticated = false;
