@@ -106,8 +106,8 @@ std::vector<std::string> everything_but(const fs::path& hidden) {
 Failure cannot_isolate(const std::string& what, int err) {
   return Failure("E-ISO-001",
                  "the program's isolation could not be set up: " + what + " (" + std::strerror(err) + ")",
-                 "check that the member's directory and capsule folder exist; run without "
-                 "isolation only by running on a kernel without Landlock (W-ISO-001)");
+                 "check that the member's directory and its installed capsule folder exist "
+                 "(mur list; reinstall the capsule if its copy is gone)");
 }
 
 UniqueFd build_ruleset(const IsolationPlan& plan) {
