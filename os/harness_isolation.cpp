@@ -83,24 +83,24 @@ bool within(const fs::path& root, const fs::path& p) {
   return true;
 }
 
-// Every entry of every ancestor of `hidden` that is not on the way to it: together with
-// `hidden` itself, that is the whole file tree. Symlinks are left out (a rule follows the
-// file a path resolves to, so the file they name is covered, or hidden, where it lies).
-std::vector<std::string> everything_but(const fs::path& hidden) {
-  std::vector<std::string> out;
-  fs::path at = hidden.root_path();
-  for (const auto& part : hidden.relative_path()) {
-    if (part.empty()) continue;
-    std::error_code ec;
-    for (auto it = fs::directory_iterator(at, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
-      if (it->path().filename() == part) continue;
-      if (it->is_symlink(ec)) continue;
-      out.push_back(it->path().string());
+// Every entry of every directory that holds a hidden root, except the hidden roots and the way
+// to them: together with the hidden roots, that is the whole file tree. Symlinks are left out (a
+// rule follows the file a path resolves to, so the file they name is covered, or hidden, where
+// it lies).
+void everything_but(const fs::path& dir, const std::vector<fs::path>& hidden, std::vector<std::string>& out) {
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    const fs::path child = it->path();
+    if (it->is_symlink(ec)) continue;
+    bool is_hidden = false, holds_hidden = false;
+    for (const auto& h : hidden) {
+      if (within(h, child)) is_hidden = true;
+      else if (within(child, h)) holds_hidden = true;
     }
-    at /= part;
-    if (!fs::exists(fs::symlink_status(at, ec))) break; // nothing further down to hide yet
+    if (is_hidden) continue;
+    if (holds_hidden) everything_but(child, hidden, out);
+    else out.push_back(child.string());
   }
-  return out;
 }
 
 Failure cannot_isolate(const std::string& what, int err) {
@@ -148,6 +148,11 @@ int landlock_abi_version() {
 
 IsolationPlan isolation_for(const std::string& own_dir, const std::string& capsule_dir,
                             const std::string& hidden_root) {
+  return isolation_for(own_dir, capsule_dir, std::vector<std::string>{hidden_root});
+}
+
+IsolationPlan isolation_for(const std::string& own_dir, const std::string& capsule_dir,
+                            const std::vector<std::string>& hidden_roots) {
   IsolationPlan plan;
   const int abi = landlock_abi_version();
   if (abi <= 0) {
@@ -157,15 +162,22 @@ IsolationPlan isolation_for(const std::string& own_dir, const std::string& capsu
   }
   plan.mechanism = IsolationPlan::Mechanism::landlock;
   plan.landlock_abi = abi;
-  const fs::path hidden = resolved(hidden_root);
+  std::vector<fs::path> hidden;
+  for (const auto& h : hidden_roots) {
+    hidden.push_back(resolved(h));
+    plan.hidden_roots.push_back(hidden.back().string());
+  }
   const fs::path own = resolved(own_dir);
   const fs::path capsule = resolved(capsule_dir);
-  plan.hidden_root = hidden.string();
-  plan.full = everything_but(hidden);
-  // A rule on a directory holding hidden_root would open all of it again.
-  if (within(own, hidden)) plan.own_dir_limited = true;
+  if (hidden.empty()) plan.full.push_back("/");
+  else everything_but(fs::path("/"), hidden, plan.full);
+  // A rule on a directory that holds a hidden root would open all of it again.
+  auto holds_hidden = [&](const fs::path& p) {
+    return std::any_of(hidden.begin(), hidden.end(), [&](const fs::path& h) { return within(p, h); });
+  };
+  if (holds_hidden(own)) plan.own_dir_limited = true;
   else plan.full.push_back(own.string());
-  if (!within(capsule, hidden)) plan.read_exec.push_back(capsule.string());
+  if (!holds_hidden(capsule)) plan.read_exec.push_back(capsule.string());
   return plan;
 }
 

@@ -102,6 +102,9 @@ TEST_CASE("a program under its plan cannot reach a sibling member's directory", 
   script += probe("outside_read", "cat " + (t.outside / "notes.txt").string());
   script += probe("outside_write", "sh -c 'echo x > " + (t.outside / "made.txt").string() + "'");
   script += probe("system_read", "cat /etc/passwd");
+  // An interpreter from the system starts and imports what a harness needs (node, python3).
+  script += probe("python_runs", "python3 -c 'import json, urllib.request, re'");
+  script += probe("node_runs", "node -e 'require(\"http\")'");
   const auto seen = run_isolated(plan, t.own.string(), script, t.root / "out.txt");
   CHECK(seen.at("own_read") == "yes");
   CHECK(seen.at("own_write") == "yes");
@@ -119,6 +122,8 @@ TEST_CASE("a program under its plan cannot reach a sibling member's directory", 
   CHECK(seen.at("outside_read") == "yes");
   CHECK(seen.at("outside_write") == "yes");
   CHECK(seen.at("system_read") == "yes");
+  if (::access("/usr/bin/python3", X_OK) == 0) CHECK(seen.at("python_runs") == "yes");
+  if (::access("/usr/bin/node", X_OK) == 0) CHECK(seen.at("node_runs") == "yes");
   CHECK(fs::exists(t.own / "made.txt"));
   CHECK_FALSE(fs::exists(t.sibling / "planted.txt"));
   // The restriction went with the child: this process still reads the sibling's file.
@@ -163,4 +168,26 @@ TEST_CASE("a capsule folder that is missing when the turn starts fails with E-IS
     CHECK(f.code() == "E-ISO-001");
     CHECK_FALSE(f.fix().empty());
   }
+}
+
+TEST_CASE("a peer also kept out of the project's .murmur still reads the project", "[isolation][process]") {
+  Tree t;
+  if (mur::landlock_abi_version() == 0) return;
+  const fs::path project = t.root / "project";
+  fs::create_directories(project / ".murmur/ses_entry");
+  std::ofstream(project / ".murmur/ses_entry/trace.jsonl") << "{}\n";
+  std::ofstream(project / "main.c") << "int main(){}\n";
+  const auto plan = mur::isolation_for(t.own.string(), t.capsule.string(),
+                                       std::vector<std::string>{t.home.string(), (project / ".murmur").string()});
+  CHECK(plan.hidden_roots.size() == 2);
+  CHECK_FALSE(plan.own_dir_limited);
+  std::string script = probe("project_read", "cat " + (project / "main.c").string());
+  script += probe("entry_trace_read", "cat " + (project / ".murmur/ses_entry/trace.jsonl").string());
+  script += probe("sibling_read", "cat ../beta/secret.txt");
+  script += probe("own_write", "sh -c 'echo x > made.txt'");
+  const auto seen = run_isolated(plan, t.own.string(), script, t.outside / "out.txt");
+  CHECK(seen.at("project_read") == "yes");
+  CHECK(seen.at("entry_trace_read") == "no");
+  CHECK(seen.at("sibling_read") == "no");
+  CHECK(seen.at("own_write") == "yes");
 }
