@@ -183,3 +183,21 @@ test('the conformance runner passes server-initialize and tools-list only with t
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('conformance_harness.mjs runs the server scenarios inside its turn with the token it was handed', async () => {
+  const server = await startServer();
+  try {
+    const r = await run(process.execPath, ['conformance_harness.mjs'], { input: turn(server, 'new') });
+    assert.equal(r.code, 0, r.out + r.err);
+    assert.equal(r.out, 'conformance: server-initialize passed\nconformance: tools-list passed\n');
+    const one = await run(process.execPath, ['conformance_harness.mjs'], { input: turn(server, 'new', { task: 'conformance: ping' }) });
+    assert.equal(one.code, 0, one.out + one.err);
+    assert.equal(one.out, 'conformance: ping passed\n');
+    const wrong = await run(process.execPath, ['conformance_harness.mjs'],
+                            { input: turn(server, 'new', { tools: { url: server.url, token: 'wrong' } }) });
+    assert.equal(wrong.code, 1);
+    assert.match(wrong.out, /conformance: server-initialize FAILED/);
+  } finally {
+    server.stop();
+  }
+});
