@@ -54,17 +54,138 @@ void write_file(const std::string& path, const std::string& bytes, mode_t mode =
   ::chmod(path.c_str(), mode);
 }
 
-// The capsule's files as (relative path, bytes), or a reason they cannot all be read.
-std::variant<std::vector<std::pair<std::string, std::string>>, std::string>
-read_capsule_files(const std::string& dir, const Manifest& m) {
-  std::vector<std::pair<std::string, std::string>> files;
-  for (const auto& rel : m.files()) {
-    std::string why;
-    auto bytes = read_file(dir + "/" + rel, &why);
-    if (!bytes) return rel + " cannot be read (" + why + ")";
-    files.emplace_back(rel, std::move(*bytes));
+// What an install copies: every regular file under the folder, in the digest's order.
+constexpr std::size_t max_capsule_files = 4096;
+constexpr std::size_t max_capsule_total_bytes = 64u << 20;
+
+struct CapsuleFile {
+  std::string rel;   // relative to the capsule folder, '/'-separated
+  std::string bytes;
+  bool executable = false; // any x bit on the source (the copy is 0755, else 0644)
+};
+
+// Why a folder's files cannot all be taken, with the code and fix an install refuses with.
+struct FilesRefusal {
+  std::string code;
+  std::string why;
+  std::string fix;
+};
+
+// Names never taken from a capsule folder: the project store (a capsule folder may be a
+// project directory) and version-control folders, wherever they are.
+bool skipped_name(const std::string& name) {
+  return name == ".murmur" || name == ".git" || name == ".hg" || name == ".svn";
+}
+
+// Names the store keeps its own record in, at the top of an installed capsule.
+bool record_name(const std::string& name) { return name == ".sha256" || name == ".meta.json"; }
+
+bool inside(const fs::path& root, const fs::path& p) {
+  auto r = root.begin(), q = p.begin();
+  for (; r != root.end(); ++r, ++q)
+    if (q == p.end() || *r != *q) return false;
+  return true;
+}
+
+// Walks `dir` (sorted by name at each level) and reads every file the capsule consists of:
+// regular files, and symlinks whose target is a regular file inside the folder (taken as that
+// file's bytes). A symlink that leaves the folder, dangles or names a folder is refused
+// (E-INS-004); a fifo, socket or device is refused (E-INS-001). `stored`: the walk of an
+// installed copy, whose top level also holds the store's record (.sha256, .meta.json).
+// The result is in the digest's order: murmur.yaml first, then the others by path, bytewise.
+std::variant<std::vector<CapsuleFile>, FilesRefusal> walk_capsule_files(const std::string& dir,
+                                                                        bool stored) {
+  std::error_code ec;
+  const fs::path root = fs::canonical(dir, ec);
+  if (ec) return FilesRefusal{"E-INS-001", dir + " cannot be read (" + ec.message() + ")", "check its permissions"};
+  std::vector<CapsuleFile> out;
+  std::size_t total = 0;
+  std::vector<std::string> pending{""}; // relative folders still to read
+  while (!pending.empty()) {
+    const std::string rel_dir = pending.back();
+    pending.pop_back();
+    const fs::path abs_dir = rel_dir.empty() ? root : root / rel_dir;
+    std::vector<std::string> names;
+    for (auto it = fs::directory_iterator(abs_dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
+      names.push_back(it->path().filename().string());
+    if (ec)
+      return FilesRefusal{"E-INS-001", abs_dir.string() + " cannot be read (" + ec.message() + ")",
+                          "make every file and folder in the capsule folder readable"};
+    std::sort(names.begin(), names.end());
+    for (const std::string& name : names) {
+      const std::string rel = rel_dir.empty() ? name : rel_dir + "/" + name;
+      if (skipped_name(name)) continue;
+      if (rel_dir.empty() && record_name(name)) {
+        if (stored) continue;
+        return FilesRefusal{"E-INS-001", rel + " is a name the store keeps its own record in",
+                            "rename or remove " + rel + " in the capsule folder"};
+      }
+      const fs::path abs = root / rel;
+      struct stat st {};
+      if (::lstat(abs.c_str(), &st) != 0)
+        return FilesRefusal{"E-INS-001", rel + " cannot be read (" + std::strerror(errno) + ")",
+                            "make every file in the capsule folder readable"};
+      std::string source = abs.string();
+      if (S_ISLNK(st.st_mode)) {
+        const fs::path target = fs::canonical(abs, ec);
+        if (ec)
+          return FilesRefusal{"E-INS-004", "the symlink " + rel + " points at nothing (" + ec.message() + ")",
+                              "remove the symlink or create what it points at inside the capsule folder"};
+        if (!inside(root, target))
+          return FilesRefusal{"E-INS-004", "the symlink " + rel + " leaves the capsule folder (it points at " +
+                                             target.string() + ")",
+                              "copy the file into the capsule folder instead of linking to it"};
+        if (::stat(target.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+          return FilesRefusal{"E-INS-004", "the symlink " + rel + " points at a folder or at something not a file",
+                              "link only to files inside the capsule folder, or move the folder itself there"};
+        source = target.string();
+      } else if (S_ISDIR(st.st_mode)) {
+        pending.push_back(rel);
+        continue;
+      } else if (!S_ISREG(st.st_mode)) {
+        return FilesRefusal{"E-INS-001", rel + " is not a regular file (a fifo, socket or device)",
+                            "remove it from the capsule folder"};
+      }
+      if (out.size() == max_capsule_files)
+        return FilesRefusal{"E-INS-001", "the folder holds more than 4096 files",
+                            "keep only what the capsule needs in its folder"};
+      std::string why;
+      auto bytes = read_file(source, &why);
+      if (!bytes)
+        return FilesRefusal{"E-INS-001", rel + " cannot be read (" + why + ")",
+                            "make every file in the capsule folder readable and at most 16 MiB"};
+      total += bytes->size();
+      if (total > max_capsule_total_bytes)
+        return FilesRefusal{"E-INS-001", "the folder's files add up to more than 64 MiB",
+                            "keep only what the capsule needs in its folder"};
+      out.push_back(CapsuleFile{rel, std::move(*bytes), (st.st_mode & 0111) != 0});
+    }
   }
-  return files;
+  std::sort(out.begin(), out.end(), [](const CapsuleFile& a, const CapsuleFile& b) {
+    const bool am = a.rel == "murmur.yaml", bm = b.rel == "murmur.yaml";
+    if (am != bm) return am;
+    return a.rel < b.rel;
+  });
+  return out;
+}
+
+// The capsule's files, or why they cannot all be read; every file the manifest names is among
+// them.
+std::variant<std::vector<CapsuleFile>, FilesRefusal> read_capsule_files(const std::string& dir,
+                                                                        const Manifest& m, bool stored) {
+  auto walked = walk_capsule_files(dir, stored);
+  if (auto* files = std::get_if<std::vector<CapsuleFile>>(&walked))
+    for (const auto& named : m.files())
+      if (std::none_of(files->begin(), files->end(), [&](const CapsuleFile& f) { return f.rel == named; }))
+        return FilesRefusal{"E-INS-001", named + " is missing", "restore it, or correct murmur.yaml"};
+  return walked;
+}
+
+std::string digest_of(const std::vector<CapsuleFile>& files) {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  pairs.reserve(files.size());
+  for (const auto& f : files) pairs.emplace_back(f.rel, f.bytes);
+  return capsule_digest(pairs);
 }
 
 std::string recorded_digest(const std::string& dir) {
@@ -103,12 +224,12 @@ StoredCapsule inspect_stored(const std::string& dir, const std::string& name,
     return c;
   }
   c.description = m->description;
-  auto files = read_capsule_files(dir, *m);
-  if (auto* why = std::get_if<std::string>(&files)) {
-    c.problem = *why;
+  auto files = read_capsule_files(dir, *m, true);
+  if (auto* refusal = std::get_if<FilesRefusal>(&files)) {
+    c.problem = refusal->why;
     return c;
   }
-  if (capsule_digest(std::get<0>(files)) != c.sha256) {
+  if (digest_of(std::get<0>(files)) != c.sha256) {
     c.problem = "its bytes no longer match the sha256 recorded at install";
     return c;
   }
@@ -136,11 +257,11 @@ InstallOutcome install_capsule(const std::string& source_dir, const std::string&
     throw Failure("E-INS-001", source_dir + " is not a directory",
                   "give the folder that holds the capsule's murmur.yaml");
   Manifest m = load_manifest_dir(source_dir);
-  auto files = read_capsule_files(source_dir, m);
-  if (auto* why = std::get_if<std::string>(&files))
-    throw Failure("E-INS-001", source_dir + ": " + *why, "make every file the manifest names readable");
+  auto files = read_capsule_files(source_dir, m, false);
+  if (auto* refusal = std::get_if<FilesRefusal>(&files))
+    throw Failure(refusal->code, source_dir + ": " + refusal->why, refusal->fix);
   const auto& contents = std::get<0>(files);
-  const std::string digest = capsule_digest(contents);
+  const std::string digest = digest_of(contents);
 
   const std::string parent = store_root + "/" + m.name;
   const std::string target = parent + "/" + m.version;
@@ -168,16 +289,18 @@ InstallOutcome install_capsule(const std::string& source_dir, const std::string&
   const std::string stage = parent + "/.tmp-" + ids::uuid7_hex();
   try {
     make_private_dirs(stage);
-    for (const auto& [rel, bytes] : contents) {
-      const std::string dest = stage + "/" + rel;
+    std::vector<std::string> names;
+    for (const auto& file : contents) {
+      const std::string dest = stage + "/" + file.rel;
       const auto slash = dest.rfind('/');
       if (slash != std::string::npos && slash > stage.size()) make_private_dirs(dest.substr(0, slash));
-      write_file(dest, bytes);
+      write_file(dest, file.bytes, file.executable ? 0755 : 0644);
+      names.push_back(file.rel);
     }
     write_file(stage + "/.sha256", digest + "\n");
     nlohmann::json meta{{"name", m.name},        {"version", m.version},
                         {"description", m.description}, {"sha256", digest},
-                        {"files", m.files()}};
+                        {"files", names}};
     write_file(stage + "/.meta.json", meta.dump(2) + "\n");
     // The staged copy must hash as the source did (the source may have changed meanwhile).
     StoredCapsule staged = inspect_stored(stage, m.name, m.version, scope);

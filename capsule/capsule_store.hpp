@@ -2,8 +2,12 @@
 // `$MURMUR_HOME/artifacts/`, each capsule at `<name>/<version>/`.
 //
 // Invariants:
-// - A stored capsule holds exactly the files its manifest names, plus `.sha256` (the digest of
-//   those files, recorded at install) and `.meta.json`.
+// - A stored capsule holds its folder whole: every regular file under it except `.murmur/` and
+//   VCS folders (`.git`, `.hg`, `.svn`), at most 4096 files and 64 MiB (16 MiB each), plus
+//   `.sha256` (the digest of every path and its bytes, murmur.yaml first then by path, recorded
+//   at install) and `.meta.json`. A symlink is copied as the file it points at when that file
+//   is inside the folder; one that leaves the folder, dangles or names a folder is refused
+//   (E-INS-004). The executable bit is kept (0755, else 0644); it is not part of the digest.
 // - Install never leaves a partial capsule: it stages under a temporary name beside the target
 //   and renames; a failure removes the staging directory and leaves the store as it was.
 // - The same name+version with other bytes is refused unless forced (E-INS-002); the same bytes
@@ -46,7 +50,7 @@ struct InstallOutcome {
   enum class Kind { installed, replaced, unchanged } kind = Kind::installed;
 };
 
-// Installs the capsule folder `source_dir` into `store_root` (E-MAN-*, E-INS-001..003).
+// Installs the capsule folder `source_dir` into `store_root` (E-MAN-*, E-INS-001..004).
 InstallOutcome install_capsule(const std::string& source_dir, const std::string& store_root,
                                StoreScope scope, bool force);
 

@@ -356,6 +356,30 @@ Manifest load_manifest_dir(const std::string& dir) {
                       "' is not a readable file in the capsule folder",
                     "create the file or correct the path");
   }
+  if (m.inference.transport == Transport::process) {
+    // A program named with a '/' and not absolute is a file of the capsule; a bare name is one
+    // when the folder holds it, else it is looked up on PATH at launch (capsule/harness_program).
+    const std::string& program = m.inference.command.front();
+    if (program.find('/') != std::string::npos && program.front() != '/') {
+      const std::string where = path + ": inference.command[0]: '" + program + "'";
+      std::string part;
+      for (std::size_t i = 0; i <= program.size(); ++i) {
+        if (i < program.size() && program[i] != '/') { part += program[i]; continue; }
+        if (part == "..")
+          throw Failure("E-MAN-002", where + " leaves the capsule folder",
+                        "put the program inside the capsule folder and name it from there, e.g. ./bin/agent");
+        part.clear();
+      }
+      struct stat st {};
+      const std::string f = dir + "/" + program;
+      if (::stat(f.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+        throw Failure("E-MAN-002", where + " is not a file in the capsule folder",
+                      "create it there, correct the path, or name a program on PATH without a '/'");
+      if ((st.st_mode & 0111) == 0)
+        throw Failure("E-MAN-002", where + " is not executable",
+                      "chmod +x it (with a #! line naming its interpreter)");
+    }
+  }
   m.folder = dir;
   return m;
 }

@@ -125,7 +125,8 @@ struct Manifest {
   int tasks_held_at_once() const;
   // Whether the bare entry `localhost` is in capabilities.network.allow (a caller's egress).
   bool allows_localhost() const;
-  // Every file the capsule consists of, relative to its folder: murmur.yaml first.
+  // The files the manifest itself names, relative to its folder: murmur.yaml first. An install
+  // takes the whole folder (capsule_store.hpp); these must be among its files.
   std::vector<std::string> files() const;
 };
 
@@ -134,7 +135,8 @@ const std::vector<std::string>& door_scopes();
 
 // Parses manifest text; `label` is how the file is named in messages (e.g. "capsules/coder/murmur.yaml").
 Manifest parse_manifest(const std::string& text, const std::string& label);
-// Reads DIR/murmur.yaml; a system_prompt_file must exist inside DIR.
+// Reads DIR/murmur.yaml; a system_prompt_file must exist inside DIR, and so must a process
+// command[0] that holds a '/' and is not absolute (an executable file; capsule/harness_program.hpp).
 Manifest load_manifest_dir(const std::string& dir);
 
 } // namespace mur

@@ -1,0 +1,222 @@
+#include "os/harness_isolation.hpp"
+
+#include "messages/failure.hpp"
+#include "os/unique_fd.hpp"
+
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <thread>
+
+namespace fs = std::filesystem;
+
+namespace mur {
+namespace {
+
+// The kernel's Landlock interface (include/uapi/linux/landlock.h), spelled out here so the
+// build does not depend on how new the installed kernel headers are.
+struct RulesetAttr {
+  std::uint64_t handled_access_fs = 0;
+  std::uint64_t handled_access_net = 0;
+  std::uint64_t scoped = 0;
+};
+struct __attribute__((packed)) PathBeneathAttr {
+  std::uint64_t allowed_access;
+  std::int32_t parent_fd;
+};
+constexpr unsigned create_ruleset_version = 1u << 0;
+constexpr int rule_path_beneath = 1;
+
+constexpr std::uint64_t fs_execute = 1ull << 0;
+constexpr std::uint64_t fs_write_file = 1ull << 1;
+constexpr std::uint64_t fs_read_file = 1ull << 2;
+constexpr std::uint64_t fs_read_dir = 1ull << 3;
+constexpr std::uint64_t fs_refer = 1ull << 13;    // ABI 2
+constexpr std::uint64_t fs_truncate = 1ull << 14; // ABI 3
+constexpr std::uint64_t fs_ioctl_dev = 1ull << 15; // ABI 5
+constexpr std::uint64_t scope_abstract_unix_socket = 1ull << 0; // ABI 6
+constexpr std::uint64_t scope_signal = 1ull << 1;               // ABI 6
+
+std::uint64_t handled_fs(int abi) {
+  std::uint64_t all = (1ull << 13) - 1; // ABI 1: execute … make_sym
+  if (abi >= 2) all |= fs_refer;
+  if (abi >= 3) all |= fs_truncate;
+  if (abi >= 5) all |= fs_ioctl_dev;
+  return all;
+}
+
+// Rights that apply to a file that is not a directory.
+std::uint64_t file_rights(int abi) {
+  return handled_fs(abi) & (fs_execute | fs_write_file | fs_read_file | fs_truncate | fs_ioctl_dev);
+}
+
+std::size_t ruleset_attr_size(int abi) {
+  if (abi >= 6) return sizeof(RulesetAttr);
+  if (abi >= 4) return 2 * sizeof(std::uint64_t);
+  return sizeof(std::uint64_t);
+}
+
+// `p` made absolute and canonical as far as it exists; the rest appended as written.
+fs::path resolved(const std::string& p) {
+  std::error_code ec;
+  fs::path abs = fs::absolute(p, ec);
+  if (ec) abs = p;
+  fs::path out = fs::weakly_canonical(abs, ec);
+  return ec ? abs.lexically_normal() : out;
+}
+
+bool within(const fs::path& root, const fs::path& p) {
+  auto r = root.begin(), q = p.begin();
+  for (; r != root.end(); ++r, ++q) {
+    if (r->empty()) continue; // a trailing separator
+    if (q == p.end() || *r != *q) return false;
+  }
+  return true;
+}
+
+// Every entry of every directory that holds a hidden root, except the hidden roots and the way
+// to them: together with the hidden roots, that is the whole file tree. Symlinks are left out (a
+// rule follows the file a path resolves to, so the file they name is covered, or hidden, where
+// it lies).
+void everything_but(const fs::path& dir, const std::vector<fs::path>& hidden, std::vector<std::string>& out) {
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    const fs::path child = it->path();
+    if (it->is_symlink(ec)) continue;
+    bool is_hidden = false, holds_hidden = false;
+    for (const auto& h : hidden) {
+      if (within(h, child)) is_hidden = true;
+      else if (within(child, h)) holds_hidden = true;
+    }
+    if (is_hidden) continue;
+    if (holds_hidden) everything_but(child, hidden, out);
+    else out.push_back(child.string());
+  }
+}
+
+Failure cannot_isolate(const std::string& what, int err) {
+  return Failure("E-ISO-001",
+                 "the program's isolation could not be set up: " + what + " (" + std::strerror(err) + ")",
+                 "check that the member's directory and its installed capsule folder exist "
+                 "(mur list; reinstall the capsule if its copy is gone)");
+}
+
+UniqueFd build_ruleset(const IsolationPlan& plan) {
+  const int abi = plan.landlock_abi;
+  RulesetAttr attr;
+  attr.handled_access_fs = handled_fs(abi);
+  if (abi >= 6) attr.scoped = scope_abstract_unix_socket | scope_signal;
+  const long fd = ::syscall(SYS_landlock_create_ruleset, &attr, ruleset_attr_size(abi), 0u);
+  if (fd < 0) throw cannot_isolate("landlock_create_ruleset", errno);
+  UniqueFd ruleset(static_cast<int>(fd));
+  auto add = [&](const std::string& path, std::uint64_t rights, bool must_exist) {
+    const int target = ::open(path.c_str(), O_PATH | O_CLOEXEC | O_NOFOLLOW);
+    if (target < 0) {
+      if (!must_exist && (errno == ENOENT || errno == ELOOP || errno == EACCES)) return;
+      throw cannot_isolate("cannot open " + path, errno);
+    }
+    UniqueFd hold(target);
+    struct stat st {};
+    if (::fstat(target, &st) != 0) throw cannot_isolate("cannot stat " + path, errno);
+    if (S_ISLNK(st.st_mode)) return;
+    if (!S_ISDIR(st.st_mode)) rights &= file_rights(abi);
+    PathBeneathAttr rule{rights & handled_fs(abi), target};
+    if (rule.allowed_access == 0) return;
+    if (::syscall(SYS_landlock_add_rule, ruleset.get(), rule_path_beneath, &rule, 0u) != 0)
+      throw cannot_isolate("landlock_add_rule for " + path, errno);
+  };
+  for (const auto& p : plan.full) add(p, handled_fs(abi), false);
+  for (const auto& p : plan.read_exec) add(p, fs_read_file | fs_read_dir | fs_execute, true);
+  return ruleset;
+}
+
+} // namespace
+
+int landlock_abi_version() {
+  const long v = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, create_ruleset_version);
+  return v > 0 ? static_cast<int>(v) : 0;
+}
+
+IsolationPlan isolation_for(const std::string& own_dir, const std::string& capsule_dir,
+                            const std::string& hidden_root) {
+  return isolation_for(own_dir, capsule_dir, std::vector<std::string>{hidden_root});
+}
+
+IsolationPlan isolation_for(const std::string& own_dir, const std::string& capsule_dir,
+                            const std::vector<std::string>& hidden_roots) {
+  IsolationPlan plan;
+  const int abi = landlock_abi_version();
+  if (abi <= 0) {
+    plan.why = errno == EOPNOTSUPP ? "Landlock is built into this kernel but disabled at boot (lsm=…)"
+                                   : "this kernel has no Landlock (Linux 5.13 or later with CONFIG_SECURITY_LANDLOCK)";
+    return plan;
+  }
+  plan.mechanism = IsolationPlan::Mechanism::landlock;
+  plan.landlock_abi = abi;
+  std::vector<fs::path> hidden;
+  for (const auto& h : hidden_roots) {
+    hidden.push_back(resolved(h));
+    plan.hidden_roots.push_back(hidden.back().string());
+  }
+  const fs::path own = resolved(own_dir);
+  const fs::path capsule = resolved(capsule_dir);
+  if (hidden.empty()) plan.full.push_back("/");
+  else everything_but(fs::path("/"), hidden, plan.full);
+  // A rule on a directory that holds a hidden root would open all of it again.
+  auto holds_hidden = [&](const fs::path& p) {
+    return std::any_of(hidden.begin(), hidden.end(), [&](const fs::path& h) { return within(p, h); });
+  };
+  if (holds_hidden(own)) plan.own_dir_limited = true;
+  else plan.full.push_back(own.string());
+  if (!holds_hidden(capsule)) plan.read_exec.push_back(capsule.string());
+  return plan;
+}
+
+pid_t spawn_isolated(const SpawnRequest& request, const IsolationPlan& plan) {
+  if (plan.mechanism == IsolationPlan::Mechanism::none) return spawn_process(request);
+  UniqueFd ruleset = build_ruleset(plan);
+  pid_t pid = -1;
+  int failed_errno = 0;
+  const char* failed_step = nullptr;
+  std::exception_ptr spawn_error;
+  // The restriction binds the thread that asks for it (and what it starts), never this process.
+  std::thread restricted([&] {
+    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+      failed_errno = errno;
+      failed_step = "prctl(PR_SET_NO_NEW_PRIVS)";
+      return;
+    }
+    if (::syscall(SYS_landlock_restrict_self, ruleset.get(), 0u) != 0) {
+      failed_errno = errno;
+      failed_step = "landlock_restrict_self";
+      return;
+    }
+    try {
+      pid = spawn_process(request);
+    } catch (...) {
+      spawn_error = std::current_exception();
+    }
+  });
+  restricted.join();
+  if (failed_step) throw cannot_isolate(failed_step, failed_errno);
+  if (spawn_error) std::rethrow_exception(spawn_error);
+  return pid;
+}
+
+std::string isolation_warning(const IsolationPlan& plan, const std::string& member) {
+  if (plan.mechanism != IsolationPlan::Mechanism::none) return {};
+  return "W-ISO-001: member " + member + "'s program runs without isolation: " + plan.why +
+         "; it can read other members' directories (they all run as the same user). Fix: run mur "
+         "on a kernel with Landlock enabled, or do not run programs you do not trust as members";
+}
+
+} // namespace mur

@@ -1,0 +1,73 @@
+// harness_isolation.hpp — keeping a member's external program (`transport: process`) out of
+// every other member's directory, though all of them run as the same user.
+//
+// Invariant: a program started by spawn_isolated with a Landlock plan can read, write and
+// execute everything it could before EXCEPT what lies under its hidden roots ($MURMUR_HOME:
+// every formation's member directories, the global store; for a peer also <project>/.murmur:
+// the entry's session and the project store); under them it may use its own directory fully
+// and read and execute its capsule folder, nothing else. The
+// restriction is the kernel's (Landlock, Linux 5.13+), holds for root as for any user, cannot be
+// lifted by the program or its children, and follows no symlink or /proc magic link out of it
+// (Landlock checks the real file hierarchy). It also keeps the program from signalling, or
+// reaching over abstract Unix sockets, any process outside it (Landlock ABI 6+). Where the
+// kernel has no Landlock the plan says so (`mechanism == none`, `why`), and the launcher warns
+// W-ISO-001 instead of claiming isolation.
+//
+// Cost: directories that hold a hidden root (e.g. $HOME when $MURMUR_HOME is ~/.murmur, the
+// project directory for a peer) keep every entry they had when the turn started, but the
+// program cannot create new entries directly in them. Not covered: the program's own member
+// directory holds that member's session directory (.murmur/<ses_id>/, its trace), which the
+// program can therefore read and write.
+//
+// How: the plan is plain data (paths). spawn_isolated builds the ruleset, then starts the child
+// from a short-lived thread that has restricted itself (no_new_privs + landlock_restrict_self
+// act on the calling thread only), so the child inherits the restriction and this process
+// keeps none; the child itself is started by spawn_process (posix_spawn), unchanged.
+// Seed: "Each peer works in ~/.murmur/formations/<frm_id>/<member>/, a directory no other member
+// can reach." (murmur-formation.md §4); issue 12, item 4.
+#pragma once
+
+#include "os/process_spawn.hpp"
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace mur {
+
+struct IsolationPlan {
+  enum class Mechanism { landlock, none };
+  Mechanism mechanism = Mechanism::none;
+  int landlock_abi = 0;              // the kernel's Landlock ABI version (0: none)
+  std::string why;                   // mechanism none: why, for W-ISO-001
+  std::vector<std::string> hidden_roots; // canonical
+  std::vector<std::string> full;     // may use everything beneath (own dir, everything outside hidden_root)
+  std::vector<std::string> read_exec; // may read and execute beneath (the capsule folder)
+  bool own_dir_limited = false;      // own_dir holds a hidden root: only its other entries are usable
+};
+
+// The kernel's Landlock ABI version, 0 when it has none (or it is disabled at boot).
+int landlock_abi_version();
+
+// The plan for one program: `own_dir` (its working directory, read/write), `capsule_dir` (its
+// installed capsule, read/execute), `hidden_roots` (what is hidden but for those two; for a
+// peer: $MURMUR_HOME and <project>/.murmur, where the entry's session and the project store
+// live; for the entry, whose own directory is the project: $MURMUR_HOME). A hidden root inside
+// own_dir makes own_dir limited (the program cannot create entries directly in it), so never
+// pass one there. Paths that do not exist are resolved as far as they do. Never throws for a
+// missing mechanism.
+IsolationPlan isolation_for(const std::string& own_dir, const std::string& capsule_dir,
+                            const std::vector<std::string>& hidden_roots);
+IsolationPlan isolation_for(const std::string& own_dir, const std::string& capsule_dir,
+                            const std::string& hidden_root);
+
+// spawn_process(request) with the plan applied to the child (mechanism none: exactly
+// spawn_process). Throws Failure E-ISO-001 when a Landlock plan cannot be applied (the child is
+// then not started), std::system_error when the child cannot be started.
+pid_t spawn_isolated(const SpawnRequest& request, const IsolationPlan& plan);
+
+// The W-ISO-001 warning text for a plan without a mechanism ("" when the plan isolates).
+std::string isolation_warning(const IsolationPlan& plan, const std::string& member);
+
+} // namespace mur

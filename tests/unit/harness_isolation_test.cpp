@@ -1,0 +1,193 @@
+// A real child started with an isolation plan tries to read a sibling member's directory.
+#include "os/harness_isolation.hpp"
+#include "messages/failure.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Tree {
+  fs::path root = fs::temp_directory_path() / ("mur-iso-" + std::to_string(::getpid()));
+  fs::path home = root / "home";                       // stands for $MURMUR_HOME
+  fs::path own = home / "formations/frm_1/alpha";      // this member's directory
+  fs::path sibling = home / "formations/frm_1/beta";   // another member's
+  fs::path other_formation = home / "formations/frm_2/gamma";
+  fs::path capsule = home / "artifacts/alpha/1.0.0";
+  fs::path other_capsule = home / "artifacts/beta/1.0.0";
+  fs::path outside = root / "outside";
+  Tree() {
+    fs::remove_all(root);
+    for (const auto& d : {own, sibling, other_formation, capsule, other_capsule, outside}) fs::create_directories(d);
+    std::ofstream(own / "mine.txt") << "mine\n";
+    std::ofstream(sibling / "secret.txt") << "beta's secret\n";
+    std::ofstream(other_formation / "secret.txt") << "gamma's secret\n";
+    std::ofstream(capsule / "prompt.md") << "Be brief.\n";
+    std::ofstream(other_capsule / "prompt.md") << "another capsule\n";
+    std::ofstream(outside / "notes.txt") << "outside\n";
+  }
+  ~Tree() { fs::remove_all(root); }
+};
+
+// Runs `script` under /bin/sh in `cwd` with the plan; returns its `name=yes|no` lines.
+std::map<std::string, std::string> run_isolated(const mur::IsolationPlan& plan, const std::string& cwd,
+                                                const std::string& script, const fs::path& out_file) {
+  const int out = ::open(out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  REQUIRE(out >= 0);
+  mur::SpawnRequest req;
+  req.program = "/bin/sh";
+  req.argv = {"sh", "-c", script};
+  req.env = {"PATH=/usr/bin:/bin"};
+  req.stdout_fd = out;
+  req.stderr_fd = out;
+  req.cwd = cwd;
+  req.own_process_group = true;
+  const pid_t pid = mur::spawn_isolated(req, plan);
+  ::close(out);
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  CHECK(WIFEXITED(status));
+  std::map<std::string, std::string> seen;
+  std::ifstream in(out_file);
+  for (std::string line; std::getline(in, line);) {
+    const auto eq = line.find('=');
+    if (eq != std::string::npos && line.find(' ') == std::string::npos) seen[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  return seen;
+}
+
+std::string probe(const std::string& name, const std::string& command) {
+  return "if " + command + " >/dev/null 2>&1; then echo " + name + "=yes; else echo " + name + "=no; fi\n";
+}
+
+} // namespace
+
+TEST_CASE("a program under its plan cannot reach a sibling member's directory", "[isolation][process]") {
+  Tree t;
+  const mur::IsolationPlan plan = mur::isolation_for(t.own.string(), t.capsule.string(), t.home.string());
+  if (mur::landlock_abi_version() == 0) {
+    // No mechanism here: the plan must say so, and the launcher's warning names the code.
+    CHECK(plan.mechanism == mur::IsolationPlan::Mechanism::none);
+    CHECK_FALSE(plan.why.empty());
+    CHECK(mur::isolation_warning(plan, "alpha").rfind("W-ISO-001", 0) == 0);
+    WARN("this kernel has no Landlock; the isolation test only checked the warning");
+    return;
+  }
+  REQUIRE(plan.mechanism == mur::IsolationPlan::Mechanism::landlock);
+  CHECK(mur::isolation_warning(plan, "alpha").empty());
+  std::string script;
+  script += probe("own_read", "cat mine.txt");
+  script += probe("own_write", "sh -c 'echo new > made.txt'");
+  script += probe("own_mkdir", "mkdir sub");
+  script += probe("capsule_read", "cat " + (t.capsule / "prompt.md").string());
+  script += probe("capsule_write", "sh -c 'echo x > " + (t.capsule / "x.txt").string() + "'");
+  script += probe("sibling_read", "cat ../beta/secret.txt");
+  script += probe("sibling_read_abs", "cat " + (t.sibling / "secret.txt").string());
+  script += probe("sibling_list", "ls ../beta");
+  script += probe("sibling_write", "sh -c 'echo x > ../beta/planted.txt'");
+  script += probe("other_formation_read", "cat " + (t.other_formation / "secret.txt").string());
+  script += probe("other_capsule_read", "cat " + (t.other_capsule / "prompt.md").string());
+  script += probe("via_symlink", "sh -c 'ln -s ../beta/secret.txt link && cat link'");
+  script += probe("via_proc_root", "cat /proc/self/root" + (t.sibling / "secret.txt").string());
+  script += probe("outside_read", "cat " + (t.outside / "notes.txt").string());
+  script += probe("outside_write", "sh -c 'echo x > " + (t.outside / "made.txt").string() + "'");
+  script += probe("system_read", "cat /etc/passwd");
+  // An interpreter from the system starts and imports what a harness needs (node, python3).
+  script += probe("python_runs", "python3 -c 'import json, urllib.request, re'");
+  script += probe("node_runs", "node -e 'require(\"http\")'");
+  const auto seen = run_isolated(plan, t.own.string(), script, t.root / "out.txt");
+  CHECK(seen.at("own_read") == "yes");
+  CHECK(seen.at("own_write") == "yes");
+  CHECK(seen.at("own_mkdir") == "yes");
+  CHECK(seen.at("capsule_read") == "yes");
+  CHECK(seen.at("capsule_write") == "no");
+  CHECK(seen.at("sibling_read") == "no");
+  CHECK(seen.at("sibling_read_abs") == "no");
+  CHECK(seen.at("sibling_list") == "no");
+  CHECK(seen.at("sibling_write") == "no");
+  CHECK(seen.at("other_formation_read") == "no");
+  CHECK(seen.at("other_capsule_read") == "no");
+  CHECK(seen.at("via_symlink") == "no");
+  CHECK(seen.at("via_proc_root") == "no");
+  CHECK(seen.at("outside_read") == "yes");
+  CHECK(seen.at("outside_write") == "yes");
+  CHECK(seen.at("system_read") == "yes");
+  if (::access("/usr/bin/python3", X_OK) == 0) CHECK(seen.at("python_runs") == "yes");
+  if (::access("/usr/bin/node", X_OK) == 0) CHECK(seen.at("node_runs") == "yes");
+  CHECK(fs::exists(t.own / "made.txt"));
+  CHECK_FALSE(fs::exists(t.sibling / "planted.txt"));
+  // The restriction went with the child: this process still reads the sibling's file.
+  std::ifstream secret(t.sibling / "secret.txt");
+  std::string line;
+  CHECK(std::getline(secret, line));
+  CHECK(line == "beta's secret");
+}
+
+TEST_CASE("the same child without isolation reads the sibling (the probe can fail)", "[isolation][process]") {
+  Tree t;
+  mur::IsolationPlan none; // mechanism none: spawn_process as it is
+  const auto seen = run_isolated(none, t.own.string(), probe("sibling_read", "cat ../beta/secret.txt"),
+                                 t.root / "out.txt");
+  CHECK(seen.at("sibling_read") == "yes");
+}
+
+TEST_CASE("an own directory that holds the hidden root does not reopen it", "[isolation]") {
+  Tree t;
+  if (mur::landlock_abi_version() == 0) return;
+  const auto plan = mur::isolation_for(t.root.string(), t.capsule.string(), t.home.string());
+  CHECK(plan.own_dir_limited);
+  for (const auto& p : plan.full) CHECK(fs::path(p) != t.root);
+  std::string script = probe("sibling_read", "cat home/formations/frm_1/beta/secret.txt");
+  script += probe("outside_read", "cat outside/notes.txt");
+  const auto seen = run_isolated(plan, t.root.string(), script, t.outside / "out.txt");
+  CHECK(seen.at("sibling_read") == "no");
+  CHECK(seen.at("outside_read") == "yes");
+}
+
+TEST_CASE("a capsule folder that is missing when the turn starts fails with E-ISO-001", "[isolation]") {
+  Tree t;
+  if (mur::landlock_abi_version() == 0) return;
+  const auto plan = mur::isolation_for(t.own.string(), (t.home / "artifacts/gone/1.0.0").string(), t.home.string());
+  mur::SpawnRequest req;
+  req.program = "/bin/true";
+  req.argv = {"true"};
+  try {
+    mur::spawn_isolated(req, plan);
+    FAIL("started");
+  } catch (const mur::Failure& f) {
+    CHECK(f.code() == "E-ISO-001");
+    CHECK_FALSE(f.fix().empty());
+  }
+}
+
+TEST_CASE("a peer also kept out of the project's .murmur still reads the project", "[isolation][process]") {
+  Tree t;
+  if (mur::landlock_abi_version() == 0) return;
+  const fs::path project = t.root / "project";
+  fs::create_directories(project / ".murmur/ses_entry");
+  std::ofstream(project / ".murmur/ses_entry/trace.jsonl") << "{}\n";
+  std::ofstream(project / "main.c") << "int main(){}\n";
+  const auto plan = mur::isolation_for(t.own.string(), t.capsule.string(),
+                                       std::vector<std::string>{t.home.string(), (project / ".murmur").string()});
+  CHECK(plan.hidden_roots.size() == 2);
+  CHECK_FALSE(plan.own_dir_limited);
+  std::string script = probe("project_read", "cat " + (project / "main.c").string());
+  script += probe("entry_trace_read", "cat " + (project / ".murmur/ses_entry/trace.jsonl").string());
+  script += probe("sibling_read", "cat ../beta/secret.txt");
+  script += probe("own_write", "sh -c 'echo x > made.txt'");
+  const auto seen = run_isolated(plan, t.own.string(), script, t.outside / "out.txt");
+  CHECK(seen.at("project_read") == "yes");
+  CHECK(seen.at("entry_trace_read") == "no");
+  CHECK(seen.at("sibling_read") == "no");
+  CHECK(seen.at("own_write") == "yes");
+}
