@@ -131,6 +131,7 @@ void start_turn(self_ptr self, std::uint64_t id, const ModelTurnRequest& req) {
   hs.argv.insert(hs.argv.end(), st.setup.args.begin(), st.setup.args.end());
   hs.env = program_env(st.setup);
   hs.cwd = st.setup.workdir;
+  hs.isolation = st.setup.isolation;
   hs.stdin_text = in.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
   auto weak = caf::actor_cast<caf::weak_actor_ptr>(self->ctrl());
   auto tell = [weak](auto msg) {

@@ -18,6 +18,7 @@
 #pragma once
 
 #include "actors/ports.hpp"
+#include "os/harness_isolation.hpp"
 
 #include <caf/fwd.hpp>
 
@@ -34,6 +35,7 @@ struct HarnessSetup {
   std::vector<std::pair<std::string, std::string>> env;   // inference.env, ${…} already read
   std::string workdir;                                    // the member's working directory
   std::chrono::milliseconds turn_timeout{600000};
+  IsolationPlan isolation;                                // applied to every run (os/harness_isolation.hpp)
 };
 
 model_port spawn_harness_model(caf::actor_system& sys, HarnessSetup setup);

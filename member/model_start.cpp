@@ -3,7 +3,10 @@
 
 #include "capsule/script_model.hpp"
 #include "http/http_model.hpp"
+#include "capsule/harness_program.hpp"
+#include "capsule/murmur_home.hpp"
 #include "member/harness_model.hpp"
+#include "os/harness_isolation.hpp"
 #include "messages/failure.hpp"
 #include "messages/model_endpoint.hpp"
 
@@ -24,27 +27,6 @@ std::string capsule_folder(const Manifest& m) {
   std::error_code ec;
   auto p = std::filesystem::absolute(m.folder.empty() ? std::string(".") : m.folder, ec);
   return ec ? m.folder : p.lexically_normal().string();
-}
-
-// command[0]: a path with '/' is taken in the capsule folder (unless absolute); a bare name is
-// the folder's file of that name if there is one, else looked up on PATH.
-std::string harness_program(const Manifest& m, const EnvRead& env) {
-  const std::string& c = m.inference.command.at(0);
-  const std::string folder = capsule_folder(m);
-  auto executable = [](const std::string& p) { return ::access(p.c_str(), X_OK) == 0; };
-  if (!c.empty() && c[0] == '/') return c;
-  if (c.find('/') != std::string::npos || executable(folder + "/" + c)) return folder + "/" + c;
-  const std::string path = env("PATH").value_or("/usr/local/bin:/usr/bin:/bin");
-  std::size_t at = 0;
-  while (at <= path.size()) {
-    const std::size_t end = path.find(':', at);
-    const std::string dir = path.substr(at, end == std::string::npos ? std::string::npos : end - at);
-    if (!dir.empty() && executable(dir + "/" + c)) return dir + "/" + c;
-    if (end == std::string::npos) break;
-    at = end + 1;
-  }
-  throw Failure("E-HAR-001", "inference.command: '" + c + "' is neither a file in the capsule folder nor a program on PATH",
-                "put the program in the capsule folder (and reinstall it), or install it on PATH");
 }
 
 std::string read_prompt_file(const Manifest& m) {
@@ -71,7 +53,7 @@ StartedModel start_model(caf::actor_system& sys, const Manifest& m, const std::s
   }
   if (inf.transport == Transport::process) {
     HarnessSetup hs;
-    hs.program = harness_program(m, env);
+    hs.program = resolve_harness_program(m, capsule_folder(m), env("PATH").value_or("/usr/local/bin:/usr/bin:/bin"));
     const std::string folder = capsule_folder(m);
     for (auto it = inf.command.begin() + 1; it != inf.command.end(); ++it) {
       struct stat st {};
@@ -90,6 +72,11 @@ StartedModel start_model(caf::actor_system& sys, const Manifest& m, const std::s
       }
     }
     hs.workdir = workdir;
+    // The program may use its own directory and read its capsule; every formation's member
+    // directories and the global store ($MURMUR_HOME) are hidden from it (Landlock).
+    hs.isolation = isolation_for(workdir, capsule_folder(m), std::vector<std::string>{murmur_home()});
+    const std::string warning = isolation_warning(hs.isolation, m.name);
+    if (!warning.empty()) std::cerr << "warning " << warning << "\n";
     hs.turn_timeout = std::chrono::seconds(inf.turn_timeout_secs);
     out.port = spawn_harness_model(sys, std::move(hs));
     return out;

@@ -2,6 +2,7 @@
 #include "os/harness_run.hpp"
 
 #include "os/member_pipes.hpp"
+#include "os/harness_isolation.hpp"
 #include "os/process_spawn.hpp"
 #include "os/unique_fd.hpp"
 
@@ -131,7 +132,7 @@ HarnessRun::HarnessRun(HarnessStart start, std::function<void()> on_output, std:
     req.stdout_fd = out.write.get();
     req.stderr_fd = err.write.get();
     req.own_process_group = true;
-    impl_->pid = spawn_process(req);
+    impl_->pid = spawn_isolated(req, impl_->start.isolation);
     in.read.reset();
     out.write.reset();
     err.write.reset();

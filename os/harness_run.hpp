@@ -11,6 +11,8 @@
 // turn, the member and the formation").
 #pragma once
 
+#include "os/harness_isolation.hpp"
+
 #include <sys/types.h>
 
 #include <cstddef>
@@ -29,6 +31,7 @@ struct HarnessStart {
   std::string stdin_text;
   std::size_t stdout_cap = 64 * 1024;
   std::size_t stderr_tail = 4 * 1024;
+  IsolationPlan isolation;       // applied to the child (os/harness_isolation.hpp)
 };
 
 struct HarnessEnd {
