@@ -112,6 +112,8 @@ console.log(`  ${'time mur adds (ms)'.padEnd(44)} ${'count'.padStart(6)} ${'medi
 console.log(row("server's last byte → mur's next request", result.between_turns_ms));
 console.log(row("server's last byte → the task's answer here", result.to_task_end_ms));
 console.log(row('every model turn', result.all_turns_ms));
-console.log(`  target: median of every model turn ≤ 1 ms: ${result.all_turns_ms.median <= 1 ? 'met' : 'NOT met'} ` +
-  `(${f(result.all_turns_ms.median)} ms)`);
+if (!result.all_turns_ms.count) console.log('  no model turn was measured: did the tasks reach the replay server? (see the task states)');
+else
+  console.log(`  target: median of every model turn ≤ 1 ms: ${result.all_turns_ms.median <= 1 ? 'met' : 'NOT met'} ` +
+    `(${f(result.all_turns_ms.median)} ms)`);
 if (asJson) console.log(JSON.stringify(result));
