@@ -32,10 +32,12 @@ namespace mur {
 
 // -- task ----------------------------------------------------------------------------------------
 // What a task reports to (its door).
-using task_owner = caf::typed_actor<caf::reacts_to<TaskWorking>, caf::reacts_to<TaskFinished>>;
+// ModelText: the answer's text as the model streams it, for the task's subscribers.
+using task_owner = caf::typed_actor<caf::reacts_to<TaskWorking>, caf::reacts_to<TaskFinished>, caf::reacts_to<ModelText>>;
 // Where an egress delivers a call's end (the calling task).
 using call_listener = caf::typed_actor<caf::reacts_to<CallEnded>>;
-using task_handle = call_listener::extend<caf::reacts_to<cancel_atom>>;
+// ModelText: pushed by a streaming model port while a response arrives.
+using task_handle = call_listener::extend<caf::reacts_to<cancel_atom>, caf::reacts_to<ModelText>>;
 
 // -- egress --------------------------------------------------------------------------------------
 // What a task asks of its member's egress.

@@ -345,6 +345,12 @@ door_handle::behavior_type door(door_actor* self, DoorSetup setup) {
       it->second.view.state = TaskState::working;
       publish(self, it->second);
     },
+    [=](const ModelText& m) { // the answer as it streams: to subscribers only, never stored
+      auto it = self->state.tasks.find(m.task_id);
+      if (it == self->state.tasks.end() || is_terminal(it->second.view.state)) return;
+      for (auto& s : it->second.subscribers)
+        self->send(caf::actor_cast<stream_listener>(s), TaskEvent{it->second.view, m.fragment});
+    },
     [=](const TaskFinished& f) {
       auto& st = self->state;
       auto it = st.tasks.find(f.task_id);

@@ -6,6 +6,7 @@
 #include "messages/door_request.hpp"
 #include "messages/door_scope.hpp"
 #include "messages/model_turn.hpp"
+#include "messages/runtime_tools.hpp"
 #include "messages/trace_event.hpp"
 
 #include <caf/all.hpp>
@@ -120,7 +121,9 @@ member_handle::behavior_type member(member_actor* self, MemberSetup setup) {
   d.owner = door_owner{member_handle{self}};
   d.ids = st.setup.ids;
   auto& sys = self->system();
+  // The system message is the same for every task of this member: built once.
   d.start_task = [&sys, member = st.setup.member, callees, max_turns = st.setup.max_turns,
+                  system_text = system_message(st.setup.system_prompt, st.setup.member, callees),
                   model = st.setup.model, egress = call_port{st.egress}, trace = st.setup.trace,
                   ids = st.setup.ids](const TaskView& t, const task_owner& door) {
     TaskSetup ts;
@@ -128,6 +131,7 @@ member_handle::behavior_type member(member_actor* self, MemberSetup setup) {
     ts.member = member;
     ts.callees = callees;
     ts.max_turns = max_turns;
+    ts.system_text = system_text;
     ts.model = model;
     ts.egress = egress;
     ts.trace = trace;

@@ -43,6 +43,7 @@ struct MemberSetup {
   bool accepts_peer_tasks = false;
   bool allows_localhost = false;
   int max_turns = 10;
+  std::string system_prompt;                       // the capsule's own (inference.system_prompt[_file])
   std::chrono::milliseconds call_deadline{600'000};
   std::string launch_task;                         // --task: runs first, as the operator's task
   trace_port trace;

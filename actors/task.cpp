@@ -8,6 +8,7 @@
 #include "messages/ids.hpp"
 #include "messages/member_call.hpp"
 #include "messages/model_turn.hpp"
+#include "messages/runtime_tools.hpp"
 #include "messages/task_progress.hpp"
 #include "messages/trace_event.hpp"
 
@@ -25,6 +26,8 @@ namespace {
 
 constexpr std::size_t output_cap = 64 * 1024;
 constexpr const char* cut_marker = "\n[runtime: output cut at 64 KiB]";
+// A model asked again and again with tool results, never ending its turn, fails the task here.
+constexpr int max_requests_per_turn = 16;
 
 // A call of the current round, from the moment it is claimed until its outcome is delivered.
 enum class Phase { claimed, outstanding, arrived };
@@ -43,13 +46,19 @@ struct PendingCall {
 struct TaskActorState {
   TaskSetup setup;
   bool member_sent = false;
-  int turn = 0;                          // model turns produced so far = the next turn's number
+  Transcript transcript;                 // system, the task, then every response, result and continuation
+  int turn = 0;                          // the current turn, 0-based (a continuation starts the next)
+  int step = 0;                          // requests made in the current turn
+  int turns_answered = 0;                // turns the model has answered (for task_end)
   int continuations = 0;
+  bool asks_again = false;               // the latest response wants its tool results in the same turn
+  bool awaiting_answers = false;         // the turn has ended; waiting for calls still out
   std::vector<PendingCall> pending;      // claimed, outstanding or arrived-but-undelivered
   std::vector<std::string> arrival;      // call ids, in the order their outcomes arrived
-  int starts_awaited = 0;                // CallStart replies of this turn not yet in
+  int starts_awaited = 0;                // CallStart replies of this response not yet in
   std::optional<caf::actor_clock::time_point> wait_started;
-  std::vector<std::string> tool_results; // for the next turn, in the order the tools were called
+  std::vector<ToolCall> calls;           // the latest response's tool calls
+  std::vector<std::string> tool_results; // their results, slot by slot
   std::vector<MemberText> answers;       // latest output per member
   std::string continuation;              // the last continuation message
   NoAnswerLedger ledger;
@@ -129,7 +138,7 @@ void finish(task_ptr self, TaskFinished done) {
   }
   st.pending.clear();
   done.task_id = st.setup.task.id;
-  trace(self, "task_end", {{"task_id", st.setup.task.id}, {"exit_status", to_string(done.exit_status)}, {"turns", st.turn}});
+  trace(self, "task_end", {{"task_id", st.setup.task.id}, {"exit_status", to_string(done.exit_status)}, {"turns", st.turns_answered}});
   if (st.setup.door) {
     self->send(st.setup.door, std::move(done));
     // CAF 0.17 keeps a monitor's entry on the monitored actor until it is removed or that actor
@@ -172,26 +181,34 @@ void end_without_answer_now(task_ptr self) {
   finish(self, std::move(done));
 }
 
-void on_turn(task_ptr self, int turn, ModelTurn t);
+void on_response(task_ptr self, ModelTurn t);
 
-void ask_turn(task_ptr self) {
+// Asks the model with the whole transcript (the current turn, the current step).
+void ask(task_ptr self) {
   auto& st = self->state;
   if (st.finished) return;
-  if (st.turn >= st.setup.max_turns) {
+  ModelTurnRequest req{st.setup.task.id, st.setup.task.request, st.turn, st.step, st.setup.member,
+                       st.setup.callees, st.answers, st.continuation, st.transcript};
+  self->request(st.setup.model, caf::infinite, std::move(req))
+    .then([=](ModelTurn& t) { on_response(self, std::move(t)); },
+          [=](caf::error& err) { fail(self, "the model did not answer: " + self->system().render(err), TaskExit::failed); });
+}
+
+// Starts the next turn, if max_turns leaves one.
+void next_turn(task_ptr self) {
+  auto& st = self->state;
+  if (st.finished) return;
+  if (st.turn + 1 >= st.setup.max_turns) {
     fail(self, "the task used all " + std::to_string(st.setup.max_turns) + " model turns without an answer",
          TaskExit::max_turns_reached);
     return;
   }
-  ModelTurnRequest req{st.setup.task.id, st.setup.task.request, st.turn, st.setup.member, st.setup.callees,
-                       st.answers, st.continuation, std::move(st.tool_results)};
-  st.tool_results.clear();
-  const int turn = st.turn;
-  self->request(st.setup.model, caf::infinite, std::move(req))
-    .then([=](ModelTurn& t) { on_turn(self, turn, std::move(t)); },
-          [=](caf::error& err) { fail(self, "the model did not answer: " + self->system().render(err), TaskExit::failed); });
+  ++st.turn;
+  st.step = 0;
+  ask(self);
 }
 
-// Delivers every outcome of the round in ONE continuation, then asks the next turn.
+// Delivers every outcome of the round in ONE continuation, which starts the next turn.
 void deliver(task_ptr self) {
   auto& st = self->state;
   std::vector<CallEnded> outcomes;
@@ -210,6 +227,7 @@ void deliver(task_ptr self) {
     trace_member_call(self, *c, to_string(c->ended.status), c->ended.duration_ms, c->ended.output, c->truncated, true);
   }
   st.continuation = build_continuation(outcomes, st.member_sent);
+  st.transcript.push_back(TranscriptMessage::user(st.continuation));
   ++st.continuations;
   const auto now = self->clock().now();
   trace(self, "task_continued",
@@ -218,25 +236,52 @@ void deliver(task_ptr self) {
          {"member_calls", outcomes.size()},
          {"delegations", 0},
          {"waited_ms", st.wait_started ? ms_between(*st.wait_started, now) : 0},
-         {"turns_remaining", std::max(0, st.setup.max_turns - st.turn)}});
+         {"turns_remaining", std::max(0, st.setup.max_turns - st.turn - 1)}});
   st.pending.clear();
   st.arrival.clear();
   st.wait_started.reset();
-  ask_turn(self);
+  st.awaiting_answers = false;
+  next_turn(self);
 }
 
-// Every CallStart of the turn is in: end, wait, continue, or ask again with the tool results.
-void after_starts(task_ptr self) {
+// The model's turn is over: wait for calls still out, deliver what arrived, or — with nothing
+// to wait for — `answer` is the task's answer. A script turn that ended with tool calls that were
+// all refused has no answer: the next turn gets the tool results.
+void turn_over(task_ptr self, const std::string& answer, bool with_tools) {
   auto& st = self->state;
-  if (st.finished) return;
-  if (st.ending) {
-    end_without_answer_now(self);
-  } else if (any_out(self)) {
+  if (any_out(self)) {
+    st.awaiting_answers = true;
     if (!st.wait_started) st.wait_started = self->clock().now();
   } else if (!st.pending.empty()) {
     deliver(self);
+  } else if (with_tools) {
+    next_turn(self);
   } else {
-    ask_turn(self);
+    complete(self, answer);
+  }
+}
+
+// Every CallStart of the response is in: the tool results join the transcript; then the task
+// ends without an answer, the model is asked again in the same turn, or the turn is over.
+void after_starts(task_ptr self) {
+  auto& st = self->state;
+  if (st.finished) return;
+  for (std::size_t i = 0; i < st.calls.size(); ++i)
+    st.transcript.push_back(TranscriptMessage::tool_result(st.calls[i].id, std::move(st.tool_results[i])));
+  st.calls.clear();
+  st.tool_results.clear();
+  if (st.ending) {
+    end_without_answer_now(self);
+  } else if (st.asks_again) {
+    if (st.step + 1 >= max_requests_per_turn) {
+      fail(self, "the model called tools in " + std::to_string(max_requests_per_turn) +
+                   " requests in a row without ending its turn", TaskExit::max_turns_reached);
+      return;
+    }
+    ++st.step;
+    ask(self);
+  } else {
+    turn_over(self, "", true);
   }
 }
 
@@ -264,33 +309,32 @@ void on_start(task_ptr self, const std::string& call_id, const std::string& memb
   if (st.starts_awaited == 0) after_starts(self);
 }
 
-void make_call(task_ptr self, const MemberText& call) {
+// call-member: its result goes in `slot` once the egress says how the call started.
+void make_call(task_ptr self, std::size_t slot, const std::string& member, const std::string& text) {
   auto& st = self->state;
   if (st.ending) {
-    st.tool_results.push_back(task_texts::call_while_ending(call.member));
+    st.tool_results[slot] = task_texts::call_while_ending(member);
     return;
   }
   const auto& callees = st.setup.callees;
-  if (std::find(callees.begin(), callees.end(), call.member) == callees.end()) {
-    st.tool_results.push_back(task_texts::not_callable(call.member, callees));
+  if (std::find(callees.begin(), callees.end(), member) == callees.end()) {
+    st.tool_results[slot] = task_texts::not_callable(member, callees);
     return;
   }
-  if (const PendingCall* p = find_member(self, call.member)) {
-    st.tool_results.push_back(task_texts::still_pending(call.member, p->call_id));
+  if (const PendingCall* p = find_member(self, member)) {
+    st.tool_results[slot] = task_texts::still_pending(member, p->call_id);
     return;
   }
   PendingCall c;
   if (!st.ids) st.ids.emplace(st.setup.ids, self->clock(), st.setup.task.id + "/task");
   c.call_id = st.ids->mint(ids::member_call);
-  c.member = call.member;
+  c.member = member;
   c.made = self->clock().now();
-  c.result_slot = st.tool_results.size();
-  st.tool_results.emplace_back(); // filled in when its CallStart arrives
+  c.result_slot = slot;
   st.pending.push_back(c);
   ++st.starts_awaited;
   const std::string call_id = c.call_id;
-  const std::string member = c.member;
-  self->request(st.setup.egress, caf::infinite, CallMember{st.setup.task.id, call_id, member, call.text})
+  self->request(st.setup.egress, caf::infinite, CallMember{st.setup.task.id, call_id, member, text})
     .then([=](CallStart& s) { on_start(self, call_id, member, std::move(s)); },
           [=](caf::error& err) {
             on_start(self, call_id, member,
@@ -299,7 +343,7 @@ void make_call(task_ptr self, const MemberText& call) {
           });
 }
 
-void end_without_answer(task_ptr self, const std::string& reason) {
+void end_without_answer(task_ptr self, std::size_t slot, const std::string& reason) {
   auto& st = self->state;
   std::string refusal;
   if (st.setup.callees.empty())
@@ -313,31 +357,60 @@ void end_without_answer(task_ptr self, const std::string& reason) {
   else if (st.ending)
     refusal = task_texts::ewa_already_ending();
   if (!refusal.empty()) {
-    st.tool_results.push_back(refusal);
+    st.tool_results[slot] = refusal;
     return;
   }
   st.ending = true;
   st.ending_reason = reason;
+  st.tool_results[slot] = task_texts::ewa_accepted();
 }
 
-void on_turn(task_ptr self, int turn, ModelTurn t) {
+void trace_inference(task_ptr self, const ModelTurn& t) {
+  auto& st = self->state;
+  const char* decision = t.fails ? "error" : !t.tool_calls.empty() ? "tool_call" : "end_turn";
+  nlohmann::json f{{"task_id", st.setup.task.id}, {"turn", st.turn}, {"step", st.step}, {"decision", decision}};
+  if (!t.tool_calls.empty()) f["tool_calls"] = t.tool_calls.size();
+  const auto& s = t.stats;
+  if (!s.model.empty()) {
+    f["model"] = s.model;
+    f["duration_ms"] = s.duration_ms;
+    if (s.first_token_ms >= 0) f["first_token_ms"] = s.first_token_ms;
+    if (s.prompt_tokens >= 0) f["prompt_tokens"] = s.prompt_tokens;
+    if (s.completion_tokens >= 0) f["completion_tokens"] = s.completion_tokens;
+    if (!s.finish_reason.empty()) f["finish_reason"] = s.finish_reason;
+    f["retries"] = s.retries;
+    if (s.reasoning_bytes > 0) f["reasoning_bytes"] = s.reasoning_bytes;
+    if (s.cut) f["cut"] = true;
+  }
+  if (t.fails) f["error"] = t.failure;
+  trace(self, "inference", f);
+}
+
+void on_response(task_ptr self, ModelTurn t) {
   auto& st = self->state;
   if (st.finished) return;
-  st.turn = turn + 1;
-  // A turn with tool calls ends the model's turn; a reply ends the task (calls beside it are not made).
-  const bool tools = !t.fails && !t.replies && (!t.calls.empty() || t.ends_without_answer);
-  const char* decision = t.fails ? "error" : tools ? "tool_call" : "end_turn";
-  trace(self, "inference", {{"task_id", st.setup.task.id}, {"turn", turn}, {"decision", decision}});
+  if (st.step == 0) ++st.turns_answered;
+  trace_inference(self, t);
   if (t.fails) {
     fail(self, t.failure, TaskExit::failed);
     return;
   }
-  if (!tools) {
-    complete(self, t.reply);
+  st.transcript.push_back(TranscriptMessage::assistant(t.text, t.tool_calls));
+  if (t.tool_calls.empty()) {
+    turn_over(self, t.text, false);
     return;
   }
-  for (const auto& call : t.calls) make_call(self, call);
-  if (t.ends_without_answer) end_without_answer(self, t.reason);
+  st.asks_again = t.asks_again_after_tools;
+  st.calls = std::move(t.tool_calls);
+  st.tool_results.assign(st.calls.size(), std::string());
+  for (std::size_t i = 0; i < st.calls.size(); ++i) {
+    const ToolUse use = read_tool_call(st.calls[i], st.setup.callees);
+    switch (use.kind) {
+    case ToolUse::Kind::call_member: make_call(self, i, use.member, use.task); break;
+    case ToolUse::Kind::end_without_answer: end_without_answer(self, i, use.reason); break;
+    case ToolUse::Kind::error: st.tool_results[i] = use.error; break;
+    }
+  }
   if (st.starts_awaited == 0) after_starts(self);
 }
 
@@ -352,7 +425,7 @@ void on_ended(task_ptr self, CallEnded e) {
   c->ended = std::move(e);
   c->phase = Phase::arrived;
   st.arrival.push_back(c->call_id);
-  if (st.starts_awaited == 0 && !st.ending && !any_out(self)) deliver(self);
+  if (st.awaiting_answers && !any_out(self)) deliver(self);
 }
 
 task_handle::behavior_type task_actor(task_ptr self, TaskSetup setup) {
@@ -370,9 +443,14 @@ task_handle::behavior_type task_actor(task_ptr self, TaskSetup setup) {
          {"context_id", st.setup.task.context_id},
          {"source", "a2a"},
          {"origin", st.member_sent ? "peer" : "user"}});
-  ask_turn(self);
+  st.transcript.push_back(TranscriptMessage::system(st.setup.system_text));
+  st.transcript.push_back(TranscriptMessage::user(st.setup.task.request));
+  ask(self);
   return {
     [=](const CallEnded& e) { on_ended(self, e); },
+    [=](const ModelText& m) { // a streaming model's text, on to the door's subscribers
+      if (!st.finished && st.setup.door) self->send(st.setup.door, m);
+    },
     [=](cancel_atom) {
       TaskFinished done;
       done.state = TaskState::canceled;

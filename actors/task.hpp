@@ -1,17 +1,26 @@
 // task.hpp — the task actor: one per task, the session loop over a model port.
 //
+// The task keeps the whole transcript (system message, the task, every response, tool result and
+// continuation) and hands all of it to the model port with every request.
 // State table:
-//   running turn      --ModelTurn(calls)-->           offering (awaiting CallStart per call)
-//   offering          --all CallStart in, none out--> running turn (tool results only)
-//   offering          --all CallStart in, some out--> waiting on calls
-//   waiting on calls  --last CallEnded-->             continuing: ONE message with every answer
-//                                                     fenced as coming from its member → running turn
-//   running turn      --ModelTurn(reply)-->           completed (outstanding calls abandoned)
-//   running turn      --ModelTurn(end_without_answer) accepted--> failed/no answer
-//   running turn      --ModelTurn(fail)-->            failed
+//   asking            --response with tool calls-->   offering (each call-member awaits its CallStart;
+//                                                     end-without-answer and tool errors answer at once)
+//   offering          --all results in, ewa accepted--> failed/no answer
+//   offering          --all results in, a chat model--> asking, same turn, with the tool results
+//                                                     (at most 16 requests per turn)
+//   offering          --all results in, a script turn--> turn over (below)
+//   asking            --response without tool calls--> turn over
+//   turn over         --calls still out-->            waiting on calls
+//   turn over         --answers arrived, none out-->  continuing (below)
+//   turn over         --nothing called-->             completed with the response's text
+//   turn over         --a script turn, all refused--> asking, next turn, with the tool results
+//   waiting on calls  --last CallEnded-->             continuing: ONE user message with every answer
+//                                                     fenced as coming from its member → asking, next turn
+//   asking            --response fails-->             failed
 //   any               --cancel_atom-->                canceled (outstanding calls abandoned)
-//   running turn      --turn == max_turns-->          failed (max_turns_reached)
+//   next turn         --turn == max_turns-->          failed (max_turns_reached)
 //   any               --its door is down-->           quits (nothing can read or cancel it)
+//   any               --ModelText-->                  passed on to the door (streaming subscribers)
 // Invariants: one outstanding call per member per task (a second call to a member is refused,
 // with nothing sent, until the first call's answer has been delivered); different members never
 // block each other; every answer is delivered fenced as `member:<name>`; a call that ends with
@@ -36,6 +45,7 @@ struct TaskSetup {
   std::string member;                 // this member's name ("" outside a formation)
   std::vector<std::string> callees;   // whom call-member may name, roster order; empty ⇒ no tool
   int max_turns = 10;
+  std::string system_text;            // the system message (runtime_tools.hpp: system_message)
   model_port model;
   call_port egress;                   // replies CallStart to CallMember, later sends CallEnded
   trace_port trace;

@@ -85,6 +85,8 @@ std::string ewa_blank_reason() {
 
 std::string ewa_already_ending() { return tool_error("this task is already ending without an answer."); }
 
+std::string ewa_accepted() { return "accepted: this task ends without an answer; your caller is told the reason."; }
+
 std::string answered_without(const std::vector<NoAnswer>& report) {
   std::string names;
   for (const auto& n : report) names += (names.empty() ? "" : ", ") + n.member + " (" + n.status + ")";

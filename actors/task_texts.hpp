@@ -32,6 +32,7 @@ std::string ewa_not_member_sent();
 std::string ewa_call_out(const std::string& member, const std::string& call_id);
 std::string ewa_blank_reason();
 std::string ewa_already_ending();
+std::string ewa_accepted();
 
 // The line appended to an answer given without answers from the members in `report`.
 std::string answered_without(const std::vector<NoAnswer>& report);

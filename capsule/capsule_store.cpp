@@ -93,6 +93,7 @@ StoredCapsule inspect_stored(const std::string& dir, const std::string& name,
       return c;
     }
     m = parse_manifest(*text, dir + "/murmur.yaml");
+    m->folder = dir;
   } catch (const Failure& f) {
     c.problem = "its murmur.yaml does not parse: " + f.message();
     return c;

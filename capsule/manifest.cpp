@@ -342,6 +342,7 @@ Manifest load_manifest_dir(const std::string& dir) {
                       "' is not a readable file in the capsule folder",
                     "create the file or correct the path");
   }
+  m.folder = dir;
   return m;
 }
 

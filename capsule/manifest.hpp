@@ -115,6 +115,7 @@ struct Manifest {
   std::vector<std::string> network_allow;
   std::optional<Authentication> authentication;
   std::optional<Retention> retain;
+  std::string folder; // the folder it was read from ("" when parsed from text alone)
 
   // How many tasks the door holds at once (running + queued): the W-ROS-001 capacity.
   int tasks_held_at_once() const;

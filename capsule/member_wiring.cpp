@@ -8,11 +8,11 @@
 namespace mur {
 
 std::optional<Failure> transport_refusal(const Manifest& m, const std::string& who) {
-  if (m.inference.transport == Transport::script) return std::nullopt;
+  if (m.inference.transport != Transport::process) return std::nullopt;
   const std::string t = to_string(m.inference.transport);
   return Failure("E-RUN-050",
                  who + ": inference transport '" + t + "' cannot run in this version of mur: only transport script runs",
-                 "use transport: script (or leave inference out) until a version of mur runs transport " + t);
+                 "use transport: script or http until a version of mur runs transport " + t);
 }
 
 AcceptancePolicy acceptance_for(const Manifest& m, const LaunchOptions& o) {
@@ -57,6 +57,7 @@ MemberSetup member_setup(const Manifest& m, const LaunchOptions& o, MemberPorts 
   ms.accepts_peer_tasks = m.accepts_peer_tasks;
   ms.allows_localhost = m.allows_localhost();
   ms.max_turns = m.inference.max_turns;
+  ms.system_prompt = m.inference.system_prompt; // a system_prompt_file is read into it at start
   ms.call_deadline = std::chrono::seconds(m.lifecycle.delegation_deadline_secs);
   ms.launch_task = o.task;
   ms.trace = std::move(ports.trace);

@@ -47,7 +47,7 @@ struct MemberPorts {
 AcceptancePolicy acceptance_for(const Manifest& manifest, const LaunchOptions& options);
 
 // E-RUN-050 (with its Fix) when this version of mur cannot run the manifest's inference
-// transport (only `script` runs yet); `who` names the capsule or member in the message. Admission
+// transport (`process` does not run yet); `who` names the capsule or member in the message. Admission
 // (so `mur doctor` and `mur run --roster`) and `mur run --capsule` ask this one rule, so doctor
 // never passes what a launch refuses.
 std::optional<Failure> transport_refusal(const Manifest& manifest, const std::string& who);

@@ -3,6 +3,7 @@
 
 #include "actors/atoms.hpp"
 #include "messages/model_turn.hpp"
+#include "messages/runtime_tools.hpp"
 
 #include <caf/all.hpp>
 
@@ -66,23 +67,27 @@ const std::vector<ScriptTurn>& turns_for(const ScriptModelState& st, const std::
   return st.script.turns;
 }
 
+// An entry as a model response: a reply (calls beside it are not made), else its calls and its
+// end-without-answer as tool calls, ending the turn (a script is not asked again in a turn).
 ModelTurn play(const ScriptTurn& entry, const ModelTurnRequest& req) {
   ModelTurn t;
-  for (const auto& c : entry.calls) t.calls.push_back(MemberText{c.member, fill(c.task, req)});
-  if (entry.reply) {
-    t.replies = true;
-    t.reply = fill(*entry.reply, req);
-  }
-  if (entry.end_without_answer) {
-    t.ends_without_answer = true;
-    t.reason = fill(*entry.end_without_answer, req);
-  }
   if (entry.fail) {
     t.fails = true;
     t.failure = fill(*entry.fail, req);
+    return t;
   }
-  if (t.calls.empty() && !t.replies && !t.ends_without_answer && !t.fails) t.replies = true; // an empty entry
-  return t;
+  if (entry.reply) {
+    t.text = fill(*entry.reply, req);
+    return t;
+  }
+  const std::string id_prefix = "script_" + std::to_string(req.turn) + "_";
+  for (const auto& c : entry.calls)
+    t.tool_calls.push_back(ToolCall{id_prefix + std::to_string(t.tool_calls.size()), tool_name::call_member,
+                                    call_member_arguments(c.member, fill(c.task, req))});
+  if (entry.end_without_answer)
+    t.tool_calls.push_back(ToolCall{id_prefix + std::to_string(t.tool_calls.size()), tool_name::end_without_answer,
+                                    end_without_answer_arguments(fill(*entry.end_without_answer, req))});
+  return t; // no calls and no reply: an empty answer
 }
 
 script_model_actor::behavior_type script_model(script_model_actor::stateful_pointer<ScriptModelState> self,
@@ -94,9 +99,7 @@ script_model_actor::behavior_type script_model(script_model_actor::stateful_poin
     [=](const ModelTurnRequest& req) -> caf::result<ModelTurn> {
       const auto& turns = turns_for(self->state, req.task_text);
       if (req.turn < 0 || static_cast<std::size_t>(req.turn) >= turns.size()) {
-        ModelTurn done;
-        done.replies = true; // out of entries: an empty answer
-        return done;
+        return ModelTurn{}; // out of entries: an empty answer
       }
       const ScriptTurn& entry = turns[static_cast<std::size_t>(req.turn)];
       ModelTurn t = play(entry, req);

@@ -151,6 +151,13 @@ json artifact_update_event(const TaskView& t) {
                 {"lastChunk", true}}}};
 }
 
+json artifact_chunk_event(const TaskView& t, const std::string& fragment, bool append) {
+  json artifact{{"artifactId", "response"}, {"name", "response"}, {"parts", json::array({text_part(fragment)})}};
+  return json{{"artifactUpdate",
+               {{"taskId", t.id}, {"contextId", t.context_id}, {"artifact", std::move(artifact)}, {"append", append},
+                {"lastChunk", false}}}};
+}
+
 TaskView task_from_json(const json& task) {
   if (!task.is_object()) throw std::invalid_argument("task is not an object");
   TaskView t;

@@ -34,6 +34,10 @@ json response_artifact_json(const TaskView& t);
 json task_event(const TaskView& t);
 json status_update_event(const TaskView& t);
 json artifact_update_event(const TaskView& t);
+// A fragment of the answer while the model streams it: appended to the "response" artifact
+// (`append` false for a stream's first fragment), never the last chunk — the final
+// artifact_update_event replaces it with the whole answer.
+json artifact_chunk_event(const TaskView& t, const std::string& fragment, bool append);
 
 // A field by its camelCase name, else its snake_case name; nullptr when neither is present.
 const json* field(const json& obj, const char* camel, const char* snake);

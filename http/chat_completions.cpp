@@ -1,5 +1,7 @@
 #include "http/chat_completions.hpp"
 
+#include "messages/strict_json.hpp"
+
 #include <algorithm>
 
 namespace mur {
@@ -103,7 +105,10 @@ json chat_request_json(const ChatRequest& r) {
   return body;
 }
 
-std::string chat_request_body(const ChatRequest& r) { return chat_request_json(r).dump(); }
+// Texts the runtime did not write (a member's answer) may hold invalid UTF-8: replaced, never thrown.
+std::string chat_request_body(const ChatRequest& r) {
+  return chat_request_json(r).dump(-1, ' ', false, json::error_handler_t::replace);
+}
 
 const char* to_string(FinishReason f) {
   switch (f) {
@@ -127,8 +132,10 @@ FinishReason finish_reason_of(const std::string& w) {
 }
 
 std::variant<ChatResult, ModelFailure> parse_chat_response(const std::string& body) {
-  json j = json::parse(body, nullptr, false);
-  if (j.is_discarded()) return malformed_response("the body is not JSON");
+  // A server's bytes are untrusted: parsed with the depth bound (strict_json), never recursively deeper.
+  auto parsed = parse_bounded_json(body);
+  if (!parsed) return malformed_response("the body is not JSON (or nests deeper than " + std::to_string(max_json_depth) + " levels)");
+  json j = std::move(*parsed);
   if (!j.is_object()) return malformed_response("the body is not a JSON object");
   if (j.contains("error") && !j["error"].is_null()) {
     const auto& e = j["error"];
@@ -188,8 +195,9 @@ std::optional<ModelFailure> ChatStream::feed(const std::string& data) {
     done_ = true;
     return std::nullopt;
   }
-  json j = json::parse(data, nullptr, false);
-  if (j.is_discarded() || !j.is_object())
+  auto parsed = parse_bounded_json(data);
+  json j = parsed ? std::move(*parsed) : json();
+  if (!parsed || !j.is_object())
     return fail(malformed_stream("an event is not a JSON object: \"" + quote_server_text(data.substr(0, 80), "") + "\""));
   if (j.contains("error") && !j["error"].is_null()) {
     const auto& e = j["error"];

@@ -14,6 +14,7 @@
 
 #include "http/model_failure.hpp"
 #include "messages/chat_fields.hpp"
+#include "messages/runtime_tools.hpp"
 #include "messages/transcript.hpp"
 
 #include <nlohmann/json.hpp>
@@ -28,13 +29,6 @@
 #include <vector>
 
 namespace mur {
-
-// One function tool offered to the model.
-struct FunctionTool {
-  std::string name;
-  std::string description;
-  nlohmann::json parameters; // a JSON Schema object
-};
 
 struct ChatRequest {
   std::string model;

@@ -6,6 +6,7 @@
 #include <sodium.h>
 
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <deque>
@@ -50,6 +51,8 @@ struct Transfer {
   std::string body;      // a plain reply
   SseEvents events;      // an event stream, cut into events
   int mode = 0;          // 0 undecided, 1 body, 2 event stream
+  bool too_large = false;
+  HttpReplyMeta meta;
 
   ~Transfer() {
     if (headers) curl_slist_free_all(headers);
@@ -66,11 +69,36 @@ std::size_t on_write(char* ptr, std::size_t size, std::size_t n, void* user) {
     curl_easy_getinfo(t.easy, CURLINFO_CONTENT_TYPE, &ct);
     t.mode = ct && std::string(ct).rfind("text/event-stream", 0) == 0 ? 2 : 1;
   }
+  t.meta.received = true;
   if (t.mode == 1) {
+    if (t.call.max_body != 0 && t.body.size() + len > t.call.max_body) {
+      t.too_large = true;
+      return 0; // ends the transfer with a write error
+    }
     t.body.append(ptr, len);
     return len;
   }
   t.events.feed(ptr, len, t.call.on_event);
+  return len;
+}
+
+// Keeps Retry-After (any case) of the last response's headers; notes that bytes arrived.
+std::size_t on_header(char* ptr, std::size_t size, std::size_t n, void* user) {
+  auto& t = *static_cast<Transfer*>(user);
+  const std::size_t len = size * n;
+  t.meta.received = true;
+  static const std::string name = "retry-after:";
+  if (len > name.size()) {
+    bool match = true;
+    for (std::size_t i = 0; i < name.size() && match; ++i)
+      match = static_cast<char>(std::tolower(static_cast<unsigned char>(ptr[i]))) == name[i];
+    if (match) {
+      std::string v(ptr + name.size(), len - name.size());
+      const auto b = v.find_first_not_of(" \t");
+      const auto e = v.find_last_not_of(" \t\r\n");
+      t.meta.retry_after = b == std::string::npos ? "" : v.substr(b, e - b + 1);
+    }
+  }
   return len;
 }
 
@@ -91,7 +119,7 @@ struct CurlPool::Impl {
     t->easy = e;
     curl_easy_setopt(e, CURLOPT_URL, t->call.url.c_str());
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http");
+    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, t->call.https ? "http,https" : "http");
     curl_easy_setopt(e, CURLOPT_PROXY, "");
     if (t->call.method == "POST") {
       curl_easy_setopt(e, CURLOPT_POST, 1L);
@@ -105,6 +133,8 @@ struct CurlPool::Impl {
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, t->headers);
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, t.get());
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(e, CURLOPT_HEADERDATA, t.get());
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
     curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(t->call.timeout.count()));
     if (t->call.timeout.count() == 0) {
@@ -122,7 +152,9 @@ struct CurlPool::Impl {
     live.erase(it);
     curl_multi_remove_handle(multi, e);
     curl_easy_cleanup(e);
-    if (t->call.on_done) t->call.on_done(status, std::move(t->body), error);
+    const std::string why = t->too_large ? std::string(transport_reason::too_large) : error;
+    if (t->call.on_done_meta) t->call.on_done_meta(t->too_large ? 0 : status, std::move(t->body), why, t->meta);
+    else if (t->call.on_done) t->call.on_done(t->too_large ? 0 : status, std::move(t->body), why);
   }
 
   void run() {
@@ -182,7 +214,8 @@ CurlPool::~CurlPool() {
   curl_multi_wakeup(impl_->multi);
   impl_->thread.join();
   for (auto& t : impl_->incoming) // submitted after the loop ended
-    if (t->call.on_done) t->call.on_done(0, "", "the client is stopping");
+    if (t->call.on_done_meta) t->call.on_done_meta(0, "", "the client is stopping", {});
+    else if (t->call.on_done) t->call.on_done(0, "", "the client is stopping");
   impl_->incoming.clear();
   curl_multi_cleanup(impl_->multi);
 }

@@ -29,7 +29,14 @@ inline constexpr const char* stalled = "stream stalled";             // a stream
 inline constexpr const char* reset = "connection reset";             // the peer broke the connection
 inline constexpr const char* no_reply = "closed without a reply";    // the peer closed before any HTTP answer
 inline constexpr const char* cut = "closed mid-reply";               // the peer closed while answering
+inline constexpr const char* too_large = "reply too large";          // a plain reply passed the call's max_body
 } // namespace transport_reason
+
+// What a reply said besides its status and body (for on_done_meta).
+struct HttpReplyMeta {
+  std::string retry_after;  // the Retry-After header's value, "" when none
+  bool received = false;    // any byte of a reply (a header line or body) arrived
+};
 
 struct HttpCall {
   std::string url;
@@ -40,6 +47,10 @@ struct HttpCall {
   std::chrono::milliseconds stall_limit{30000};// a stream that sends nothing this long has failed
   std::function<void(const std::string& data)> on_event;
   std::function<void(long status, std::string body, std::string error)> on_done;
+  // Instead of on_done, when set: the same, with what the reply said besides.
+  std::function<void(long status, std::string body, std::string error, HttpReplyMeta meta)> on_done_meta;
+  bool https = false;            // may the URL be https:// (model servers); door calls are http only
+  std::size_t max_body = 0;      // a plain reply longer than this fails ("reply too large"); 0: no cap
 };
 
 class CurlPool {

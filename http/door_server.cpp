@@ -176,7 +176,12 @@ void stream(caf::event_based_actor* self, const Exchange& x, const TaskView& fir
   const auto beat = sh->setup.heartbeat;
   self->delayed_send(self, beat, caf::tick_atom_v);
   self->become(
-    [event, finish](const TaskEvent& ev) {
+    [event, finish, appended = false](const TaskEvent& ev) mutable {
+      if (!ev.text_fragment.empty()) {
+        event(a2a::artifact_chunk_event(ev.task, ev.text_fragment, appended));
+        appended = true;
+        return;
+      }
       if (ev.task.state == TaskState::completed) event(a2a::artifact_update_event(ev.task));
       event(a2a::status_update_event(ev.task));
       if (is_terminal(ev.task.state)) finish();

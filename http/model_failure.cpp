@@ -151,7 +151,8 @@ ModelFailure classify_http_failure(long status, const std::string& body, const s
 
 ModelFailure classify_transport_failure(const std::string& reason, const std::string& url, bool received_bytes) {
   ModelFailure f;
-  if (contains(reason, "timeout") || contains(reason, "timed out") || contains(reason, "too slow")) {
+  if (contains(reason, "timeout") || contains(reason, "timed out") || contains(reason, "too slow") ||
+      contains(reason, "stalled")) {
     f.code = "E-MOD-002";
     f.message = "the model server at " + url + " did not answer in time (" + reason + ")";
     f.fix = "raise inference.request_timeout_secs, or check that the server is not stuck";

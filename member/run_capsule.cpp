@@ -13,7 +13,7 @@
 #include "os/process_start.hpp"
 #include "member/result_writer.hpp"
 #include "member/running_record.hpp"
-#include "capsule/script_model.hpp"
+#include "member/model_start.hpp"
 #include "member/session_dir.hpp"
 #include "os/signal_watch.hpp"
 #include "messages/door_request.hpp"
@@ -26,6 +26,7 @@
 #include <caf/all.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -114,11 +115,17 @@ Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manif
     throw Failure("E-MAN-002", std::string("network.authentication.credentials: ") + e.what(), "fix the manifest");
   }
 
-  s.network = spawn_door_network(sys, std::make_shared<CurlPool>());
+  auto pool = std::make_shared<CurlPool>(); // every outgoing call: other doors and the model server
+  StartedModel model = start_model(sys, m, pool, [](const std::string& name) -> std::optional<std::string> {
+    const char* v = std::getenv(name.c_str());
+    return v ? std::optional<std::string>(v) : std::nullopt;
+  });
+  s.model = model.port;
+  s.network = spawn_door_network(sys, pool);
   s.trace = spawn_trace_recorder(sys, s.id, trace_file_sink(s.dir));
-  s.model = spawn_script_model(sys, m.inference);
   const supervisor_port supervisor = spawn_result_writer(sys, s.dir, waiter);
   MemberSetup ms = member_setup(m, launch, MemberPorts{s.trace, s.network, s.model, supervisor, IdClockSpec{}});
+  ms.system_prompt = std::move(model.system_prompt);
   const bool takes_tasks = ms.acceptance.kind != AcceptancePolicy::Kind::none;
   s.member = spawn_member(sys, std::move(ms));
 

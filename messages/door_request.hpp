@@ -73,7 +73,8 @@ struct DoorReply {
 // one carries a terminal state.
 struct TaskEvent {
   TaskView task;
-  MUR_FIELDS(task)
+  std::string text_fragment; // non-empty: the answer's text as it streams (an artifact append)
+  MUR_FIELDS(task, text_fragment)
 };
 
 // Sent by a door-call port to a subscriber when a task's stream ended before a terminal

@@ -32,6 +32,8 @@ struct AbandonCall;
 struct MemberText;
 struct ModelTurnRequest;
 struct ModelTurn;
+struct ModelCallStats;
+struct ModelText;
 struct TraceEvent;
 struct TaskWorking;
 struct TaskFinished;
@@ -68,6 +70,8 @@ CAF_BEGIN_TYPE_ID_BLOCK(mur, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(mur, (std::vector<mur::MemberText>))
   CAF_ADD_TYPE_ID(mur, (mur::ModelTurnRequest))
   CAF_ADD_TYPE_ID(mur, (mur::ModelTurn))
+  CAF_ADD_TYPE_ID(mur, (mur::ModelCallStats))
+  CAF_ADD_TYPE_ID(mur, (mur::ModelText))
   CAF_ADD_TYPE_ID(mur, (mur::TraceEvent))
   CAF_ADD_TYPE_ID(mur, (mur::TaskWorking))
   CAF_ADD_TYPE_ID(mur, (mur::TaskFinished))
@@ -99,5 +103,6 @@ CAF_BEGIN_TYPE_ID_BLOCK(mur, caf::first_custom_type_id)
   CAF_ADD_ATOM(mur, mur, task_end_atom, "taskend")        // door → member → supervisor: a task ended
   CAF_ADD_ATOM(mur, mur, gone_atom, "ssegone")            // door server: an SSE client went away
   CAF_ADD_ATOM(mur, mur, flush_atom, "trflush")           // trace recorder: its own flush timer
+  CAF_ADD_ATOM(mur, mur, model_retry_atom, "mretry")     // http model: try a request again
 
 CAF_END_TYPE_ID_BLOCK(mur)

@@ -1,12 +1,17 @@
-// model_turn.hpp — one model turn, asked for by a task actor and produced by a model port.
+// model_turn.hpp — one model request, asked for by a task actor and answered by a model port.
 //
-// Invariant: a turn either calls members (and so ends the model's turn until their answers
-// are delivered), replies (ends the task with an answer), ends without an answer, or fails.
-// The model never sees a token, a URL or a port: only member names and texts.
+// Invariant: the task actor owns the conversation; a request carries all of it (`transcript`,
+// system message first), so a model port keeps no state between requests. An answer is either a
+// failure, or the model's text with the tool calls it made (each with an id, its arguments as
+// the model sent them). The model never sees a token, a URL or a port: only member names and
+// texts. A port whose turns end with their tool calls (the script model) says so with
+// `asks_again_after_tools = false`; a chat model is asked again, in the same turn, with the
+// tool results, and ends its turn by answering without tool calls.
 // Seed: "The model calls call-member with the member's name and the whole task."
 #pragma once
 
 #include "messages/message_fields.hpp"
+#include "messages/transcript.hpp"
 
 #include <cstdint>
 #include <string>
@@ -23,24 +28,47 @@ struct MemberText {
 struct ModelTurnRequest {
   std::string task_id;
   std::string task_text;               // the task as received
-  std::int32_t turn = 0;               // 0-based turn number within the task
-  std::string member;                  // this member's name
-  std::vector<std::string> callees;    // whom call-member may name (roster order)
+  std::int32_t turn = 0;               // 0-based turn within the task (a continuation starts one)
+  std::int32_t step = 0;               // 0-based request within the turn (after tool results)
+  std::string member;                  // this member's name ("" outside a formation)
+  std::vector<std::string> callees;    // whom call-member may name (roster order); empty ⇒ no tools
   std::vector<MemberText> answers;     // latest output per member (its no-answer text if none)
   std::string continuation;            // the last continuation message (fenced answers), or ""
-  std::vector<std::string> tool_results; // what the last turn's tool calls returned
-  MUR_FIELDS(task_id, task_text, turn, member, callees, answers, continuation, tool_results)
+  Transcript transcript;               // the whole conversation so far
+  MUR_FIELDS(task_id, task_text, turn, step, member, callees, answers, continuation, transcript)
+};
+
+// What the trace records of one model request (never a key, never a prompt).
+struct ModelCallStats {
+  std::string model;                   // the model that answered (as the server named it)
+  std::int64_t duration_ms = 0;        // from the first attempt's send to the last byte
+  std::int64_t first_token_ms = -1;    // to the first streamed event of the last attempt; -1: none
+  std::int64_t prompt_tokens = -1;     // -1: not reported
+  std::int64_t completion_tokens = -1;
+  std::string finish_reason;           // as sent ("" when none)
+  std::int32_t retries = 0;
+  std::int64_t reasoning_bytes = 0;    // reasoning_content received (not part of the answer)
+  bool cut = false;                    // finish_reason length: the text was cut short
+  MUR_FIELDS(model, duration_ms, first_token_ms, prompt_tokens, completion_tokens, finish_reason, retries,
+             reasoning_bytes, cut)
 };
 
 struct ModelTurn {
-  std::vector<MemberText> calls;       // call-member tool calls (member, task)
-  bool replies = false;
-  std::string reply;
-  bool ends_without_answer = false;
-  std::string reason;
+  std::string text;                    // what the model said
+  std::vector<ToolCall> tool_calls;    // the runtime's tools it called, in order
+  bool asks_again_after_tools = false; // true: ask again with the tool results, same turn
   bool fails = false;
-  std::string failure;
-  MUR_FIELDS(calls, replies, reply, ends_without_answer, reason, fails, failure)
+  std::string failure;                 // the task's status text: "<code>: <message> Fix: <fix>"
+  ModelCallStats stats;                // filled by ports that talk to a model server
+  MUR_FIELDS(text, tool_calls, asks_again_after_tools, fails, failure, stats)
+};
+
+// Pushed by a streaming model port to its requester while a response arrives: the text so far
+// comes in order, fragment by fragment; the ModelTurn that follows holds all of it.
+struct ModelText {
+  std::string task_id;
+  std::string fragment;
+  MUR_FIELDS(task_id, fragment)
 };
 
 } // namespace mur

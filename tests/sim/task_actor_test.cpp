@@ -87,6 +87,16 @@ caf::behavior spy_model(caf::stateful_actor<ModelLog>* self, caf::actor inner) {
   }};
 }
 
+// The results of the tools the model called last, as the request's transcript carries them.
+std::vector<std::string> tool_results(const ModelTurnRequest& req) {
+  std::vector<std::string> out;
+  std::size_t at = req.transcript.size();
+  while (at > 0 && req.transcript[at - 1].role != TranscriptRole::assistant) --at;
+  for (; at < req.transcript.size(); ++at)
+    if (req.transcript[at].role == TranscriptRole::tool) out.push_back(req.transcript[at].content);
+  return out;
+}
+
 // -- script building ----------------------------------------------------------------------------
 
 ScriptTurn reply(std::string text, std::int64_t think_ms = 0) {
@@ -265,7 +275,7 @@ TEST_CASE_METHOD(scene, "a second call to the same member is refused with nothin
   CHECK(events("member_call").size() == 1);
   // what the model read back in its next turn: the first call started, the second was refused
   REQUIRE(requests().size() == 2);
-  const auto& results = requests()[1].tool_results;
+  const auto& results = tool_results(requests()[1]);
   REQUIRE(results.size() == 2);
   CHECK(results[0].find("\"status\":\"started\"") != std::string::npos);
   CHECK(results[1].rfind("tool error: ", 0) == 0);
@@ -283,8 +293,8 @@ TEST_CASE_METHOD(scene, "a call to a member the roster does not allow is refused
   CHECK(events("task_continued").empty());
   CHECK(events("inference").size() == 2); // the tool error went straight back into the next turn
   REQUIRE(requests().size() == 2);
-  REQUIRE(requests()[1].tool_results.size() == 1);
-  CHECK(requests()[1].tool_results[0].find("you may call: coder, tester. Nothing was sent.") != std::string::npos);
+  REQUIRE(tool_results(requests()[1]).size() == 1);
+  CHECK(tool_results(requests()[1])[0].find("you may call: coder, tester. Nothing was sent.") != std::string::npos);
 }
 
 TEST_CASE_METHOD(scene, "a member without callees has no call-member tool", "[task]") {
@@ -293,8 +303,8 @@ TEST_CASE_METHOD(scene, "a member without callees has no call-member tool", "[ta
   CHECK(finished().answer == "alone"); // end-without-answer was refused too: nobody to call
   CHECK(events("inference").size() == 3);
   REQUIRE(requests().size() == 3);
-  CHECK(requests()[1].tool_results.at(0).find("has no call-member tool") != std::string::npos);
-  CHECK(requests()[2].tool_results.at(0).find("may call none") != std::string::npos);
+  CHECK(tool_results(requests()[1]).at(0).find("has no call-member tool") != std::string::npos);
+  CHECK(tool_results(requests()[2]).at(0).find("may call none") != std::string::npos);
 }
 
 TEST_CASE_METHOD(scene, "a busy refusal from the egress keeps the call outstanding", "[task]") {
@@ -336,7 +346,7 @@ TEST_CASE_METHOD(scene, "end-without-answer is refused for a task an operator se
   CHECK_FALSE(done.no_answer);
   CHECK(events("inference").size() == 3);
   REQUIRE(requests().size() == 3);
-  CHECK(requests()[2].tool_results.at(0).find("not sent by a formation member") != std::string::npos);
+  CHECK(tool_results(requests()[2]).at(0).find("not sent by a formation member") != std::string::npos);
   CHECK(done.answer.rfind("partial: coder gave no answer (failed): coder crashed", 0) == 0);
 }
 
@@ -453,8 +463,8 @@ TEST_CASE_METHOD(scene, "an egress that rejects at once is waited on until its C
   REQUIRE(requests().size() == 1);
   end_call("coder", "rejected", "task rejected: not allowed");
   REQUIRE(requests().size() == 2);
-  CHECK(requests()[1].tool_results.at(0).find("ended rejected with no answer from coder") != std::string::npos);
-  CHECK(requests()[1].tool_results.at(0).find("call end-without-answer") != std::string::npos);
+  CHECK(tool_results(requests()[1]).at(0).find("ended rejected with no answer from coder") != std::string::npos);
+  CHECK(tool_results(requests()[1]).at(0).find("call end-without-answer") != std::string::npos);
   CHECK(finished().answer.find("Call " + call_to("coder").call_id + " to coder: rejected, with no answer from coder.") !=
         std::string::npos);
   CHECK(finished().no_answer_below == std::vector<NoAnswer>{{"coder", "rejected"}});

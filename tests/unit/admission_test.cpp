@@ -176,15 +176,18 @@ TEST_CASE("E-ROS-005: the lowest-index callee without consent", "[admission]") {
   check_code(f, "E-ROS-005", "member 'q2' (quiet-c@1.0.0) is called by a but");
 }
 
-TEST_CASE("E-RUN-050: a member whose model transport this version cannot run is refused at admission",
+TEST_CASE("E-RUN-050: a member whose model transport this version cannot run is refused at admission; http runs",
           "[admission]") {
   Stores s;
   s.caller("lead-c");
   s.capsule("model-c", "inference: {transport: http, endpoint: 'http://127.0.0.1:11434/v1', model: llama3.2}\n"
                        "exports: {peer_tasks: {accept: true}}\nnetwork: {authentication: {scheme: bearer}}\n");
-  auto f = s.refusal(roster(m_lead + "  - {name: m, capsule: model-c, version: 1.0.0}\n", "  - {from: lead, to: [m]}\n"));
-  check_code(f, "E-RUN-050", "member 'm' (model-c@1.0.0): inference transport 'http' cannot run in this version");
-  CHECK(f.fix().find("transport: script") != std::string::npos);
+  s.capsule("agent-c", "inference: {transport: process, command: [agent]}\n"
+                       "exports: {peer_tasks: {accept: true}}\nnetwork: {authentication: {scheme: bearer}}\n");
+  CHECK(s.admit(roster(m_lead + "  - {name: m, capsule: model-c, version: 1.0.0}\n", "  - {from: lead, to: [m]}\n")).members.size() == 2);
+  auto f = s.refusal(roster(m_lead + "  - {name: p, capsule: agent-c, version: 1.0.0}\n", "  - {from: lead, to: [p]}\n"));
+  check_code(f, "E-RUN-050", "member 'p' (agent-c@1.0.0): inference transport 'process' cannot run in this version");
+  CHECK(f.fix().find("transport: script or http") != std::string::npos);
 }
 
 TEST_CASE("E-ROS-006: any edge needs every member's door authenticated", "[admission]") {

@@ -174,10 +174,11 @@ TEST_CASE("registration registers exactly the block's types under their block na
   CHECK(cfg.type_names_by_rtti.at(std::type_index(typeid(DoorReply))) == "mur::DoorReply");
   CHECK(cfg.type_names_by_rtti.at(std::type_index(typeid(FormationProgress))) == "mur::FormationProgress");
   CHECK(cfg.type_names_by_rtti.at(std::type_index(typeid(LauncherDeadline))) == "mur::LauncherDeadline");
+  CHECK(cfg.type_names_by_rtti.at(std::type_index(typeid(ModelText))) == "mur::ModelText");
   CHECK(cfg.type_names_by_rtti.count(std::type_index(typeid(Bearer))) == 0); // unsafe: never registered
   CHECK(cfg.type_names_by_rtti.size() > before);
   const auto block_size = caf::id_block::mur::end - caf::id_block::mur::begin;
-  CHECK(block_size == 27);
+  CHECK(block_size == 29);
 }
 
 TEST_CASE("call statuses, task exits and formation events print the words they always printed", "[vocabulary]") {

@@ -1,0 +1,288 @@
+// http_model.cpp — the Chat Completions model port (see http_model.hpp).
+#include "http/http_model.hpp"
+
+#include "actors/atoms.hpp"
+#include "http/chat_completions.hpp"
+#include "http/curl_pool.hpp"
+#include "http/model_failure.hpp"
+#include "messages/runtime_tools.hpp"
+
+#include <caf/all.hpp>
+
+#include <algorithm>
+#include <map>
+
+namespace mur {
+
+std::string failure_text(const ModelFailure& f) {
+  std::string out = f.code + ": " + f.message;
+  if (!out.empty() && out.back() != '.') out += ".";
+  if (!f.fix.empty()) out += " Fix: " + f.fix;
+  return out;
+}
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+// What the curl thread hands back, by attempt id.
+struct ModelHttpEvent {
+  std::uint64_t attempt = 0;
+  std::string data;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, ModelHttpEvent& x) {
+  return f(caf::meta::type_name("mur::ModelHttpEvent"), x.attempt, x.data);
+}
+struct ModelHttpDone {
+  std::uint64_t attempt = 0;
+  std::int64_t status = 0;
+  std::string body;
+  std::string error;
+  std::string retry_after;
+  bool received = false;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, ModelHttpDone& x) {
+  return f(caf::meta::type_name("mur::ModelHttpDone"), x.attempt, x.status, x.body, x.error, x.retry_after, x.received);
+}
+
+using http_model_actor = model_port::extend<caf::reacts_to<ModelHttpEvent>, caf::reacts_to<ModelHttpDone>,
+                                            caf::reacts_to<model_retry_atom, std::uint64_t>>;
+
+// One model request, across its attempts.
+struct Exchange {
+  caf::typed_response_promise<ModelTurn> promise;
+  caf::actor requester;        // gets ModelText while a stream arrives
+  std::string task_id;
+  std::string body;            // the request body, the same for every attempt
+  std::uint64_t attempt = 0;   // the current attempt's id (0 while waiting to retry)
+  int attempts = 0;
+  clock_type::time_point started;   // the first attempt
+  clock_type::time_point sent;      // the current attempt
+  std::optional<clock_type::time_point> first_event;
+  std::unique_ptr<ChatStream> stream; // the current attempt's, when streamed
+};
+
+struct HttpModelState {
+  HttpModelSetup setup;
+  std::string url;
+  std::vector<std::string> headers;   // with the key, when set: wiped with the state
+  std::uint64_t next = 1;
+  std::map<std::uint64_t, Exchange> exchanges;  // by exchange id
+  std::map<std::uint64_t, std::uint64_t> attempts; // attempt id → exchange id
+  static inline const char* name = "mur.http_model";
+};
+
+using self_ptr = http_model_actor::stateful_pointer<HttpModelState>;
+
+std::int64_t ms_since(clock_type::time_point a, clock_type::time_point b) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(b - a).count();
+}
+
+void send_attempt(self_ptr self, std::uint64_t ex_id) {
+  auto& st = self->state;
+  auto it = st.exchanges.find(ex_id);
+  if (it == st.exchanges.end()) return;
+  Exchange& ex = it->second;
+  const std::uint64_t attempt = st.next++;
+  ex.attempt = attempt;
+  ++ex.attempts;
+  ex.sent = clock_type::now();
+  ex.first_event.reset();
+  if (st.setup.stream) {
+    auto requester = ex.requester;
+    auto task_id = ex.task_id;
+    ex.stream = std::make_unique<ChatStream>([requester, task_id](const std::string& fragment) {
+      if (requester) caf::anon_send(requester, ModelText{task_id, fragment});
+    });
+  }
+  st.attempts.emplace(attempt, ex_id);
+  HttpCall call;
+  call.url = st.url;
+  call.method = "POST";
+  call.body = ex.body;
+  call.headers = st.headers;
+  call.https = st.setup.endpoint.scheme == "https";
+  call.max_body = 16 * 1024 * 1024;
+  if (st.setup.stream) {
+    call.timeout = std::chrono::milliseconds(0);
+    call.stall_limit = st.setup.request_timeout;
+  } else {
+    call.timeout = st.setup.request_timeout;
+  }
+  http_model_actor me{self};
+  call.on_event = [me, attempt](const std::string& data) { caf::anon_send(me, ModelHttpEvent{attempt, data}); };
+  call.on_done_meta = [me, attempt](long status, std::string body, std::string error, HttpReplyMeta meta) {
+    caf::anon_send(me, ModelHttpDone{attempt, status, std::move(body), std::move(error), std::move(meta.retry_after),
+                                     meta.received});
+  };
+  st.setup.pool->submit(std::move(call));
+}
+
+ModelCallStats stats_of(const Exchange& ex, const ChatResult* r, clock_type::time_point now) {
+  ModelCallStats s;
+  s.duration_ms = ms_since(ex.started, now);
+  if (ex.first_event) s.first_token_ms = ms_since(ex.sent, *ex.first_event);
+  s.retries = std::max(0, ex.attempts - 1);
+  if (r != nullptr) {
+    s.model = r->model;
+    if (r->usage.reported) {
+      s.prompt_tokens = r->usage.prompt_tokens;
+      s.completion_tokens = r->usage.completion_tokens;
+    }
+    s.finish_reason = r->finish_wire;
+    s.reasoning_bytes = static_cast<std::int64_t>(r->reasoning_bytes);
+    s.cut = r->finish == FinishReason::length;
+  }
+  return s;
+}
+
+void answer(self_ptr self, std::uint64_t ex_id, ModelTurn t) {
+  auto it = self->state.exchanges.find(ex_id);
+  if (it == self->state.exchanges.end()) return;
+  if (t.stats.model.empty()) t.stats.model = self->state.setup.model;
+  it->second.promise.deliver(std::move(t));
+  self->state.exchanges.erase(it);
+}
+
+void fail(self_ptr self, std::uint64_t ex_id, const ModelFailure& f, const ChatResult* partial) {
+  auto& st = self->state;
+  auto it = st.exchanges.find(ex_id);
+  if (it == st.exchanges.end()) return;
+  Exchange& ex = it->second;
+  const auto now = clock_type::now();
+  if (f.retryable && ex.attempts < st.setup.retry.max_attempts) {
+    auto delay = st.setup.retry.first_delay * (1 << std::min(ex.attempts - 1, 16));
+    if (f.retry_after) delay = *f.retry_after;
+    delay = std::min(delay, st.setup.retry.max_delay);
+    if (now + delay - ex.started <= st.setup.retry.max_total) {
+      ex.attempt = 0;
+      ex.stream.reset();
+      self->delayed_send(self, delay, model_retry_atom_v, ex_id);
+      return;
+    }
+  }
+  ModelTurn t;
+  t.fails = true;
+  t.failure = failure_text(f);
+  t.stats = stats_of(ex, partial, now);
+  answer(self, ex_id, std::move(t));
+}
+
+void succeed(self_ptr self, std::uint64_t ex_id, const ChatResult& r) {
+  auto& st = self->state;
+  auto it = st.exchanges.find(ex_id);
+  if (it == st.exchanges.end()) return;
+  if (auto f = finish_failure(r)) {
+    fail(self, ex_id, *f, &r);
+    return;
+  }
+  ModelTurn t;
+  t.text = r.text;
+  t.tool_calls = r.tool_calls;
+  t.asks_again_after_tools = true;
+  t.stats = stats_of(it->second, &r, clock_type::now());
+  answer(self, ex_id, std::move(t));
+}
+
+void on_event(self_ptr self, const ModelHttpEvent& ev) {
+  auto& st = self->state;
+  auto a = st.attempts.find(ev.attempt);
+  if (a == st.attempts.end()) return;
+  auto it = st.exchanges.find(a->second);
+  if (it == st.exchanges.end() || !it->second.stream || it->second.stream->failed()) return;
+  Exchange& ex = it->second;
+  if (!ex.first_event) ex.first_event = clock_type::now();
+  ex.stream->feed(ev.data); // a failure is kept by the stream and reported at the end
+}
+
+void on_done(self_ptr self, ModelHttpDone d) {
+  auto& st = self->state;
+  auto a = st.attempts.find(d.attempt);
+  if (a == st.attempts.end()) return;
+  const std::uint64_t ex_id = a->second;
+  st.attempts.erase(a);
+  auto it = st.exchanges.find(ex_id);
+  if (it == st.exchanges.end() || it->second.attempt != d.attempt) return;
+  Exchange& ex = it->second;
+  const std::string url = st.setup.endpoint.chat_completions_url();
+  const std::string key = st.setup.key ? st.setup.key->expose() : std::string();
+  if (d.status == 0) {
+    const bool streamed_bytes = ex.stream && ex.first_event.has_value();
+    ChatResult partial = ex.stream ? ex.stream->partial() : ChatResult{};
+    fail(self, ex_id, classify_transport_failure(d.error, url, d.received && (streamed_bytes || !ex.stream)), &partial);
+    return;
+  }
+  if (d.status < 200 || d.status > 299) {
+    fail(self, ex_id,
+         classify_http_failure(d.status, d.body, d.retry_after, std::chrono::system_clock::now(), st.setup.model, url, key),
+         nullptr);
+    return;
+  }
+  if (ex.stream && ex.first_event) { // an event stream
+    auto result = ex.stream->finish();
+    if (auto* f = std::get_if<ModelFailure>(&result)) {
+      ChatResult partial = ex.stream->partial();
+      fail(self, ex_id, *f, &partial);
+      return;
+    }
+    succeed(self, ex_id, std::get<ChatResult>(result));
+    return;
+  }
+  // A plain body (asked for, or a server that does not stream).
+  auto result = parse_chat_response(d.body);
+  if (auto* f = std::get_if<ModelFailure>(&result)) {
+    ModelFailure g = *f;
+    g.message = quote_server_text(g.message, key);
+    fail(self, ex_id, g, nullptr);
+    return;
+  }
+  auto& r = std::get<ChatResult>(result);
+  if (ex.requester && !r.text.empty()) caf::anon_send(ex.requester, ModelText{ex.task_id, r.text});
+  succeed(self, ex_id, r);
+}
+
+http_model_actor::behavior_type http_model(self_ptr self, HttpModelSetup setup) {
+  auto& st = self->state;
+  st.setup = std::move(setup);
+  st.url = st.setup.endpoint.chat_completions_url();
+  st.headers = {"Content-Type: application/json"};
+  st.headers.push_back(st.setup.stream ? "Accept: text/event-stream" : "Accept: application/json");
+  if (st.setup.key) st.headers.push_back("Authorization: Bearer " + st.setup.key->expose());
+  return {
+    [=](const ModelTurnRequest& req) -> caf::result<ModelTurn> {
+      auto& st = self->state;
+      ChatRequest chat;
+      chat.model = st.setup.model;
+      chat.transcript = req.transcript;
+      chat.tools = runtime_tools(req.callees);
+      chat.stream = st.setup.stream;
+      chat.max_tokens = st.setup.max_tokens;
+      chat.temperature = st.setup.temperature;
+      chat.params = st.setup.params;
+      const std::uint64_t ex_id = st.next++;
+      Exchange ex;
+      ex.promise = self->make_response_promise<ModelTurn>();
+      ex.requester = caf::actor_cast<caf::actor>(self->current_sender());
+      ex.task_id = req.task_id;
+      ex.body = chat_request_body(chat);
+      ex.started = clock_type::now();
+      auto rp = ex.promise;
+      st.exchanges.emplace(ex_id, std::move(ex));
+      send_attempt(self, ex_id);
+      return rp;
+    },
+    [=](const ModelHttpEvent& ev) { on_event(self, ev); },
+    [=](ModelHttpDone& d) { on_done(self, std::move(d)); },
+    [=](model_retry_atom, std::uint64_t ex_id) { send_attempt(self, ex_id); },
+  };
+}
+
+} // namespace
+
+model_port spawn_http_model(caf::actor_system& sys, HttpModelSetup setup) {
+  return model_port{sys.spawn(http_model, std::move(setup))};
+}
+
+} // namespace mur

@@ -1,0 +1,38 @@
+// model_start.hpp — the model port a member starts with, and what it reads from the member's
+// world to start it: the system prompt file, the API key's environment variable.
+//
+// Invariant: the key is read once, here, from the member's own environment (inherited from the
+// `mur run` that started it), straight into an ApiKey; it is never copied into a message, a
+// trace, the running record or an error. A non-loopback endpoint without its key refuses to
+// start (E-MOD-003); a loopback one starts without a key and says so on stderr.
+// Spec: issue 11 item 1 ("api_key: ${ENV_NAME}, read from the member's environment when it
+// starts … optional for loopback endpoints").
+#pragma once
+
+#include "actors/ports.hpp"
+#include "capsule/manifest.hpp"
+
+#include <caf/fwd.hpp>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace mur {
+
+class CurlPool;
+
+struct StartedModel {
+  model_port port;
+  std::string system_prompt; // the capsule's own: inference.system_prompt or its file's text
+};
+
+// Reads one environment variable (nullopt: unset).
+using EnvRead = std::function<std::optional<std::string>(const std::string& name)>;
+
+// Throws mur::Failure (E-MOD-003 no key for a remote endpoint; E-MAN-002 an unreadable prompt file).
+StartedModel start_model(caf::actor_system& sys, const Manifest& manifest, const std::shared_ptr<CurlPool>& pool,
+                         const EnvRead& env);
+
+} // namespace mur
