@@ -185,7 +185,7 @@ test('faults: 429 with Retry-After then success; 500 and a cut stream by rule; 4
   await fetch(`${base}/__replay/reset`, { method: 'POST' });
   await assert.rejects(ask('lead-429', task, true), (err) => {
     assert.equal(err.status, 429);
-    assert.equal(err.headers.get('retry-after'), '1');
+    assert.equal(err.headers.get('retry-after'), '2');
     return true;
   });
   assert.equal(calls(await ask('lead-429', task, true))[0].name, 'call-member');
