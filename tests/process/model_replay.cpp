@@ -10,8 +10,8 @@
 #include <stdexcept>
 #include <thread>
 
-#ifndef MUR_NODE
-#error "the model process tests need node (CMake found none: install nodejs >= 20)"
+#ifndef MUR_NODE // CMake found no node: the model tests fail, saying so (the rest still build)
+#define MUR_NODE ""
 #endif
 
 namespace fs = std::filesystem;
@@ -50,6 +50,9 @@ std::string http(const std::string& method, const std::string& url) {
 } // namespace
 
 ReplayServer::ReplayServer() {
+  if (std::string(MUR_NODE).empty())
+    throw std::runtime_error("node was not found when CMake configured this build: install nodejs >= 20 "
+                             "(scripts/setup.sh does) and configure again");
   node_ = std::make_unique<LaunchedMur>(
     std::vector<std::string>{MUR_NODE, std::string(MUR_SOURCE_DIR) + "/tests/models/replay_server.mjs", "--port", "0"},
     std::map<std::string, std::string>{});
