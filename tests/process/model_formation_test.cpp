@@ -210,6 +210,39 @@ TEST_CASE("http models: a peer ends without an answer and its caller is told pla
   CHECK(cont.find("No answer came from: coder") != std::string::npos);
 }
 
+TEST_CASE("http models: bad tool calls in one response are tool errors the model sees beside the good one",
+          "[process][models]") {
+  ModelFormation m;
+  m.capsule("lead", "lead-confused");
+  m.capsule("coder", "coder");
+  m.roster({"lead", "coder"}, {{"lead", "coder"}});
+  Ran r = run_command(m.run_args({"--task", "add a flag", "--deadline", "120s"}), m.f.env);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out == lead_answer("add a flag") + "\n");
+  auto lead = m.replay.requests_of("lead-confused");
+  REQUIRE(lead.size() == 3);
+  CHECK(state_of(lead[1]) == "tool_results");
+  // Four calls in one response: arguments that are not JSON, an unknown tool, a member outside
+  // the enum, then a good call. Each gets its own result, by its id, in the order made.
+  const json& msgs = lead[1]["body"]["messages"];
+  REQUIRE(msgs.size() >= 5);
+  const json& made = msgs[msgs.size() - 5];
+  REQUIRE(made["role"] == "assistant");
+  REQUIRE(made["tool_calls"].size() == 4);
+  for (int i = 0; i < 4; ++i) {
+    const json& result = msgs[msgs.size() - 4 + i];
+    INFO(result.dump());
+    CHECK(result["role"] == "tool");
+    CHECK(result["tool_call_id"] == made["tool_calls"][i]["id"]);
+    const std::string text = result.value("content", "");
+    CHECK(contains_ci(text, "error") == (i < 3));
+  }
+  CHECK(msgs[msgs.size() - 3].value("content", "").find("make-coffee") != std::string::npos);
+  CHECK(msgs[msgs.size() - 2].value("content", "").find("nobody") != std::string::npos);
+  CHECK(m.replay.requests_of("coder").size() == 1); // only the good call reached a member
+}
+
 TEST_CASE("http models: 429 with Retry-After and then the answer", "[process][models]") {
   ModelFormation m;
   m.capsule("lead", "lead-429");
