@@ -6,7 +6,8 @@
 #   - scenario models (tests/models/fixtures/scenarios.json), made up from the conversation:
 #     `lead` (calls the member call-member offers with the whole task, then answers with what
 #     came back), `coder` (answers "coder did: <task>"), `refuser` (ends without an answer),
-#     `two-requests`, and fault variants (`lead-429`, `lead-faults`, `lead-keyed`);
+#     `two-requests`, `lead-confused` (bad tool calls beside a good one), and fault variants
+#     (`lead-429`, `lead-faults`, `lead-keyed`);
 #   - recorded responses (tests/models/fixtures/fixtures.json) of OpenAI, Ollama and llama.cpp:
 #     `openai-answer`, `openai-stream`, `ollama-tools`, `llamacpp-tools`, and faults
 #     (`rate-limited`, `always-500`, `hangs`, `dies-mid-stream`, `needs-key`, `vllm-no-parser`).
