@@ -34,7 +34,12 @@ std::string seconds(std::int64_t ms) {
 }
 
 json member_json(const SessionTrace& t) {
-  return json{{"member", t.member}, {"session_id", t.session_id}, {"capsule", t.capsule}, {"version", t.version},
+  const auto& m = t.model;
+  json model = m.requests == 0 ? json(nullptr)
+                               : json{{"requests", m.requests}, {"duration_ms", m.duration_ms},
+                                      {"prompt_tokens", m.prompt_tokens}, {"completion_tokens", m.completion_tokens},
+                                      {"retries", m.retries}, {"failed", m.failed}};
+  return json{{"model", model}, {"member", t.member}, {"session_id", t.session_id}, {"capsule", t.capsule}, {"version", t.version},
               {"callees", t.callees}, {"tasks", t.tasks}, {"formation_ended", t.formation_ended},
               {"session_end", t.session_end ? json(*t.session_end) : json(nullptr)},
               {"ending", ending_of(t, running(t))}, {"dir", t.path}};
@@ -89,6 +94,15 @@ int cmd_trace_show(const std::string& target, bool as_json) {
     std::cout << "  " << std::left << std::setw(10) << (s.member.empty() ? "-" : s.member) << " " << s.session_id << "  "
               << s.capsule << "@" << s.version << "  " << s.tasks << " task(s)  " << ending_of(s, running(s))
               << (s.callees.empty() ? std::string() : "  may call " + joined(s.callees, ", ")) << "\n";
+  for (const auto& s : sessions) {
+    const auto& m = s.model;
+    if (m.requests == 0) continue;
+    std::cout << "  " << std::left << std::setw(10) << (s.member.empty() ? "-" : s.member) << " model: " << m.requests
+              << " request(s), " << seconds(m.duration_ms) << ", " << m.prompt_tokens << " prompt + "
+              << m.completion_tokens << " completion tokens"
+              << (m.retries ? ", " + std::to_string(m.retries) + " retried" : std::string())
+              << (m.failed ? ", " + std::to_string(m.failed) + " failed" : std::string()) << "\n";
+  }
   print_calls(calls);
   return exit_ok;
 }

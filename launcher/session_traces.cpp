@@ -42,6 +42,14 @@ std::optional<SessionTrace> read_session_trace(const std::string& dir) {
       t.session_end = j.value("exit_status", "");
     } else if (type == "task_start") {
       ++t.tasks;
+    } else if (type == "inference" && j.contains("model")) {
+      auto num = [&](const char* k) { return j.contains(k) && j[k].is_number_integer() ? j[k].get<std::int64_t>() : 0; };
+      ++t.model.requests;
+      t.model.duration_ms += num("duration_ms");
+      t.model.prompt_tokens += num("prompt_tokens");
+      t.model.completion_tokens += num("completion_tokens");
+      t.model.retries += static_cast<int>(num("retries"));
+      if (j.value("decision", "") == "error") ++t.model.failed;
     } else if (type == "member_call") {
       t.calls.push_back(TracedCall{j.value("call_id", ""), t.member, j.value("member", ""), j.value("status", ""),
                                    j.value("duration_ms", std::int64_t{0}), j.value("delivered", false)});

@@ -24,6 +24,16 @@ struct TracedCall {
   bool delivered = false;
 };
 
+// What a session's model requests cost (its `inference` events that name a model server's model).
+struct ModelTotals {
+  int requests = 0;
+  std::int64_t duration_ms = 0;
+  std::int64_t prompt_tokens = 0;     // as the server reported them
+  std::int64_t completion_tokens = 0;
+  int retries = 0;
+  int failed = 0;
+};
+
 struct SessionTrace {
   std::string path; // the session directory
   std::string session_id;
@@ -36,6 +46,7 @@ struct SessionTrace {
   std::int64_t started_ms = 0;
   std::vector<TracedCall> calls;
   int tasks = 0;
+  ModelTotals model;
 };
 
 std::optional<SessionTrace> read_session_trace(const std::string& session_dir);

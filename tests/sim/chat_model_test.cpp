@@ -1,0 +1,225 @@
+// The task actor with a chat model (one that is asked again, in the same turn, with its tool
+// results): the transcript each request carries — tool results by call id, in call order, the
+// continuation with fenced answers — tool errors for whatever the model gets wrong, the
+// max_turns accounting and the bound on requests per turn. A scripted chat model stands behind
+// the model port: no network, simulated time.
+#include "task_scene.hpp"
+
+#include "messages/runtime_tools.hpp"
+
+using namespace task_scene;
+
+namespace {
+
+// Answers request k with response k of its script (the last one again when it runs out); a
+// response with `stream` set first pushes its text to the requester as ModelText fragments.
+struct ChatScript {
+  std::vector<ModelTurn> responses;
+  std::size_t next = 0;
+  bool stream = false;
+};
+caf::behavior chat_model(caf::stateful_actor<ChatScript>* self, std::vector<ModelTurn> responses, bool stream) {
+  self->state.responses = std::move(responses);
+  self->state.stream = stream;
+  return {[=](const ModelTurnRequest& req) -> ModelTurn {
+    auto& st = self->state;
+    const ModelTurn t = st.responses.at(std::min(st.next, st.responses.size() - 1));
+    ++st.next;
+    if (st.stream && !t.text.empty()) {
+      auto requester = caf::actor_cast<caf::actor>(self->current_sender());
+      const std::size_t half = t.text.size() / 2;
+      self->send(requester, ModelText{req.task_id, t.text.substr(0, half)});
+      self->send(requester, ModelText{req.task_id, t.text.substr(half)});
+    }
+    return t;
+  }};
+}
+
+ToolCall tc(std::string id, std::string name, std::string args) { return ToolCall{std::move(id), std::move(name), std::move(args)}; }
+ToolCall call_member(std::string id, const std::string& member, const std::string& task) {
+  return tc(std::move(id), tool_name::call_member, call_member_arguments(member, task));
+}
+
+ModelTurn tools(std::vector<ToolCall> calls, std::string text = "") {
+  ModelTurn t;
+  t.text = std::move(text);
+  t.tool_calls = std::move(calls);
+  t.asks_again_after_tools = true;
+  t.stats.model = "scripted";
+  return t;
+}
+ModelTurn says(std::string text) {
+  ModelTurn t;
+  t.text = std::move(text);
+  t.asks_again_after_tools = true;
+  t.stats.model = "scripted";
+  return t;
+}
+
+struct chat_scene : scene {
+  void play(std::vector<ModelTurn> responses, std::string submitter = "operator", int max_turns = 10,
+            bool stream = false, std::map<std::string, CallStart> starts = {}) {
+    start_with(sys.spawn(chat_model, std::move(responses), stream), std::move(submitter), {"coder", "tester"},
+               std::move(starts), max_turns);
+  }
+  const Transcript& transcript(std::size_t request) { return requests().at(request).transcript; }
+};
+
+} // namespace
+
+TEST_CASE_METHOD(chat_scene, "a tool call is answered in the same turn; the answers come in one continuation",
+                 "[task][chat]") {
+  play({tools({call_member("c1", "coder", "write the parser")}, "Asking coder."), says("Waiting for coder."),
+        says("Coder wrote it: parser done.")});
+  // Request 2: same turn, one step on, with c1's result right after the assistant's call.
+  REQUIRE(requests().size() == 2);
+  CHECK(requests()[1].turn == 0);
+  CHECK(requests()[1].step == 1);
+  const auto& t1 = transcript(1);
+  REQUIRE(t1.size() == 4);
+  CHECK(t1[0].role == TranscriptRole::system);
+  CHECK(t1[0].content.find("You are \"lead\"") != std::string::npos);
+  CHECK(t1[0].content.find("coder, tester") != std::string::npos);
+  CHECK(t1[1] == TranscriptMessage::user("build the thing"));
+  CHECK(t1[2].role == TranscriptRole::assistant);
+  CHECK(t1[2].content == "Asking coder.");
+  REQUIRE(t1[2].tool_calls.size() == 1);
+  CHECK(t1[2].tool_calls[0].id == "c1");
+  CHECK(t1[3].role == TranscriptRole::tool);
+  CHECK(t1[3].tool_call_id == "c1");
+  CHECK(t1[3].content.find("coder is now working on this call") != std::string::npos);
+  CHECK(call_to("coder").text == "write the parser");
+  // The turn ended with text while coder works: nothing is asked until its answer arrives.
+  CHECK(door_log().finished.empty());
+  end_call("coder", "completed", "parser done");
+  REQUIRE(requests().size() == 3);
+  CHECK(requests()[2].turn == 1);
+  CHECK(requests()[2].step == 0);
+  const auto& t2 = transcript(2);
+  REQUIRE(t2.size() == 6);
+  CHECK(t2[4] == TranscriptMessage::assistant("Waiting for coder."));
+  CHECK(t2[5].role == TranscriptRole::user);
+  CHECK(t2[5].content.find("member:coder") != std::string::npos);
+  CHECK(t2[5].content.find("parser done") != std::string::npos);
+  const auto& done = finished();
+  CHECK(done.state == TaskState::completed);
+  CHECK(done.answer == "Coder wrote it: parser done.");
+  const auto inference = events("inference");
+  REQUIRE(inference.size() == 3);
+  CHECK(inference[0]["decision"] == "tool_call");
+  CHECK(inference[0]["step"] == 0);
+  CHECK(inference[1]["step"] == 1);
+  CHECK(inference[1]["decision"] == "end_turn");
+  CHECK(inference[2]["turn"] == 1);
+  CHECK(inference[2]["model"] == "scripted");
+  CHECK(events("task_end").at(0)["turns"] == 2);
+}
+
+TEST_CASE_METHOD(chat_scene, "whatever a model gets wrong in its tool calls is a tool error it reads, in call order",
+                 "[task][chat]") {
+  play({tools({call_member("c1", "coder", "one"), tc("c2", tool_name::call_member, "{not json"),
+               tc("c3", "search-web", "{}"), call_member("c4", "boss", "take over"),
+               call_member("c5", "coder", "two"), tc("c6", tool_name::call_member, "[1,2]"),
+               tc("c7", tool_name::call_member, "{\"member\":\"tester\"}"),
+               tc("c8", tool_name::call_member, std::string(200, '[') + std::string(200, ']'))}),
+        says("Done asking."), says("All in.")});
+  REQUIRE(requests().size() == 2);
+  const auto results = tool_results(requests()[1]);
+  REQUIRE(results.size() == 8);
+  const auto& t = transcript(1);
+  for (std::size_t i = 0; i < 8; ++i) CHECK(t[3 + i].tool_call_id == "c" + std::to_string(i + 1));
+  CHECK(results[0].find("coder is now working") != std::string::npos);
+  CHECK(results[1].find("must be a JSON object") != std::string::npos);
+  CHECK(results[2].find("there is no tool named \"search-web\"") != std::string::npos);
+  CHECK(results[3].find("\"boss\" is not a member you may call; you may call: coder, tester") != std::string::npos);
+  CHECK(results[4].find("has not had its answer delivered yet") != std::string::npos);
+  CHECK(results[5].find("must be a JSON object") != std::string::npos);
+  CHECK(results[6].find("call-member needs \"member\"") != std::string::npos);
+  CHECK(results[7].find("must be a JSON object") != std::string::npos);
+  for (std::size_t i = 1; i < 8; ++i) CHECK(results[i].find("othing was sent") != std::string::npos);
+  CHECK(egress_log().calls.size() == 1); // only c1 reached the egress
+  end_call("coder", "completed", "one done");
+  CHECK(finished().answer == "All in.");
+}
+
+TEST_CASE_METHOD(chat_scene, "each continuation costs one of max_turns", "[task][chat]") {
+  play({tools({call_member("c1", "coder", "a")}), says("wait"), tools({call_member("c2", "tester", "b")}), says("wait")},
+       "operator", 2);
+  end_call("coder", "completed", "a done");
+  REQUIRE(requests().size() == 4);
+  CHECK(requests()[3].turn == 1);
+  CHECK(door_log().finished.empty());
+  end_call("tester", "completed", "b done"); // a third turn is not left
+  const auto& done = finished();
+  CHECK(done.state == TaskState::failed);
+  CHECK(done.exit_status == TaskExit::max_turns_reached);
+  CHECK(done.status_text.find("all 2 model turns") != std::string::npos);
+  CHECK(requests().size() == 4);
+}
+
+TEST_CASE_METHOD(chat_scene, "a model that never ends its turn fails the task after 16 requests", "[task][chat]") {
+  play({tools({tc("x", "search-web", "{}")})});
+  CHECK(requests().size() == 16);
+  const auto& done = finished();
+  CHECK(done.exit_status == TaskExit::max_turns_reached);
+  CHECK(done.status_text.find("16 requests in a row without ending its turn") != std::string::npos);
+}
+
+TEST_CASE_METHOD(chat_scene, "end-without-answer is a tool: accepted for a member's task, refused for a person's",
+                 "[task][chat]") {
+  SECTION("a member's task ends without an answer, with the reason") {
+    play({tools({tc("e1", tool_name::end_without_answer, end_without_answer_arguments("coder's part is missing"))})},
+         "member:boss");
+    const auto& done = finished();
+    CHECK(done.state == TaskState::failed);
+    CHECK(done.no_answer);
+    CHECK(done.status_text == "coder's part is missing");
+    CHECK(done.exit_status == TaskExit::no_answer);
+  }
+  SECTION("a person's task: the refusal is the tool result, and the model answers") {
+    play({tools({tc("e1", tool_name::end_without_answer, end_without_answer_arguments("no"))}), says("Here is what I have.")});
+    REQUIRE(requests().size() == 2);
+    CHECK(tool_results(requests()[1]).at(0).find("not sent by a formation member") != std::string::npos);
+    CHECK(finished().answer == "Here is what I have.");
+  }
+}
+
+TEST_CASE_METHOD(chat_scene, "a model failure fails the task with its code and Fix; streamed text reaches the door",
+                 "[task][chat]") {
+  SECTION("failure") {
+    ModelTurn f;
+    f.fails = true;
+    f.failure = "E-MOD-021: the model server failed (HTTP 500). Fix: check the model server's own log";
+    play({f});
+    const auto& done = finished();
+    CHECK(done.state == TaskState::failed);
+    CHECK(done.status_text == f.failure);
+    CHECK(events("inference").at(0)["error"] == f.failure);
+  }
+  SECTION("streaming") {
+    play({says("Paris is the capital.")}, "operator", 10, true);
+    REQUIRE(door_log().texts.size() == 2);
+    CHECK(door_log().texts[0].fragment + door_log().texts[1].fragment == "Paris is the capital.");
+    CHECK(door_log().texts[0].task_id == "tsk_lead");
+    CHECK(finished().answer == "Paris is the capital.");
+  }
+}
+
+TEST_CASE_METHOD(chat_scene, "answers that arrive while the model is still in its turn wait for the turn to end",
+                 "[task][chat]") {
+  play({tools({call_member("c1", "coder", "a")}), tools({call_member("c2", "tester", "b")}), says("both asked"),
+        says("final")});
+  // coder answers while the model is being asked again (step 1): nothing is delivered yet.
+  REQUIRE(requests().size() == 3);
+  end_call("coder", "completed", "a done");
+  CHECK(requests().size() == 3);
+  end_call("tester", "failed", "");
+  REQUIRE(requests().size() == 4);
+  const auto& cont = transcript(3).back();
+  CHECK(cont.role == TranscriptRole::user);
+  CHECK(cont.content.find("a done") != std::string::npos);
+  CHECK(cont.content.find("member:tester") != std::string::npos);
+  const auto& done = finished();
+  CHECK(done.answer.find("final") == 0);
+  CHECK(done.answer.find("without answers from tester") != std::string::npos);
+}
