@@ -1,0 +1,70 @@
+// model_replay.hpp — the replay model server (tests/models/replay_server.mjs) as process tests
+// use it, and a formation of `transport: http` members that talks to it.
+//
+// Invariant: each ReplayServer is its own node process on its own free loopback port, ended
+// (SIGTERM, then reaped) when the object goes away; what it recorded is read over HTTP, never
+// guessed. Each ModelFormation has its own MURMUR_HOME and project (FormationFixture), its
+// capsules pointing at that server and nothing else. Waits are bounded (`generous`), never
+// timing assertions.
+#pragma once
+
+#include "formation_fixture.hpp"
+#include "launched_mur.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mur::test {
+
+class ReplayServer {
+public:
+  ReplayServer();
+  ~ReplayServer();
+  ReplayServer(const ReplayServer&) = delete;
+  ReplayServer& operator=(const ReplayServer&) = delete;
+
+  const std::string& endpoint() const { return endpoint_; } // http://127.0.0.1:PORT/v1
+  // GET /__replay/requests: every chat request so far, in arrival order.
+  nlohmann::json requests() const;
+  // Those whose entry (scenario or fixture name) is `entry`.
+  std::vector<nlohmann::json> requests_of(const std::string& entry) const;
+  // POST /__replay/release?gate=NAME.
+  void release(const std::string& gate) const;
+  // Polls the record until some request satisfies `pred` (bounded by `generous`); that
+  // request, or null when none came.
+  nlohmann::json await_request(const std::function<bool(const nlohmann::json&)>& pred) const;
+
+private:
+  std::unique_ptr<LaunchedMur> node_;
+  std::string endpoint_, base_;
+};
+
+// The first user message of a recorded request (the task as the member received it), its last
+// message, and the texts of its messages with `role`.
+std::string task_of(const nlohmann::json& request);
+nlohmann::json last_message(const nlohmann::json& request);
+std::vector<std::string> texts_of(const nlohmann::json& request, const std::string& role);
+bool contains_ci(const std::string& text, const std::string& needle);
+
+// Capsules `t-NAME` with `transport: http` at the server, and a roster of them.
+struct ModelFormation {
+  explicit ModelFormation(const std::string& example = "review");
+  FormationFixture f;
+  ReplayServer replay;
+  TempDir capsules;
+
+  // Installs capsule t-NAME: `model` at the replay endpoint, `inference_extra` lines under
+  // inference (each "  key: value\n"), `lifecycle` the flow mapping of lifecycle.
+  void capsule(const std::string& name, const std::string& model, const std::string& inference_extra = "",
+               const std::string& lifecycle = "{task_acceptance: queue, queue_depth: 1, after_task: sleep}");
+  // Writes the project's roster: `members` in order (the first is the entry, capsule t-NAME),
+  // `edges` as "from: [to, …]" pairs.
+  void roster(const std::vector<std::string>& members, const std::vector<std::pair<std::string, std::string>>& edges);
+  std::vector<std::string> run_args(const std::vector<std::string>& extra) const;
+};
+
+} // namespace mur::test
