@@ -1,6 +1,6 @@
 // The real `mur` binary on examples/harness: install takes the capsule folder whole (the program
 // with its executable bit), the record covers it, and admission finds nothing wrong with the
-// formation but, until this version runs transport: process, E-RUN-050.
+// formation.
 #include "run_command.hpp"
 
 #include <catch2/catch.hpp>
@@ -28,7 +28,7 @@ std::set<std::string> codes_in(const std::string& text) {
 }
 } // namespace
 
-TEST_CASE("mur install takes the harness example whole and doctor admits it but for the transport",
+TEST_CASE("mur install takes the harness example whole and doctor admits it",
           "[process][harness]") {
   TempDir home;
   const std::map<std::string, std::string> env{{"MURMUR_HOME", home.path}};
@@ -44,12 +44,8 @@ TEST_CASE("mur install takes the harness example whole and doctor admits it but 
   Ran doctor = run_command({mur_bin, "doctor", example}, env);
   INFO(doctor.out << doctor.err);
   const auto codes = codes_in(doctor.out);
-  if (doctor.exit_code != 0) {
-    // This version does not run transport: process yet: that is the one refusal allowed.
-    CHECK(codes == std::set<std::string>{"E-RUN-050"});
-  } else {
-    CHECK(doctor.out.find("All checks passed.") != std::string::npos);
-  }
+  CHECK(doctor.exit_code == 0);
+  CHECK(doctor.out.find("All checks passed.") != std::string::npos);
 
   // The record covers agent.py: an edit to the installed copy is refused at admission.
   std::ofstream(stored / "agent.py", std::ios::app) << "# edited after install\n";

@@ -1,0 +1,174 @@
+// Formations whose members are agent programs (transport: process), with the real `mur` binary:
+// the example's Python agent, and a harness built on a real MCP client nobody here wrote
+// (tests/harness/sdk_harness.mjs: @modelcontextprotocol/sdk's Client over Streamable HTTP). The
+// harness takes orders from words in the task ([call-twice], [crash], …; see its header).
+#include "formation_fixture.hpp"
+#include "launched_mur.hpp"
+#include "run_command.hpp"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+using namespace mur::test;
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string sdk_harness = std::string(MUR_SOURCE_DIR) + "/tests/harness/sdk_harness.mjs";
+
+// The harness example's project (agent.py → helper), plus capsules of our own.
+struct HarnessProject {
+  FormationFixture f{"harness"};
+  TempDir capsules;
+
+  // Installs capsule NAME running the SDK harness; `extra` lines go under inference.
+  void sdk_capsule(const std::string& name, const std::string& extra = "", bool serves_peers = false) {
+    const fs::path dir = fs::path(capsules.path) / name;
+    fs::create_directories(dir);
+    std::ofstream(dir / "murmur.yaml")
+      << "name: " << name << "\nversion: 1.0.0\ninference:\n  transport: process\n  command: ["
+      << MUR_NODE << ", " << sdk_harness << "]\n" << extra
+      << "lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: sleep}\n"
+      << (serves_peers ? "exports: {peer_tasks: {accept: true}}\n" : "")
+      << "capabilities: {network: {allow: [localhost]}}\nnetwork: {authentication: {scheme: bearer}}\n";
+    f.install(dir.string());
+  }
+  void script_capsule(const std::string& name, const std::string& turns) {
+    const fs::path dir = fs::path(capsules.path) / name;
+    fs::create_directories(dir);
+    std::ofstream(dir / "murmur.yaml")
+      << "name: " << name << "\nversion: 1.0.0\ninference:\n  transport: script\n  turns:\n" << turns
+      << "lifecycle: {task_acceptance: single, after_task: exit}\n"
+      << "capabilities: {network: {allow: [localhost]}}\nnetwork: {authentication: {scheme: bearer}}\n";
+    f.install(dir.string());
+  }
+  void roster(const std::string& text) { std::ofstream(f.project.path + "/roster.yaml") << "roster_version: 1\n" << text; }
+  Ran run(const std::string& task) {
+    return run_command({MUR_BINARY, "run", "--roster", f.project.path, "--task", task}, f.env, {}, std::chrono::seconds(90));
+  }
+  // The `tool_call` and `member_call` events of every member's trace.
+  std::vector<json> events(const std::string& err, const std::string& type) {
+    std::vector<json> out;
+    for (auto& [member, lines] : f.traces(formation_id_in(err)))
+      for (auto& e : lines)
+        if (e.value("event_type", "") == type) out.push_back(e);
+    return out;
+  }
+};
+
+const char* sdk_roster = "members:\n  - {name: lead, capsule: h-sdk, version: 1.0.0, entry: true}\n"
+                         "  - {name: helper, capsule: harness-helper, version: 1.0.0}\n"
+                         "reachability:\n  - {from: lead, to: [helper]}\n";
+
+} // namespace
+
+TEST_CASE("the harness example runs end to end: agent.py asks the helper and answers on resume", "[process][harness]") {
+  HarnessProject p;
+  Ran r = p.run("Find the bug in parse_args");
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("The helper looked into it: Find the bug in parse_args") != std::string::npos);
+  CHECK(p.events(r.err, "member_call").size() == 1);
+}
+
+TEST_CASE("an MCP SDK harness calls a member through the tool server and is resumed with the answer",
+          "[process][harness]") {
+  HarnessProject p;
+  p.sdk_capsule("h-sdk");
+  p.roster(sdk_roster);
+  SECTION("one call: the answer comes back fenced, on resume") {
+    Ran r = p.run("Summarise the changelog");
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("harness answer: ") != std::string::npos);
+    CHECK(r.out.find("member:helper") != std::string::npos);
+    CHECK(r.out.find("The helper looked into it: Summarise the changelog") != std::string::npos);
+    const auto tools = p.events(r.err, "tool_call");
+    REQUIRE(tools.size() == 1);
+    CHECK(tools[0]["tool"] == "call-member");
+  }
+  SECTION("a second call to the same member is refused and nothing is sent") {
+    Ran r = p.run("[call-twice] Summarise the changelog");
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(p.events(r.err, "tool_call").size() == 2);
+    CHECK(p.events(r.err, "member_call").size() == 1); // only the first reached the helper
+    CHECK(r.out.find("The helper looked into it") != std::string::npos);
+  }
+}
+
+TEST_CASE("an agent program that crashes, hangs or floods stdout fails or is cut, with its code", "[process][harness]") {
+  HarnessProject p;
+  p.sdk_capsule("h-sdk", "  turn_timeout_secs: 2\n");
+  p.roster(sdk_roster);
+  SECTION("crash: E-HAR-002 with its stderr tail") {
+    Ran r = p.run("[crash] go");
+    INFO(r.out << r.err);
+    CHECK(r.exit_code != 0);
+    CHECK(r.err.find("E-HAR-002") != std::string::npos);
+    CHECK(r.err.find("crashed on purpose") != std::string::npos);
+  }
+  SECTION("hang: E-HAR-003 after the turn timeout") {
+    Ran r = p.run("[hang] go");
+    INFO(r.out << r.err);
+    CHECK(r.exit_code != 0);
+    CHECK(r.err.find("E-HAR-003") != std::string::npos);
+  }
+  SECTION("flood: 10 MiB on stdout is cut at 64 KiB, and the turn ends") {
+    Ran r = p.run("[flood] go");
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("[runtime: output cut at 64 KiB]") != std::string::npos);
+    CHECK(r.out.size() < 70 * 1024);
+  }
+}
+
+TEST_CASE("a harness called by a member may end without an answer; its caller is told the reason",
+          "[process][harness]") {
+  HarnessProject p;
+  p.sdk_capsule("h-sdk", "", true);
+  p.script_capsule("h-lead", "    - call: {member: agent, task: \"{{task}}\"}\n    - reply: \"lead got: {{answer.agent}}\"\n");
+  p.roster("members:\n  - {name: lead, capsule: h-lead, version: 1.0.0, entry: true}\n"
+           "  - {name: agent, capsule: h-sdk, version: 1.0.0}\n"
+           "  - {name: helper, capsule: harness-helper, version: 1.0.0}\n"
+           "reachability:\n  - {from: lead, to: [agent]}\n  - {from: agent, to: [helper]}\n");
+  Ran r = p.run("[end-without-answer] check the numbers");
+  INFO(r.out << r.err);
+  CHECK(r.out.find("lead got: agent gave no answer") != std::string::npos);
+  CHECK(p.events(r.err, "member_call").size() == 1); // lead → agent; the agent called nobody
+}
+
+TEST_CASE("kill -9 of the launcher while a harness runs: the harness process is gone too", "[process][harness]") {
+  HarnessProject p;
+  const std::string mark = "MUR_TEST_HARNESS_MARK=" + std::to_string(::getpid()) + "-" +
+                           std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+  p.sdk_capsule("h-sdk", "  env: {" + mark.substr(0, mark.find('=')) + ": \"" + mark.substr(mark.find('=') + 1) + "\"}\n");
+  p.roster(sdk_roster);
+  LaunchedMur run({MUR_BINARY, "run", "--roster", p.f.project.path, "--task", "[hang] wait", "--json"}, p.f.env);
+  // The harness's own environment carries the mark: find its process.
+  auto harness_pids = [&] {
+    std::vector<pid_t> out;
+    for (const auto& d : fs::directory_iterator("/proc")) {
+      const std::string name = d.path().filename().string();
+      if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+      std::ifstream env(d.path() / "environ", std::ios::binary);
+      std::string all((std::istreambuf_iterator<char>(env)), std::istreambuf_iterator<char>());
+      if (all.find(mark) != std::string::npos) out.push_back(static_cast<pid_t>(std::stoi(name)));
+    }
+    return out;
+  };
+  std::vector<pid_t> pids;
+  const auto until = std::chrono::steady_clock::now() + generous;
+  while ((pids = harness_pids()).empty() && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50)); // waiting for a process to appear: no event to wait on
+  REQUIRE_FALSE(pids.empty());
+  run.signal(SIGKILL);
+  run.wait();
+  for (pid_t pid : pids) CHECK(gone_within(pid, generous));
+}
