@@ -46,7 +46,10 @@ namespace {
 
 using json = nlohmann::json;
 using namespace std::chrono_literals;
-using traits = restinio::default_traits_t;
+// One io thread (run_async below): no strand needed. Responses are completed from CAF threads;
+// RESTinio hands every write to the connection's executor (asio dispatch, a post from another
+// thread), so that stays safe without a strand.
+using traits = restinio::default_single_thread_traits_t;
 
 constexpr auto door_timeout = 30s;
 
