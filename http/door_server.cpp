@@ -88,13 +88,13 @@ restinio::http_status_line_t status_line(int status) {
   }
 }
 
-void reply_answer(const restinio::request_handle_t& req, const HttpAnswer& a) {
+void reply_answer(const restinio::request_handle_t& req, HttpAnswer a) {
   auto resp = req->create_response(status_line(a.status));
   resp.append_header(restinio::http_field::content_type, "application/json");
   if (a.no_cache) resp.append_header(restinio::http_field::cache_control, "no-cache");
   if (!a.challenge.empty()) resp.append_header(restinio::http_field::www_authenticate, a.challenge);
   if (!a.allow.empty()) resp.append_header(restinio::http_field::allow, a.allow);
-  resp.set_body(a.body).done();
+  resp.set_body(std::move(a.body)).done();
 }
 
 void reply_refusal(const restinio::request_handle_t& req, const HttpRefusal& r) {
@@ -102,13 +102,13 @@ void reply_refusal(const restinio::request_handle_t& req, const HttpRefusal& r) 
   a.status = r.status;
   a.body = r.body;
   a.challenge = r.challenge;
-  reply_answer(req, a);
+  reply_answer(req, std::move(a));
 }
 
 void reply_rpc(const restinio::request_handle_t& req, const json& body) {
   HttpAnswer a;
   a.body = wire_dump(body);
-  reply_answer(req, a);
+  reply_answer(req, std::move(a));
 }
 
 // One POST / for the door actor: the caller passed and the params are good (door_intake).
@@ -220,11 +220,13 @@ void call_door(caf::event_based_actor* self, const ExchangePtr& xp) {
     else answer_door_reply(x, r);
   };
   auto on_error = [xp](const caf::error&) { door_unreachable(*xp); };
-  // A blocking SendMessage (returnImmediately false) is answered when its task ends.
-  if (req.method == "SendMessage" && !req.return_immediately)
-    self->request(xp->shared->setup.door, caf::infinite, req).then(on_reply, on_error);
+  // A blocking SendMessage (returnImmediately false) is answered when its task ends. The
+  // request moves into the message: the handlers read only the call and the connection.
+  const bool blocking = req.method == "SendMessage" && !req.return_immediately;
+  if (blocking)
+    self->request(xp->shared->setup.door, caf::infinite, std::move(xp->door_req)).then(on_reply, on_error);
   else
-    self->request(xp->shared->setup.door, door_timeout, req).then(on_reply, on_error);
+    self->request(xp->shared->setup.door, door_timeout, std::move(xp->door_req)).then(on_reply, on_error);
 }
 
 // SendMessage naming a task: the door holds no task waiting for input, so a known task is
@@ -296,7 +298,7 @@ restinio::request_handling_status_t on_request(const std::shared_ptr<Shared>& sh
   facts.body = req->body();
   auto decided = door_intake(facts, sh->intake);
   if (auto* a = std::get_if<HttpAnswer>(&decided)) {
-    reply_answer(req, *a);
+    reply_answer(req, std::move(*a));
     return restinio::request_accepted();
   }
   auto& call = std::get<DoorCall>(decided);
