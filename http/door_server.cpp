@@ -51,7 +51,6 @@ using namespace std::chrono_literals;
 // thread), so that stays safe without a strand.
 using traits = restinio::default_single_thread_traits_t;
 
-constexpr auto door_timeout = 30s;
 
 struct Shared {
   DoorServerSetup setup;
@@ -205,7 +204,6 @@ void stream(caf::event_based_actor* self, const Exchange& x, const TaskView& fir
 }
 
 void call_door(caf::event_based_actor* self, const ExchangePtr& xp) {
-  const DoorRequest& req = xp->door_req;
   auto on_reply = [self, xp](const DoorReply& r) {
     const Exchange& x = *xp;
     if (x.call.method == "SubscribeToTask" && r.ok() && is_terminal(r.task.state)) {
@@ -220,13 +218,12 @@ void call_door(caf::event_based_actor* self, const ExchangePtr& xp) {
     else answer_door_reply(x, r);
   };
   auto on_error = [xp](const caf::error&) { door_unreachable(*xp); };
-  // A blocking SendMessage (returnImmediately false) is answered when its task ends. The
-  // request moves into the message: the handlers read only the call and the connection.
-  const bool blocking = req.method == "SendMessage" && !req.return_immediately;
-  if (blocking)
-    self->request(xp->shared->setup.door, caf::infinite, std::move(xp->door_req)).then(on_reply, on_error);
-  else
-    self->request(xp->shared->setup.door, door_timeout, std::move(xp->door_req)).then(on_reply, on_error);
+  // A blocking SendMessage (returnImmediately false) is answered when its task ends; every
+  // other call the door answers as it reads it. No timer either way: a timed request costs two
+  // trips to CAF's clock thread, and a door that has gone answers the request with an error
+  // (door_unreachable). The request moves into the message: the handlers read only the call
+  // and the connection.
+  self->request(xp->shared->setup.door, caf::infinite, std::move(xp->door_req)).then(on_reply, on_error);
 }
 
 // SendMessage naming a task: the door holds no task waiting for input, so a known task is
@@ -237,7 +234,7 @@ void continue_task(caf::event_based_actor* self, const ExchangePtr& xp) {
   get.peer_origin = xp->door_req.peer_origin;
   get.method = "GetTask";
   get.task_id = xp->door_req.task_id;
-  self->request(xp->shared->setup.door, door_timeout, get)
+  self->request(xp->shared->setup.door, caf::infinite, get)
     .then(
       [xp](const DoorReply& r) {
         const Exchange& x = *xp;
