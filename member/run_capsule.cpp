@@ -31,8 +31,6 @@
 #include <memory>
 #include <optional>
 #include <unistd.h>
-#include <cstdlib>
-#include <cstdio>
 
 namespace mur {
 namespace {
@@ -217,17 +215,6 @@ int run_capsule(const Manifest& m, const RunCapsuleOptions& o) {
   caf::actor_system_config cfg;
   register_message_types(cfg);
   cfg.set("scheduler.max-threads", 2);
-  if (const char* v = std::getenv("XMUR_THREADS")) cfg.set("scheduler.max-threads", std::atoi(v));
-  if (const char* v = std::getenv("XMUR_POLICY")) cfg.set("scheduler.policy", caf::atom_from_string(v));
-  if (const char* v = std::getenv("XMUR_WS")) {
-    unsigned a = 0, m = 0, ms = 0, rs = 0;
-    std::sscanf(v, "%u,%u,%u,%u", &a, &m, &ms, &rs);
-    cfg.set("work-stealing.aggressive-poll-attempts", static_cast<std::size_t>(a));
-    cfg.set("work-stealing.moderate-poll-attempts", static_cast<std::size_t>(m));
-    cfg.set("work-stealing.moderate-sleep-duration", caf::timespan{std::chrono::microseconds(ms)});
-    cfg.set("work-stealing.relaxed-sleep-duration", caf::timespan{std::chrono::microseconds(rs)});
-  }
-  if (const char* v = std::getenv("XMUR_THROUGHPUT")) cfg.set("scheduler.max-throughput", std::atoi(v));
   caf::actor_system sys{cfg};
   caf::scoped_actor self{sys};
   const auto waiter = caf::actor_cast<supervisor_port>(self); // wait_for_end handles what reaches it
