@@ -356,7 +356,11 @@ door_handle::behavior_type door(door_actor* self, DoorSetup setup) {
       auto it = st.tasks.find(f.task_id);
       if (it == st.tasks.end()) return;
       auto& e = it->second;
-      if (e.task) st.by_actor.erase(e.task.address());
+      if (e.task) {
+        st.by_actor.erase(e.task.address());
+        // Its end is reported: no down message needed (one message less per task).
+        self->demonitor(e.task.address());
+      }
       e.task = nullptr;
       if (!is_terminal(e.view.state)) { // an accepted cancel overrides the loop's final state
         e.view.state = f.state;

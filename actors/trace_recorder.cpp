@@ -18,6 +18,7 @@ using recorder_actor = trace_port::extend<caf::reacts_to<flush_atom>>;
 struct TraceState {
   std::string session_id;
   TraceSink sink;
+  std::string quoted_session;     // session_id as a JSON string
   std::string root;               // the session_start event's id
   std::vector<std::string> lines; // kept only without a sink
   bool flush_due = false;         // a flush is scheduled
@@ -25,29 +26,43 @@ struct TraceState {
   static inline const char* name = "mur.trace";
 };
 
+std::string json_quoted(const std::string& s) {
+  return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 recorder_actor::behavior_type recorder(recorder_actor::stateful_pointer<TraceState> self, std::string session_id,
                                        TraceSink sink, IdClockSpec ids) {
   self->state.session_id = std::move(session_id);
+  self->state.quoted_session = json_quoted(self->state.session_id);
   self->state.sink = std::move(sink);
   self->state.clock.emplace(ids, self->clock(), self->state.session_id + "/trace");
   return {
     [=](const TraceEvent& ev) {
       auto& st = self->state;
-      nlohmann::ordered_json line;
       const std::string id = st.clock->mint(ids::event);
-      line["event_type"] = ev.type;
-      line["event_id"] = id;
-      line["parent_id"] = st.root.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(st.root);
-      line["session_id"] = st.session_id;
-      line["timestamp"] = st.clock->now_ms();
-      if (ev.type == "session_start" && st.root.empty()) {
-        st.root = id;
-        line["parent_id"] = nullptr;
+      const bool root = ev.type == "session_start" && st.root.empty();
+      // The envelope, then the event's own fields spliced in as the sender wrote them (a JSON
+      // object's text): a line costs one string, not a parse and a second dump.
+      std::string text;
+      text.reserve(96 + st.session_id.size() + ev.fields.size());
+      text += "{\"event_type\":";
+      text += json_quoted(ev.type);
+      text += ",\"event_id\":\"";
+      text += id; // evt_ and an id's own alphabet: nothing to escape
+      text += "\",\"parent_id\":";
+      text += root || st.root.empty() ? std::string("null") : "\"" + st.root + "\"";
+      text += ",\"session_id\":";
+      text += st.quoted_session;
+      text += ",\"timestamp\":";
+      text += std::to_string(st.clock->now_ms());
+      if (root) st.root = id;
+      const std::string& f = ev.fields;
+      if (f.size() > 2 && f.front() == '{' && f.back() == '}') {
+        text += ',';
+        text.append(f, 1, std::string::npos);
+      } else {
+        text += '}'; // no fields (or not an object: the envelope alone)
       }
-      auto fields = nlohmann::ordered_json::parse(ev.fields, nullptr, false);
-      if (fields.is_object())
-        for (auto it = fields.begin(); it != fields.end(); ++it) line[it.key()] = it.value();
-      std::string text = line.dump();
       if (!st.sink) {
         st.lines.push_back(std::move(text));
         return;

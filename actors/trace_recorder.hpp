@@ -5,7 +5,8 @@
 // Invariant: every line begins with event_type, event_id (evt_…), parent_id (null only on
 // session_start), session_id, timestamp (unix ms from the actor clock, so simulated time in
 // tests, wall-clock time otherwise: both from the injected IdClock); lines reach the sink in the
-// order received. No field is added that could hold a token.
+// order received. No field is added that could hold a token. An event's fields (the text of a
+// JSON object, as its sender dumped it) are spliced after the envelope, not parsed again.
 // Memory: a recorder with a sink keeps no line (a session's trace does not grow its memory).
 // Durability: the sink may buffer; the recorder asks it to flush at most `flush_every` after a
 // line was written (so a crash loses at most that much of the trace) and whenever it is asked

@@ -46,13 +46,17 @@ namespace {
 
 using json = nlohmann::json;
 using namespace std::chrono_literals;
-using traits = restinio::default_traits_t;
+// One io thread (run_async below): no strand needed. Responses are completed from CAF threads;
+// RESTinio hands every write to the connection's executor (asio dispatch, a post from another
+// thread), so that stays safe without a strand.
+using traits = restinio::default_single_thread_traits_t;
 
-constexpr auto door_timeout = 30s;
 
 struct Shared {
   DoorServerSetup setup;
   std::atomic<std::uint16_t> port{0};
+  DoorIntakeSetup intake;  // filled in once bound (the card's url), before the first request
+  caf::actor gateway;      // asks the door for every call answered once (door_gateway below)
   std::mutex mu;
   std::condition_variable cv;
   std::set<caf::actor> streams;
@@ -83,13 +87,13 @@ restinio::http_status_line_t status_line(int status) {
   }
 }
 
-void reply_answer(const restinio::request_handle_t& req, const HttpAnswer& a) {
+void reply_answer(const restinio::request_handle_t& req, HttpAnswer a) {
   auto resp = req->create_response(status_line(a.status));
   resp.append_header(restinio::http_field::content_type, "application/json");
   if (a.no_cache) resp.append_header(restinio::http_field::cache_control, "no-cache");
   if (!a.challenge.empty()) resp.append_header(restinio::http_field::www_authenticate, a.challenge);
   if (!a.allow.empty()) resp.append_header(restinio::http_field::allow, a.allow);
-  resp.set_body(a.body).done();
+  resp.set_body(std::move(a.body)).done();
 }
 
 void reply_refusal(const restinio::request_handle_t& req, const HttpRefusal& r) {
@@ -97,13 +101,13 @@ void reply_refusal(const restinio::request_handle_t& req, const HttpRefusal& r) 
   a.status = r.status;
   a.body = r.body;
   a.challenge = r.challenge;
-  reply_answer(req, a);
+  reply_answer(req, std::move(a));
 }
 
 void reply_rpc(const restinio::request_handle_t& req, const json& body) {
   HttpAnswer a;
   a.body = wire_dump(body);
-  reply_answer(req, a);
+  reply_answer(req, std::move(a));
 }
 
 // One POST / for the door actor: the caller passed and the params are good (door_intake).
@@ -113,6 +117,16 @@ struct Exchange {
   a2a::RpcCall call;
   DoorRequest door_req; // verdict and peer origin set
 };
+// Shared by the reply handlers of one call: built once on the RESTinio thread, never copied.
+using ExchangePtr = std::shared_ptr<Exchange>;
+
+} // namespace
+} // namespace mur
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mur::ExchangePtr)
+
+namespace mur {
+namespace {
 
 struct Stream {
   restinio::response_builder_t<restinio::chunked_output_t> resp;
@@ -194,9 +208,9 @@ void stream(caf::event_based_actor* self, const Exchange& x, const TaskView& fir
     [finish](caf::close_atom) { finish(); });
 }
 
-void call_door(caf::event_based_actor* self, const Exchange& x) {
-  const DoorRequest& req = x.door_req;
-  auto on_reply = [self, x](const DoorReply& r) {
+void call_door(caf::event_based_actor* self, const ExchangePtr& xp) {
+  auto on_reply = [self, xp](const DoorReply& r) {
+    const Exchange& x = *xp;
     if (x.call.method == "SubscribeToTask" && r.ok() && is_terminal(r.task.state)) {
       reply_rpc(x.req, a2a::error_response({x.call.id, rpc::unsupported_operation,
                                             "Unsupported operation: task " + r.task.id + " has ended " +
@@ -208,25 +222,27 @@ void call_door(caf::event_based_actor* self, const Exchange& x) {
     if (a2a::is_streaming_method(x.call.method) && r.ok()) stream(self, x, r.task);
     else answer_door_reply(x, r);
   };
-  auto on_error = [x](const caf::error&) { door_unreachable(x); };
-  // A blocking SendMessage (returnImmediately false) is answered when its task ends.
-  if (req.method == "SendMessage" && !req.return_immediately)
-    self->request(x.shared->setup.door, caf::infinite, req).then(on_reply, on_error);
-  else
-    self->request(x.shared->setup.door, door_timeout, req).then(on_reply, on_error);
+  auto on_error = [xp](const caf::error&) { door_unreachable(*xp); };
+  // A blocking SendMessage (returnImmediately false) is answered when its task ends; every
+  // other call the door answers as it reads it. No timer either way: a timed request costs two
+  // trips to CAF's clock thread, and a door that has gone answers the request with an error
+  // (door_unreachable). The request moves into the message: the handlers read only the call
+  // and the connection.
+  self->request(xp->shared->setup.door, caf::infinite, std::move(xp->door_req)).then(on_reply, on_error);
 }
 
 // SendMessage naming a task: the door holds no task waiting for input, so a known task is
 // -32004 and an unknown one -32001 (asked of the door under the same credential).
-void continue_task(caf::event_based_actor* self, const Exchange& x) {
+void continue_task(caf::event_based_actor* self, const ExchangePtr& xp) {
   DoorRequest get;
-  get.verdict = x.door_req.verdict;
-  get.peer_origin = x.door_req.peer_origin;
+  get.verdict = xp->door_req.verdict;
+  get.peer_origin = xp->door_req.peer_origin;
   get.method = "GetTask";
-  get.task_id = x.door_req.task_id;
-  self->request(x.shared->setup.door, door_timeout, get)
+  get.task_id = xp->door_req.task_id;
+  self->request(xp->shared->setup.door, caf::infinite, get)
     .then(
-      [x](const DoorReply& r) {
+      [xp](const DoorReply& r) {
+        const Exchange& x = *xp;
         if (r.refused() && r.refusal != DoorRefusal::insufficient_scope) {
           reply_refusal(x.req, http_refusal(r, x.shared->setup.card.capsule_name));
           return;
@@ -243,18 +259,35 @@ void continue_task(caf::event_based_actor* self, const Exchange& x) {
                                               "Unsupported operation: task " + tid + " is not waiting for input",
                                               "UNSUPPORTED_OPERATION", md}));
       },
-      [x](const caf::error&) { door_unreachable(x); });
+      [xp](const caf::error&) { door_unreachable(*xp); });
 }
 
-void exchange(caf::event_based_actor* self, Exchange x) {
-  const bool names_task = (x.door_req.method == "SendMessage" || x.door_req.method == "SendStreamingMessage") &&
-                          !x.door_req.task_id.empty();
-  if (names_task) continue_task(self, x);
+bool names_task(const DoorRequest& r) {
+  return (r.method == "SendMessage" || r.method == "SendStreamingMessage") && !r.task_id.empty();
+}
+
+// A stream: one actor per request, the door's subscriber until the stream closes.
+void exchange(caf::event_based_actor* self, ExchangePtr x) {
+  if (names_task(x->door_req)) continue_task(self, x);
   else call_door(self, x);
 }
 
-// Every request, on the RESTinio thread: door_intake answers all it can; a door call goes on in
-// an exchange actor.
+// Every call answered once (all but streams) is asked of the door from this one long-lived
+// actor, and answered on its connection from the reply handler: a request costs no actor of its
+// own (spawning and ending one per request cost a busy door about a tenth of its throughput).
+caf::behavior door_gateway(caf::event_based_actor* self) {
+  return {
+    [self](const ExchangePtr& x) {
+      if (names_task(x->door_req)) continue_task(self, x);
+      else call_door(self, x);
+    },
+  };
+}
+
+bool streams(const Exchange& x) { return a2a::is_streaming_method(x.call.method) && !names_task(x.door_req); }
+
+// Every request, on the RESTinio thread: door_intake answers all it can; a door call goes on to
+// the gateway actor, a stream to an actor of its own.
 restinio::request_handling_status_t on_request(const std::shared_ptr<Shared>& sh, const restinio::request_handle_t& req) {
   HttpRequestFacts facts;
   facts.method = req->header().method().c_str();
@@ -265,17 +298,15 @@ restinio::request_handling_status_t on_request(const std::shared_ptr<Shared>& sh
     facts.headers.emplace_back(f.name(), f.value());
   });
   facts.body = req->body();
-  DoorIntakeSetup setup;
-  setup.door_tokens = sh->setup.door_tokens.get();
-  setup.formation = sh->setup.formation.get();
-  setup.card = sh->card();
-  auto decided = door_intake(facts, setup);
+  auto decided = door_intake(facts, sh->intake);
   if (auto* a = std::get_if<HttpAnswer>(&decided)) {
-    reply_answer(req, *a);
+    reply_answer(req, std::move(*a));
     return restinio::request_accepted();
   }
   auto& call = std::get<DoorCall>(decided);
-  sh->setup.system->spawn(exchange, Exchange{sh, req, std::move(call.call), std::move(call.request)});
+  auto x = std::make_shared<Exchange>(Exchange{sh, req, std::move(call.call), std::move(call.request)});
+  if (streams(*x)) sh->setup.system->spawn(exchange, std::move(x));
+  else caf::anon_send(sh->gateway, std::move(x));
   return restinio::request_accepted();
 }
 
@@ -291,6 +322,9 @@ DoorServer::DoorServer(DoorServerSetup setup) : impl_(std::make_unique<Impl>()) 
   auto sh = std::make_shared<Shared>();
   sh->setup = std::move(setup);
   impl_->shared = sh;
+  sh->intake.door_tokens = sh->setup.door_tokens.get();
+  sh->intake.formation = sh->setup.formation.get();
+  sh->gateway = sh->setup.system->spawn(door_gateway);
   const std::uint64_t read_limit = 8 * max_request_body; // beyond this the connection is dropped
   // http_parser counts the request line and every header against one process-wide limit
   // (80 KiB by default, then a silent close): raised so the door itself answers 414/431.
@@ -301,7 +335,10 @@ DoorServer::DoorServer(DoorServerSetup setup) : impl_(std::make_unique<Impl>()) 
       restinio::server_settings_t<traits>{}
         .address("127.0.0.1")
         .port(sh->setup.port)
-        .acceptor_post_bind_hook([sh](restinio::asio_ns::ip::tcp::acceptor& a) { sh->port = a.local_endpoint().port(); })
+        .acceptor_post_bind_hook([sh](restinio::asio_ns::ip::tcp::acceptor& a) {
+          sh->port = a.local_endpoint().port();
+          sh->intake.card = sh->card(); // before the first connection is accepted
+        })
         // Long enough for a blocking SendMessage to wait out a task's call deadline (600 s);
         // streams write a heartbeat every few seconds, idle connections end sooner (below).
         .handle_request_timeout(std::chrono::minutes(30))
@@ -315,6 +352,7 @@ DoorServer::DoorServer(DoorServerSetup setup) : impl_(std::make_unique<Impl>()) 
         .request_handler([sh](const restinio::request_handle_t& req) { return on_request(sh, req); }),
       1);
   } catch (const std::exception& e) {
+    caf::anon_send_exit(sh->gateway, caf::exit_reason::user_shutdown);
     if (sh->setup.port != 0)
       throw Failure("E-RUN-051", "the door cannot serve the pinned port 127.0.0.1:" + std::to_string(sh->setup.port) + ": " + e.what(),
                     "choose another --port, or end what holds it (ss -ltnp shows it)");
@@ -340,6 +378,8 @@ void DoorServer::stop() {
   }
   impl_->server->stop();
   impl_->server->wait();
+  caf::anon_send_exit(sh.gateway, caf::exit_reason::user_shutdown); // no request reaches it any more
+  sh.gateway = nullptr;
 }
 
 } // namespace mur

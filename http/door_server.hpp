@@ -6,7 +6,9 @@
 // own rule (`judge_caller`) before a byte of the body is parsed, then JSON-RPC (bounded in
 // depth), version and params. Only a door method with good params reaches the door actor, as a
 // DoorRequest; the HTTP answer is completed when the door answers, and a DoorRefusal becomes
-// 401/403 here (http_refusal). The order of murmur-door.md §1.3 holds. Streams (SendStreamingMessage, SubscribeToTask) are one actor per
+// 401/403 here (http_refusal). The order of murmur-door.md §1.3 holds. Every call answered
+// once is asked of the door by one long-lived gateway actor and answered from its reply
+// handler (no actor per request). Streams (SendStreamingMessage, SubscribeToTask) are one actor per
 // request, the door's subscriber: first the Task, then every change, closed at a terminal
 // state, with heartbeat comments more often than the idle timeout. Bodies over 1 MiB are
 // refused 413 before they are parsed; connections that never finish a request time out. What

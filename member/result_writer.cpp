@@ -4,20 +4,27 @@
 
 #include <caf/all.hpp>
 
+#include <chrono>
 #include <memory>
 #include <optional>
 
 namespace mur {
 namespace {
 
+constexpr std::chrono::milliseconds write_every{100};
+
+// The supervisor port plus the writer's own timer.
+using writer_handle = supervisor_port::extend<caf::reacts_to<flush_atom>>;
+
 struct WriterState {
   std::unique_ptr<ResultFile> file;
   std::optional<TaskView> unwritten;
+  bool write_due = false; // a timed write is scheduled
   supervisor_port waiter;
   static inline const char* name = "mur.result_writer";
 };
 
-using writer_actor = supervisor_port::stateful_pointer<WriterState>;
+using writer_actor = writer_handle::stateful_pointer<WriterState>;
 
 void write_pending(writer_actor self) {
   auto& st = self->state;
@@ -26,13 +33,20 @@ void write_pending(writer_actor self) {
   st.unwritten.reset();
 }
 
-supervisor_port::behavior_type writer(writer_actor self, SessionDir dir, supervisor_port waiter) {
+writer_handle::behavior_type writer(writer_actor self, SessionDir dir, supervisor_port waiter) {
   self->state.file = std::make_unique<ResultFile>(dir);
   self->state.waiter = std::move(waiter);
   return {
     [=](task_end_atom, const TaskView& t) {
-      if (is_terminal(t.state)) self->state.unwritten = t;
-      if (self->mailbox().empty()) write_pending(self);
+      if (!is_terminal(t.state)) return;
+      self->state.unwritten = t;
+      if (self->state.write_due) return;
+      self->state.write_due = true;
+      self->delayed_send(self, write_every, flush_atom_v);
+    },
+    [=](flush_atom) {
+      self->state.write_due = false;
+      write_pending(self);
     },
     [=](const TaskEvent& ev) {
       if (is_terminal(ev.task.state)) {
@@ -52,7 +66,7 @@ supervisor_port::behavior_type writer(writer_actor self, SessionDir dir, supervi
 } // namespace
 
 supervisor_port spawn_result_writer(caf::actor_system& sys, SessionDir dir, supervisor_port waiter) {
-  return sys.spawn(writer, std::move(dir), std::move(waiter));
+  return caf::actor_cast<supervisor_port>(sys.spawn(writer, std::move(dir), std::move(waiter)));
 }
 
 } // namespace mur

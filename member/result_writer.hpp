@@ -5,9 +5,10 @@
 // Invariant: a task's end costs the door's process one message between actors and, at most, one
 // in-place rewrite of result.txt; the main thread (a blocking receive) is woken only for the
 // launch task and the session's end, never once per task (waking it per task cost a serving door
-// about a third of its requests per second on a 2-core machine). Under load the newest result is
-// written once no other message waits (one write per burst), and always before the session's
-// end is handed on.
+// about a third of its requests per second on a 2-core machine). The newest result is written
+// at most 100 ms after its task ended (one write per 100 ms however many tasks end, not one
+// system call per task), at once for the launch task, and always before the session's end is
+// handed on.
 // Spec: decisions.md §5 (session dir: `out/result.txt`).
 #pragma once
 

@@ -44,9 +44,8 @@ ref_pid=$server_pid ref_url=$server_url
 # message/send with -32601), so both get the very same bodies: SendMessage {message: text "hi"},
 # then GetTask {id}, each with A2A-Version: 1.0.
 # Two variants, both servers each time:
-#   default      SendMessage without configuration. The SDK blocks (spec default
-#                returnImmediately=false) until the echo task is COMPLETED; the mur door answers
-#                once the task is created (it does not block), so GetTask may see SUBMITTED.
+#   default      SendMessage without configuration: both block (spec default
+#                returnImmediately=false) until the echo task is COMPLETED.
 #   immediate    configuration.returnImmediately: true — both answer right after creating the
 #                task: the same semantics on both sides. The headline ratio.
 echo "load: bench_a2a_load, $pairs SendMessage+GetTask pairs (+$warmup warm-up) at concurrency $concurrency," \

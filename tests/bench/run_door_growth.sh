@@ -9,6 +9,8 @@
 # the targets (last tenth within 10% of the first; mur RSS after 100,000 tasks under 64 MiB with
 # the default lifecycle.retain_tasks; mur ≥ 4× the reference's requests/s, p99 ≤ ¼ of its).
 #
+# Prints the load average before each side (the box may be shared with other work).
+#
 # Usage: tests/bench/run_door_growth.sh [tasks=100000] [concurrency=16]
 # Environment:
 #   BUILD_DIR     build tree (default: <repo>/build-bench; configured RelWithDebInfo if new)
@@ -47,6 +49,8 @@ echo "load: bench_a2a_load --send-only, $tasks blocking SendMessage tasks (+$war
   "$concurrency, one server at a time, each started fresh; identical bodies (A2A 1.0 method names)"
 for side in $sides; do
   echo
+  # The box may be shared: the load before each side says how far its numbers can be trusted.
+  echo "load average before $side: $(cut -d' ' -f1-3 /proc/loadavg)"
   if [[ $side == mur ]]; then
     start_server "mur door (tests/bench/a2a_capsule, $mur)" \
       env MURMUR_HOME="$home" "$mur" run --manifest "$capsule" --json --workdir "$home"
