@@ -12,6 +12,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <thread>
 
 using namespace mur::test;
@@ -27,27 +28,28 @@ struct HarnessProject {
   FormationFixture f{"harness"};
   TempDir capsules;
 
-  // Installs capsule NAME running the SDK harness; `extra` lines go under inference.
-  void sdk_capsule(const std::string& name, const std::string& extra = "", bool serves_peers = false) {
+  // Capsule folder NAME with `files` (murmur.yaml gets "name: NAME\nversion: 1.0.0\n" first),
+  // installed.
+  void capsule(const std::string& name, std::map<std::string, std::string> files) {
     const fs::path dir = fs::path(capsules.path) / name;
     fs::create_directories(dir);
-    std::ofstream(dir / "murmur.yaml")
-      << "name: " << name << "\nversion: 1.0.0\ninference:\n  transport: process\n  command: ["
-      << MUR_NODE << ", " << sdk_harness << "]\n" << extra
-      << "lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: sleep}\n"
-      << (serves_peers ? "exports: {peer_tasks: {accept: true}}\n" : "")
-      << "capabilities: {network: {allow: [localhost]}}\nnetwork: {authentication: {scheme: bearer}}\n";
+    files["murmur.yaml"] = "name: " + name + "\nversion: 1.0.0\n" + files["murmur.yaml"];
+    for (const auto& [file, text] : files) std::ofstream(dir / file) << text;
     f.install(dir.string());
+  }
+  // Capsule NAME running the SDK harness; `extra` lines go under inference.
+  void sdk_capsule(const std::string& name, const std::string& extra = "", bool serves_peers = false) {
+    capsule(name, {{"murmur.yaml", "inference:\n  transport: process\n  command: [" + std::string(MUR_NODE) + ", " +
+                                     sdk_harness + "]\n" + extra +
+                                     "lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: sleep}\n" +
+                                     (serves_peers ? "exports: {peer_tasks: {accept: true}}\n" : "") + authed}});
   }
   void script_capsule(const std::string& name, const std::string& turns) {
-    const fs::path dir = fs::path(capsules.path) / name;
-    fs::create_directories(dir);
-    std::ofstream(dir / "murmur.yaml")
-      << "name: " << name << "\nversion: 1.0.0\ninference:\n  transport: script\n  turns:\n" << turns
-      << "lifecycle: {task_acceptance: single, after_task: exit}\n"
-      << "capabilities: {network: {allow: [localhost]}}\nnetwork: {authentication: {scheme: bearer}}\n";
-    f.install(dir.string());
+    capsule(name, {{"murmur.yaml", "inference:\n  transport: script\n  turns:\n" + turns +
+                                     "lifecycle: {task_acceptance: single, after_task: exit}\n" + authed}});
   }
+  static inline const std::string authed =
+    "capabilities: {network: {allow: [localhost]}}\nnetwork: {authentication: {scheme: bearer}}\n";
   void roster(const std::string& text) { std::ofstream(f.project.path + "/roster.yaml") << "roster_version: 1\n" << text; }
   Ran run(const std::string& task) {
     return run_command({MUR_BINARY, "run", "--roster", f.project.path, "--task", task}, f.env, {}, std::chrono::seconds(90));
@@ -176,14 +178,10 @@ TEST_CASE("kill -9 of the launcher while a harness runs: the harness process is 
 TEST_CASE("the MCP conformance runner's server scenarios pass against a member's tool server", "[process][harness]") {
   HarnessProject p;
   TempDir scratch; // the runner's token file: outside $MURMUR_HOME, which the program may not write beside
-  const fs::path dir = fs::path(p.capsules.path) / "h-conf";
-  fs::create_directories(dir);
-  std::ofstream(dir / "murmur.yaml")
-    << "name: h-conf\nversion: 1.0.0\ninference:\n  transport: process\n  command: [" << MUR_NODE << ", "
-    << MUR_SOURCE_DIR << "/tests/harness/conformance_harness.mjs]\n  env: {TMPDIR: \"" << scratch.path << "\"}\n"
-    << "lifecycle: {task_acceptance: single, after_task: exit}\n"
-    << "capabilities: {network: {allow: [localhost]}}\nnetwork: {authentication: {scheme: bearer}}\n";
-  p.f.install(dir.string());
+  p.capsule("h-conf", {{"murmur.yaml", "inference:\n  transport: process\n  command: [" + std::string(MUR_NODE) + ", " +
+                                         MUR_SOURCE_DIR + "/tests/harness/conformance_harness.mjs]\n  env: {TMPDIR: \"" +
+                                         scratch.path + "\"}\nlifecycle: {task_acceptance: single, after_task: exit}\n" +
+                                         HarnessProject::authed}});
   p.roster("members:\n  - {name: lead, capsule: h-conf, version: 1.0.0, entry: true}\n"
            "  - {name: helper, capsule: harness-helper, version: 1.0.0}\n"
            "reachability:\n  - {from: lead, to: [helper]}\n");
@@ -197,10 +195,8 @@ TEST_CASE("the MCP conformance runner's server scenarios pass against a member's
 TEST_CASE("an agent program cannot read another member's directory", "[process][harness][isolation]") {
   HarnessProject p;
   // A peer program that tries to list its sibling's directory and says what happened.
-  const fs::path dir = fs::path(p.capsules.path) / "h-peek";
-  fs::create_directories(dir);
-  std::ofstream(dir / "peek.py")
-    << "import json, os, sys\n"
+  p.capsule("h-peek", {{"peek.py",
+                        "import json, os, sys\n"
        "turn = json.load(sys.stdin)\n"
        "try:\n"
        "    os.listdir('../other')\n"
@@ -210,12 +206,10 @@ TEST_CASE("an agent program cannot read another member's directory", "[process][
        "except FileNotFoundError:\n"
        "    print('no such directory')\n"
        "open('mine.txt', 'w').write('ok')\n"
-       "print('own directory writable')\n";
-  std::ofstream(dir / "murmur.yaml")
-    << "name: h-peek\nversion: 1.0.0\ninference:\n  transport: process\n  command: [python3, peek.py]\n"
-    << "lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: sleep}\n"
-    << "exports: {peer_tasks: {accept: true}}\nnetwork: {authentication: {scheme: bearer}}\n";
-  p.f.install(dir.string());
+       "print('own directory writable')\n"},
+                       {"murmur.yaml", "inference:\n  transport: process\n  command: [python3, peek.py]\n"
+                                       "lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: sleep}\n"
+                                       "exports: {peer_tasks: {accept: true}}\nnetwork: {authentication: {scheme: bearer}}\n"}});
   p.script_capsule("h-lead2", "    - call: {member: peek, task: \"{{task}}\"}\n    - reply: \"{{answer.peek}}\"\n");
   p.roster("members:\n  - {name: lead, capsule: h-lead2, version: 1.0.0, entry: true}\n"
            "  - {name: peek, capsule: h-peek, version: 1.0.0}\n"
