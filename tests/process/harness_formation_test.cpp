@@ -226,3 +226,22 @@ TEST_CASE("an agent program cannot read another member's directory", "[process][
   }
   CHECK(r.out.find("own directory writable") != std::string::npos);
 }
+
+TEST_CASE("a harness calls a script member and another harness in one turn; both answers come back together",
+          "[process][harness]") {
+  HarnessProject p;
+  p.sdk_capsule("h-sdk");
+  p.sdk_capsule("h-peer", "", true);
+  p.roster("members:\n  - {name: lead, capsule: h-sdk, version: 1.0.0, entry: true}\n"
+           "  - {name: helper, capsule: harness-helper, version: 1.0.0}\n"
+           "  - {name: peer, capsule: h-peer, version: 1.0.0}\n"
+           "reachability:\n  - {from: lead, to: [helper, peer]}\n");
+  Ran r = p.run("[all-callees] count the lines");
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("member:helper") != std::string::npos);
+  CHECK(r.out.find("The helper looked into it: [all-callees] count the lines") != std::string::npos);
+  CHECK(r.out.find("member:peer") != std::string::npos);
+  CHECK(r.out.find("harness answer: [all-callees] count the lines") != std::string::npos);
+  CHECK(p.events(r.err, "member_call").size() == 2);
+}
