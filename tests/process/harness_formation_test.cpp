@@ -245,3 +245,30 @@ TEST_CASE("a harness calls a script member and another harness in one turn; both
   CHECK(r.out.find("harness answer: [all-callees] count the lines") != std::string::npos);
   CHECK(p.events(r.err, "member_call").size() == 2);
 }
+
+TEST_CASE("a harness whose callee is busy is told so, and the runtime keeps offering until it takes the task",
+          "[process][harness]") {
+  HarnessProject p;
+  p.sdk_capsule("h-sdk");
+  p.sdk_capsule("h-peer", "", true);
+  // One task at a time, no queue, and slow: busy while the entry's call holds it.
+  p.capsule("h-slow", {{"murmur.yaml", "inference:\n  transport: script\n  turns:\n    - think_ms: 5000\n"
+                                       "      reply: \"slow did: {{task}}\"\n"
+                                       "lifecycle: {task_acceptance: single, after_task: sleep}\n"
+                                       "exports: {peer_tasks: {accept: true}}\nnetwork: {authentication: {scheme: bearer}}\n"}});
+  p.roster("members:\n  - {name: lead, capsule: h-sdk, version: 1.0.0, entry: true}\n"
+           "  - {name: slow, capsule: h-slow, version: 1.0.0}\n"
+           "  - {name: peer, capsule: h-peer, version: 1.0.0}\n"
+           "reachability:\n  - {from: lead, to: [slow, peer]}\n  - {from: peer, to: [slow]}\n");
+  // The lead calls slow (which takes it and thinks), then peer, whose harness calls slow: busy.
+  Ran r = p.run("[all-callees] tidy up");
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(p.events(r.err, "member_call_busy").size() >= 1);
+  // Both calls reached slow in the end: the lead's directly, the peer's once slow was free.
+  CHECK(r.out.find("member:slow") != std::string::npos);
+  CHECK(r.out.find("harness answer:") != std::string::npos);
+  std::size_t slow_answers = 0;
+  for (std::size_t at = r.out.find("slow did: "); at != std::string::npos; at = r.out.find("slow did: ", at + 1)) ++slow_answers;
+  CHECK(slow_answers == 2);
+}
