@@ -38,3 +38,14 @@ if ! command -v node >/dev/null; then
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
 fi
+
+# Python 3 runs the agent programs of examples/harness and of some process tests (standard
+# library only); installed only where no python3 is on PATH.
+if ! command -v python3 >/dev/null; then
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  echo "setup: installing python3" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends python3 >/dev/null
+fi
