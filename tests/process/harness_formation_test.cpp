@@ -131,7 +131,7 @@ TEST_CASE("an agent program that crashes, hangs or floods stdout fails or is cut
   }
 }
 
-TEST_CASE("a harness called by a member may end without an answer; its caller is told the reason",
+TEST_CASE("a harness called by a member may end without an answer, its caller is told the reason",
           "[process][harness]") {
   HarnessProject p;
   p.sdk_capsule("h-sdk", "", true);
@@ -227,7 +227,7 @@ TEST_CASE("an agent program cannot read another member's directory", "[process][
   CHECK(r.out.find("own directory writable") != std::string::npos);
 }
 
-TEST_CASE("a harness calls a script member and another harness in one turn; both answers come back together",
+TEST_CASE("a harness calls a script member and another harness in one turn, both answers come back together",
           "[process][harness]") {
   HarnessProject p;
   p.sdk_capsule("h-sdk");
