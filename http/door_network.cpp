@@ -109,7 +109,7 @@ void on_event(network_actor* self, const HttpEvent& ev) {
     p.promise.deliver(reply);
     return;
   }
-  if (changed && p.subscriber) self->send(p.subscriber, TaskEvent{p.task});
+  if (changed && p.subscriber) self->send(p.subscriber, TaskEvent{p.task, {}});
 }
 
 void on_done(network_actor* self, const HttpDone& d) {
