@@ -89,7 +89,8 @@ void print_answer(const RunCapsuleOptions& o, const TaskView& t) {
   } else if (t.no_answer) {
     std::cerr << "the task ended without an answer: " << t.status_text << "\n";
   } else {
-    std::cerr << "the task ended " << state_word(t.state) << ": " << result_text(t) << "\n";
+    std::cerr << "the task ended " << state_word(t.state)
+              << (t.status_text.empty() ? std::string() : ": " + t.status_text) << "\n";
   }
 }
 
