@@ -196,8 +196,8 @@ void render_call(std::ostringstream& out, const CallNode& c, std::int64_t t0, in
   if (c.duration_ms >= 0 && c.status != "refused") out << "  " << secs(c.duration_ms);
   if (!c.reason.empty()) out << "  " << quoted(c.reason, width);
   if (!c.task) { // nobody's trace holds the callee's side: show what the caller's holds
-    if (!c.text.empty()) out << "  " << quoted(c.text, width);
-    if (!c.output.empty()) out << " \xE2\x86\x92 " << quoted(c.output, width);
+    if (!c.text.empty() || !c.output.empty())
+      out << "  " << quoted(c.text, width) << " \xE2\x86\x92 " << quoted(c.output, width);
   }
   if (c.status == "completed" && !c.delivered) out << "  (not delivered)";
   out << "\n";
