@@ -256,7 +256,7 @@ int cmd_run_roster(const RunRosterOptions& o) {
       TraceFollower follower(formation_id, project);
       for (bool last = false; !last;) {
         last = !watching.load(); // one more read after the members have ended: their traces are whole
-        for (const auto& line : follower.poll()) console->note(line);
+        for (const auto& line : follower.poll(last)) console->note(line);
         if (!last) std::this_thread::sleep_for(std::chrono::milliseconds(100));
       }
     });

@@ -89,7 +89,7 @@ int cmd_trace_follow(const std::string& frm) {
             << " ms)\n" << std::flush;
   for (;;) {
     const bool running = launcher_running(frm); // before reading: what the files hold then is complete if it ended
-    for (const auto& line : follower.poll()) std::cout << line << "\n";
+    for (const auto& line : follower.poll(!running)) std::cout << line << "\n";
     std::cout << std::flush;
     if (!running) break;
     std::this_thread::sleep_for(follow_every);

@@ -6,6 +6,7 @@
 #include "messages/iso_time.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -84,7 +85,7 @@ std::string watch_line(const json& e, const std::string& member, std::map<std::s
 TraceFollower::TraceFollower(std::string formation_id, std::string project_dir)
     : formation_id_(std::move(formation_id)), project_dir_(std::move(project_dir)) {}
 
-std::vector<std::string> TraceFollower::poll() {
+std::vector<std::string> TraceFollower::poll(bool all) {
   // New sessions of the formation.
   for (const auto& root : formation_roots(formation_id_, project_dir_)) {
     std::error_code ec;
@@ -103,13 +104,6 @@ std::vector<std::string> TraceFollower::poll() {
     }
   }
   // What each file gained, whole lines only.
-  struct Seen {
-    std::int64_t at;
-    std::size_t order;
-    std::string member;
-    json event;
-  };
-  std::vector<Seen> seen;
   for (auto& [path, f] : files_) {
     std::ifstream in(path, std::ios::binary);
     if (!in) continue;
@@ -121,15 +115,21 @@ std::vector<std::string> TraceFollower::poll() {
     std::istringstream lines(rest.substr(0, end + 1));
     for (std::string line; std::getline(lines, line);) {
       auto j = json::parse(line, nullptr, false);
-      if (j.is_object()) seen.push_back(Seen{num(j, "timestamp"), seen.size(), f.member, std::move(j)});
+      if (j.is_object()) held_.push_back(Held{num(j, "timestamp"), read_++, f.member, std::move(j)});
     }
   }
-  std::stable_sort(seen.begin(), seen.end(), [](const Seen& a, const Seen& b) { return a.at < b.at; });
+  std::stable_sort(held_.begin(), held_.end(),
+                   [](const Held& a, const Held& b) { return a.at != b.at ? a.at < b.at : a.order < b.order; });
+  const std::int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch()).count();
+  std::size_t due = 0;
+  while (due < held_.size() && (all || held_[due].at <= now - settle_ms)) ++due;
   std::vector<std::string> out;
-  for (const auto& s : seen) {
-    std::string line = watch_line(s.event, s.member, origin_);
+  for (std::size_t i = 0; i < due; ++i) {
+    std::string line = watch_line(held_[i].event, held_[i].member, origin_);
     if (!line.empty()) out.push_back(std::move(line));
   }
+  held_.erase(held_.begin(), held_.begin() + static_cast<std::ptrdiff_t>(due));
   return out;
 }
 

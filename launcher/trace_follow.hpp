@@ -4,9 +4,11 @@
 // Invariant: read-only, and only whole lines (a line still being written waits for the next
 // poll). The files are polled (`poll()` reads what each file gained since the last call; the
 // caller decides the interval): a trace file has no other event to wait on, and members flush
-// their traces at most 200 ms after an event (actors/trace_recorder.hpp). Sessions of other
-// formations in the same `.murmur/` are read once (their first line) and then skipped. Lines of
-// one poll are in timestamp order.
+// their traces at most 200 ms after an event (actors/trace_recorder.hpp) — so an event is held
+// back until it is `settle` old, letting the other members' files catch up, and the lines come
+// in timestamp order across members (a member whose flush is later than that still has its own
+// lines in order). Sessions of other formations in the same `.murmur/` are read once (their
+// first line) and then skipped.
 // Issue 14, item 4: "`mur run --roster -v` and `mur trace show frm_… --follow` print calls and
 // answers as they happen (one line each: time, caller → callee, event, status)".
 #pragma once
@@ -26,8 +28,11 @@ public:
   // `project_dir`: where the entry member's sessions are ("" to read it from the marker).
   explicit TraceFollower(std::string formation_id, std::string project_dir = {});
 
-  // The lines of every event the member traces gained since the last call.
-  std::vector<std::string> poll();
+  static constexpr std::int64_t settle_ms = 500;
+
+  // The lines of the events the member traces gained, those at least `settle_ms` old (by the
+  // wall clock; every one when `all`, e.g. once the formation has ended), in timestamp order.
+  std::vector<std::string> poll(bool all = false);
 
 private:
   struct File {
@@ -38,6 +43,14 @@ private:
   std::map<std::string, File> files_; // by trace file path
   std::set<std::string> others_;      // session directories of other formations
   std::map<std::string, std::string> origin_; // task id → origin
+  struct Held {
+    std::int64_t at;
+    std::uint64_t order;
+    std::string member;
+    nlohmann::json event;
+  };
+  std::vector<Held> held_; // read, not yet printed
+  std::uint64_t read_ = 0;
 };
 
 // One event as a watch line ("" for an event not shown). `origins` remembers each task's origin
