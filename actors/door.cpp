@@ -187,7 +187,8 @@ DoorReply send_message(door_actor* self, const DoorRequest& req) {
                                   {"caller_member", req.verdict.is_formation ? req.verdict.caller : ""}});
     return with_task(v);
   }
-  json received{{"task_id", v.id}, {"context_id", v.context_id}, {"message_id", req.message_id}};
+  json received{{"task_id", v.id}, {"context_id", v.context_id}};
+  if (!req.message_id.empty()) received["message_id"] = req.message_id;
   if (req.verdict.is_formation) received["caller_member"] = req.verdict.caller;
   trace(self, "a2a_task_received", received);
   Entry fresh;

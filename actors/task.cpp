@@ -40,6 +40,7 @@ struct PendingCall {
   Phase phase = Phase::claimed;
   caf::actor_clock::time_point made;
   std::function<void(std::string, bool)> on_result; // its call-member result (text, is it an error)
+  std::string task_text;  // what was sent
   CallEnded ended;        // once arrived (output already cut)
   bool truncated = false;
 };
@@ -92,6 +93,12 @@ bool cut_output(std::string& text) {
   return true;
 }
 
+// A text as the trace keeps it: cut like answers are.
+std::string capped(std::string text) {
+  cut_output(text);
+  return text;
+}
+
 PendingCall* find_call(task_ptr self, const std::string& call_id) {
   for (auto& c : self->state.pending)
     if (c.call_id == call_id) return &c;
@@ -114,6 +121,7 @@ void trace_member_call(task_ptr self, const PendingCall& c, const std::string& s
   nlohmann::json f{{"task_id", self->state.setup.task.id}, {"call_id", c.call_id}, {"member", c.member}};
   if (!c.member_task_id.empty()) f["member_task_id"] = c.member_task_id;
   f["status"] = status;
+  f["task"] = capped(c.task_text);
   f["duration_ms"] = duration_ms;
   f["output"] = output;
   f["truncated"] = truncated;
@@ -139,7 +147,16 @@ void finish(task_ptr self, TaskFinished done) {
   }
   st.pending.clear();
   done.task_id = st.setup.task.id;
-  trace(self, "task_end", {{"task_id", st.setup.task.id}, {"exit_status", to_string(done.exit_status)}, {"turns", st.turns_answered}});
+  nlohmann::json end{{"task_id", st.setup.task.id}, {"exit_status", to_string(done.exit_status)},
+                     {"turns", st.turns_answered}, {"state", state_word(done.state)}};
+  if (done.state == TaskState::completed) end["answer"] = capped(done.answer);
+  else end["reason"] = capped(done.status_text);
+  if (!done.no_answer_below.empty()) {
+    nlohmann::json below = nlohmann::json::array();
+    for (const auto& n : done.no_answer_below) below.push_back({{"member", n.member}, {"status", n.status}});
+    end["no_answer_below"] = std::move(below);
+  }
+  trace(self, "task_end", end);
   if (st.setup.door) {
     self->send(st.setup.door, std::move(done));
     // CAF 0.17 keeps a monitor's entry on the monitored actor until it is removed or that actor
@@ -286,6 +303,12 @@ void after_starts(task_ptr self) {
   }
 }
 
+// A call refused with nothing sent: traced, and the tool error the model reads.
+std::string refuse_call(task_ptr self, const std::string& member, const char* cause, std::string text) {
+  trace(self, "call_refused", {{"task_id", self->state.setup.task.id}, {"member", member}, {"cause", cause}, {"reason", text}});
+  return text;
+}
+
 void on_start(task_ptr self, const std::string& call_id, const std::string& member, CallStart s) {
   auto& st = self->state;
   if (st.finished) return;
@@ -293,9 +316,9 @@ void on_start(task_ptr self, const std::string& call_id, const std::string& memb
   PendingCall* c = find_call(self, call_id);
   if (c == nullptr) return;
   auto on_result = c->on_result;
-  if (s.status == CallStatus::refused) {
+  if (s.status == CallStatus::refused) { // the egress refused it (no address, no egress, …): nothing was sent
     st.pending.erase(st.pending.begin() + (c - st.pending.data()));
-    on_result(task_texts::tool_error(s.message), true);
+    on_result(refuse_call(self, member, "egress", task_texts::tool_error(s.message)), true);
     return;
   }
   c->member_task_id = s.member_task_id;
@@ -313,12 +336,14 @@ void on_start(task_ptr self, const std::string& call_id, const std::string& memb
 std::optional<std::string> make_call(task_ptr self, const std::string& member, const std::string& text,
                                      std::function<void(std::string, bool)> on_result) {
   auto& st = self->state;
-  if (st.ending) return task_texts::call_while_ending(member);
+  if (st.ending) return refuse_call(self, member, "ending", task_texts::call_while_ending(member));
   const auto& callees = st.setup.callees;
   if (std::find(callees.begin(), callees.end(), member) == callees.end())
-    return task_texts::not_callable(member, callees);
-  if (const PendingCall* p = find_member(self, member)) return task_texts::still_pending(member, p->call_id);
+    return refuse_call(self, member, "not_callable", task_texts::not_callable(member, callees));
+  if (const PendingCall* p = find_member(self, member))
+    return refuse_call(self, member, "call_outstanding", task_texts::still_pending(member, p->call_id));
   PendingCall c;
+  c.task_text = text;
   if (!st.ids) st.ids.emplace(st.setup.ids, self->clock(), st.setup.task.id + "/task");
   c.call_id = st.ids->mint(ids::member_call);
   c.member = member;
@@ -340,11 +365,16 @@ std::optional<std::string> make_call(task_ptr self, const std::string& member, c
 // response's other results are in, or the agent program's turn has ended).
 std::pair<std::string, bool> end_without_answer(task_ptr self, const std::string& reason) {
   auto& st = self->state;
-  if (st.setup.callees.empty()) return {task_texts::ewa_no_callees(), false};
-  if (!st.member_sent) return {task_texts::ewa_not_member_sent(), false};
-  if (!st.pending.empty()) return {task_texts::ewa_call_out(st.pending.front().member, st.pending.front().call_id), false};
-  if (reason.find_first_not_of(" \t\r\n") == std::string::npos) return {task_texts::ewa_blank_reason(), false};
-  if (st.ending) return {task_texts::ewa_already_ending(), false};
+  std::string refusal;
+  if (st.setup.callees.empty()) refusal = task_texts::ewa_no_callees();
+  else if (!st.member_sent) refusal = task_texts::ewa_not_member_sent();
+  else if (!st.pending.empty()) refusal = task_texts::ewa_call_out(st.pending.front().member, st.pending.front().call_id);
+  else if (reason.find_first_not_of(" \t\r\n") == std::string::npos) refusal = task_texts::ewa_blank_reason();
+  else if (st.ending) refusal = task_texts::ewa_already_ending();
+  if (!refusal.empty()) {
+    trace(self, "end_without_answer_refused", {{"task_id", st.setup.task.id}, {"reason", capped(reason)}, {"refusal", refusal}});
+    return {refusal, false};
+  }
   st.ending = true;
   st.ending_reason = reason;
   return {task_texts::ewa_accepted(), true};
@@ -458,7 +488,9 @@ task_handle::behavior_type task_actor(task_ptr self, TaskSetup setup) {
         {{"task_id", st.setup.task.id},
          {"context_id", st.setup.task.context_id},
          {"source", "a2a"},
-         {"origin", st.member_sent ? "peer" : "user"}});
+         {"origin", st.member_sent ? "peer" : "user"},
+         {"submitter", st.setup.task.submitter},
+         {"text", capped(st.setup.task.request)}});
   st.transcript.push_back(TranscriptMessage::system(st.setup.system_text));
   st.transcript.push_back(TranscriptMessage::user(st.setup.task.request));
   ask(self);

@@ -74,9 +74,20 @@ void print_ready(const RunCapsuleOptions& o, const Manifest& m, const std::strin
 
 void print_answer(const RunCapsuleOptions& o, const TaskView& t) {
   if (o.json) {
-    std::cout << json{{"task_id", t.id}, {"state", state_word(t.state)}, {"answer", result_text(t)}}.dump() << std::endl;
+    json line{{"task_id", t.id}, {"state", state_word(t.state)}, {"answer", result_text(t)}};
+    if (t.state != TaskState::completed) line["reason"] = t.status_text;
+    if (t.no_answer) line["no_answer"] = true;
+    if (!t.no_answer_below.empty()) {
+      json below = json::array();
+      for (const auto& n : t.no_answer_below) below.push_back({{"member", n.member}, {"status", n.status}});
+      line["no_answer_from"] = std::move(below);
+    }
+    std::cout << line.dump() << std::endl;
   } else if (t.state == TaskState::completed) {
     std::cout << t.answer << std::endl;
+    if (t.answer.empty()) std::cerr << "note: the task completed with an empty answer (mur trace show shows what happened)\n";
+  } else if (t.no_answer) {
+    std::cerr << "the task ended without an answer: " << t.status_text << "\n";
   } else {
     std::cerr << "the task ended " << state_word(t.state) << ": " << result_text(t) << "\n";
   }

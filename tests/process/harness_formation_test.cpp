@@ -172,3 +172,63 @@ TEST_CASE("kill -9 of the launcher while a harness runs: the harness process is 
   run.wait();
   for (pid_t pid : pids) CHECK(gone_within(pid, generous));
 }
+
+TEST_CASE("the MCP conformance runner's server scenarios pass against a member's tool server", "[process][harness]") {
+  HarnessProject p;
+  TempDir scratch; // the runner's token file: outside $MURMUR_HOME, which the program may not write beside
+  const fs::path dir = fs::path(p.capsules.path) / "h-conf";
+  fs::create_directories(dir);
+  std::ofstream(dir / "murmur.yaml")
+    << "name: h-conf\nversion: 1.0.0\ninference:\n  transport: process\n  command: [" << MUR_NODE << ", "
+    << MUR_SOURCE_DIR << "/tests/harness/conformance_harness.mjs]\n  env: {TMPDIR: \"" << scratch.path << "\"}\n"
+    << "lifecycle: {task_acceptance: single, after_task: exit}\n"
+    << "capabilities: {network: {allow: [localhost]}}\nnetwork: {authentication: {scheme: bearer}}\n";
+  p.f.install(dir.string());
+  p.roster("members:\n  - {name: lead, capsule: h-conf, version: 1.0.0, entry: true}\n"
+           "  - {name: helper, capsule: harness-helper, version: 1.0.0}\n"
+           "reachability:\n  - {from: lead, to: [helper]}\n");
+  Ran r = p.run("conformance: server-initialize tools-list");
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("conformance: server-initialize passed") != std::string::npos);
+  CHECK(r.out.find("conformance: tools-list passed") != std::string::npos);
+}
+
+TEST_CASE("an agent program cannot read another member's directory", "[process][harness][isolation]") {
+  HarnessProject p;
+  // A peer program that tries to list its sibling's directory and says what happened.
+  const fs::path dir = fs::path(p.capsules.path) / "h-peek";
+  fs::create_directories(dir);
+  std::ofstream(dir / "peek.py")
+    << "import json, os, sys\n"
+       "turn = json.load(sys.stdin)\n"
+       "try:\n"
+       "    os.listdir('../other')\n"
+       "    print('read the other member directory')\n"
+       "except PermissionError:\n"
+       "    print('denied: the other member directory')\n"
+       "except FileNotFoundError:\n"
+       "    print('no such directory')\n"
+       "open('mine.txt', 'w').write('ok')\n"
+       "print('own directory writable')\n";
+  std::ofstream(dir / "murmur.yaml")
+    << "name: h-peek\nversion: 1.0.0\ninference:\n  transport: process\n  command: [python3, peek.py]\n"
+    << "lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: sleep}\n"
+    << "exports: {peer_tasks: {accept: true}}\nnetwork: {authentication: {scheme: bearer}}\n";
+  p.f.install(dir.string());
+  p.script_capsule("h-lead2", "    - call: {member: peek, task: \"{{task}}\"}\n    - reply: \"{{answer.peek}}\"\n");
+  p.roster("members:\n  - {name: lead, capsule: h-lead2, version: 1.0.0, entry: true}\n"
+           "  - {name: peek, capsule: h-peek, version: 1.0.0}\n"
+           "  - {name: other, capsule: harness-helper, version: 1.0.0}\n"
+           "reachability:\n  - {from: lead, to: [peek]}\n");
+  Ran r = p.run("look around");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  if (r.err.find("W-ISO-001") != std::string::npos) {
+    WARN("this kernel has no Landlock: the launch said so (W-ISO-001) and nothing is claimed");
+    CHECK(r.out.find("read the other member directory") != std::string::npos);
+  } else {
+    CHECK(r.out.find("denied: the other member directory") != std::string::npos);
+  }
+  CHECK(r.out.find("own directory writable") != std::string::npos);
+}

@@ -138,6 +138,14 @@ TEST_CASE_METHOD(chat_scene, "whatever a model gets wrong in its tool calls is a
   CHECK(results[7].find("must be a JSON object") != std::string::npos);
   for (std::size_t i = 1; i < 8; ++i) CHECK(results[i].find("othing was sent") != std::string::npos);
   CHECK(egress_log().calls.size() == 1); // only c1 reached the egress
+  // The refusals the task made itself are in the trace (bad arguments and unknown tools are the
+  // model's mistakes, answered as tool errors only).
+  const auto refused = events("call_refused");
+  REQUIRE(refused.size() == 2);
+  CHECK(refused[0]["member"] == "boss");
+  CHECK(refused[0]["cause"] == "not_callable");
+  CHECK(refused[1]["member"] == "coder");
+  CHECK(refused[1]["cause"] == "call_outstanding");
   end_call("coder", "completed", "one done");
   CHECK(finished().answer == "All in.");
 }
@@ -180,6 +188,8 @@ TEST_CASE_METHOD(chat_scene, "end-without-answer is a tool: accepted for a membe
     play({tools({tc("e1", tool_name::end_without_answer, end_without_answer_arguments("no"))}), says("Here is what I have.")});
     REQUIRE(requests().size() == 2);
     CHECK(tool_results(requests()[1]).at(0).find("not sent by a formation member") != std::string::npos);
+    REQUIRE(events("end_without_answer_refused").size() == 1);
+    CHECK(events("end_without_answer_refused")[0]["reason"] == "no");
     CHECK(finished().answer == "Here is what I have.");
   }
 }

@@ -15,9 +15,10 @@ TEST_CASE_METHOD(scene, "a reply completes the task", "[task]") {
   CHECK(done.no_answer_below.empty());
   CHECK(event_types() == std::vector<std::string>{"task_start", "inference", "task_end"});
   CHECK(events("task_start")[0] == json{{"task_id", "tsk_lead"}, {"context_id", "ctx_lead"}, {"source", "a2a"},
-                                       {"origin", "user"}});
+                                       {"origin", "user"}, {"submitter", "operator"}, {"text", "build the thing"}});
   CHECK(events("inference")[0]["decision"] == "end_turn");
-  CHECK(events("task_end")[0] == json{{"task_id", "tsk_lead"}, {"exit_status", "ok"}, {"turns", 1}});
+  CHECK(events("task_end")[0] == json{{"task_id", "tsk_lead"}, {"exit_status", "ok"}, {"turns", 1}, {"state", "completed"},
+                                      {"answer", "hello from lead: build the thing"}});
 }
 
 TEST_CASE_METHOD(scene, "an answer comes back into the same task, fenced as coming from its member", "[task]") {
