@@ -53,16 +53,16 @@ std::string watch_line(const json& e, const std::string& member, std::map<std::s
   const std::string arrow = " \xE2\x86\x92 ";
   std::string what;
   if (type == "task_start") {
-    const std::string origin = str(e, "origin");
-    origins[str(e, "task_id")] = origin;
-    if (origin == "peer") return "";
     const std::string from = str(e, "submitter").empty() ? "user" : str(e, "submitter");
+    const bool peer = str(e, "origin") == "peer";
+    origins[str(e, "task_id")] = peer ? "" : from;
+    if (peer) return "";
     what = from + arrow + who + "  task  started";
     if (!str(e, "text").empty()) what += "  \"" + shortened(str(e, "text"), watch_width) + "\"";
   } else if (type == "task_end") {
     auto it = origins.find(str(e, "task_id"));
-    if (it != origins.end() && it->second == "peer") return "";
-    what = "user" + arrow + who + "  answer  " + str(e, "exit_status");
+    if (it != origins.end() && it->second.empty()) return "";
+    what = (it == origins.end() ? std::string("user") : it->second) + arrow + who + "  answer  " + str(e, "exit_status");
     const std::string text = str(e, "answer").empty() ? str(e, "reason") : str(e, "answer");
     if (!text.empty()) what += "  \"" + shortened(text, watch_width) + "\"";
   } else if (type == "member_call_start") {

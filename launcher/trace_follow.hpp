@@ -42,7 +42,7 @@ private:
   std::string formation_id_, project_dir_;
   std::map<std::string, File> files_; // by trace file path
   std::set<std::string> others_;      // session directories of other formations
-  std::map<std::string, std::string> origin_; // task id → origin
+  std::map<std::string, std::string> origin_; // task id → who sent it ("" for a peer)
   struct Held {
     std::int64_t at;
     std::uint64_t order;
@@ -53,8 +53,8 @@ private:
   std::uint64_t read_ = 0;
 };
 
-// One event as a watch line ("" for an event not shown). `origins` remembers each task's origin
-// (a peer's task is shown by its caller's call lines, a user's by its own).
+// One event as a watch line ("" for an event not shown). `origins` remembers who sent each task
+// (its submitter, or "user"; "" for a peer's task, shown by its caller's call lines instead).
 std::string watch_line(const nlohmann::json& event, const std::string& member,
                        std::map<std::string, std::string>& origins);
 

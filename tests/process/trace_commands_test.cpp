@@ -45,9 +45,9 @@ TEST_CASE("trace show: two tasks of a chain formation as a tree in time order; t
   REQUIRE(run_command({MUR_BINARY, "send", frm, "add a flag"}, f.env).exit_code == 0);
   // --follow prints the first task's calls and answers while the formation still runs (each
   // read is bounded: a line that never comes fails the test).
-  std::vector<std::string> awaited{"user" + arrow + "lead  task  started", "lead" + arrow + "coder  call  started",
+  std::vector<std::string> awaited{arrow + "lead  task  started", "lead" + arrow + "coder  call  started",
                                    "coder" + arrow + "reviewer  answer  completed",
-                                   "lead" + arrow + "coder  answer  completed", "user" + arrow + "lead  answer  ok"};
+                                   "lead" + arrow + "coder  answer  completed", arrow + "lead  answer  ok"};
   while (!awaited.empty()) {
     const std::string l = follow.read_line();
     INFO("awaiting " << awaited.front());
@@ -77,6 +77,9 @@ TEST_CASE("trace show: two tasks of a chain formation as a tree in time order; t
   CHECK(first["origin"] == "user");
   CHECK(first["status"] == "ok");
   CHECK(first["start_ms"].get<std::int64_t>() <= second["start_ms"].get<std::int64_t>());
+  CHECK(first["text"] == "add a flag"); // sent first, answered before the second was sent
+  CHECK(second["text"] == "add a TODO list");
+  CHECK(first["answer"].get<std::string>().find("Lead's summary.") == 0);
   for (const json* t : {&first, &second}) {
     const json& coder = nested(*t, "coder");
     const json& reviewer = nested(coder, "reviewer");
@@ -126,8 +129,8 @@ TEST_CASE("run --roster -v prints each call and answer on stderr, each member's 
   // Each member's lines in its own order (members flush their traces independently: lines of
   // different members are sorted by time only within the follower's settle window).
   const std::vector<std::vector<std::string>> orders{
-    {"user" + arrow + "lead  task  started", "lead" + arrow + "coder  call  started",
-     "lead" + arrow + "coder  answer  completed", "user" + arrow + "lead  answer  ok", "ended: the entry member ended"},
+    {arrow + "lead  task  started", "lead" + arrow + "coder  call  started",
+     "lead" + arrow + "coder  answer  completed", arrow + "lead  answer  ok", "ended: the entry member ended"},
     {"coder" + arrow + "reviewer  call  started", "coder" + arrow + "reviewer  answer  completed",
      "ended: the entry member ended"}};
   for (const auto& in_order : orders) {

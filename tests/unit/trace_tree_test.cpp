@@ -167,6 +167,11 @@ TEST_CASE("watch lines: a user's task and its answer, calls and answers, a peer'
   std::map<std::string, std::string> origins;
   json s = task_start(1795998665649, "t", "user", "add a flag");
   CHECK(mur::watch_line(s, "lead", origins) == "00:31:05.649  user \xE2\x86\x92 lead  task  started  \"add a flag\"");
+  json by_operator = task_start(1795998665650, "t2", "user", "more");
+  by_operator["submitter"] = "operator";
+  CHECK(mur::watch_line(by_operator, "lead", origins) == "00:31:05.650  operator \xE2\x86\x92 lead  task  started  \"more\"");
+  CHECK(mur::watch_line(task_end(1795998665651, "t2", "m"), "lead", origins) ==
+        "00:31:05.651  operator \xE2\x86\x92 lead  answer  ok  \"m\"");
   CHECK(mur::watch_line(task_start(1795998665650, "p", "peer", "x"), "coder", origins).empty());
   CHECK(mur::watch_line(task_end(1795998665660, "p", "y"), "coder", origins).empty());
   CHECK(mur::watch_line(call(1795998665700, "t", "mcl_1", "coder", "p", 40), "lead", origins) ==
