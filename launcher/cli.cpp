@@ -174,7 +174,8 @@ int dispatch(int argc, char** argv) {
   stop->add_option("--timeout", stop_timeout, "seconds before SIGKILL (default 10)");
   auto* ps = app.add_subcommand("ps", "List running sessions, grouped by formation");
   ps->add_flag("--json", ps_json, "print JSON");
-  auto* trace = app.add_subcommand("trace", "Read traces");
+  auto* trace = app.add_subcommand(
+    "trace", "Read traces: a formation's or session's tasks as a tree (show), watching one (show --follow), past runs (list)");
   trace->require_subcommand(1);
   auto* trace_show = trace->add_subcommand(
     "show", "Show a formation's (or a session's) tasks as a tree in time order: each task's calls, the callee's task under each");
