@@ -11,6 +11,7 @@
 #include "run_command.hpp"
 
 #include <csignal>
+#include <filesystem>
 
 using namespace mur::test;
 using json = nlohmann::json;
@@ -142,4 +143,31 @@ TEST_CASE("run --roster -v prints each call and answer on stderr, each member's 
       REQUIRE(at != std::string::npos);
     }
   }
+}
+
+TEST_CASE("a refused call is in the tree and in the -v lines", "[process][trace]") {
+  // examples/broken/busy-warning: the lead's script calls `coder`, the roster lets it call coder-a/b/c.
+  FormationFixture f;
+  std::filesystem::copy_file(f.example_dir + "/../broken/busy-warning/roster.yaml", f.project.path + "/roster.yaml",
+                             std::filesystem::copy_options::overwrite_existing);
+  Ran r = run_command({MUR_BINARY, "run", "--roster", f.project.path, "--task", "add a flag", "-v"}, f.env);
+  INFO(r.err);
+  const std::string frm = formation_id_in(r.err);
+  REQUIRE(!frm.empty());
+  CHECK(r.err.find("lead" + arrow + "coder  call  refused") != std::string::npos);
+
+  Ran shown = run_command({MUR_BINARY, "trace", "show", frm, "--json"}, f.env);
+  REQUIRE(shown.exit_code == 0);
+  json tr = json::parse(shown.out, nullptr, false);
+  REQUIRE(tr["tasks"].size() == 1);
+  bool refused = false;
+  for (const auto& c : tr["tasks"][0]["calls"])
+    if (c["callee"] == "coder" && c["status"] == "refused") {
+      refused = true;
+      CHECK(!c["reason"].get<std::string>().empty());
+      CHECK(c["task"].is_null());
+    }
+  CHECK(refused);
+  Ran human = run_command({MUR_BINARY, "trace", "show", frm}, f.env);
+  CHECK(human.out.find("lead" + arrow + "coder  refused") != std::string::npos);
 }
