@@ -66,6 +66,9 @@ struct Builder {
         if (t.status.empty()) t.status = "ended";
         t.state = str(e, "state"), t.answer = str(e, "answer"), t.reason = str(e, "reason");
         t.turns = static_cast<int>(num(e, "turns"));
+        if (e.contains("no_answer_below") && e["no_answer_below"].is_array())
+          for (const auto& n : e["no_answer_below"])
+            if (n.is_object()) t.no_answer_below.push_back(str(n, "member") + " " + str(n, "status"));
         t.duration_ms = std::max<std::int64_t>(0, at - t.started_at);
       } else if ((type == "member_call_start" || type == "member_call") && !str(e, "call_id").empty()) {
         CallNode& c = call(str(e, "call_id"), task_id, s);
@@ -214,6 +217,8 @@ void render_task(std::ostringstream& out, const TaskNode& t, std::int64_t t0, in
     if (t.duration_ms < 0) out << "\xE2\x80\xA6";
     else out << quoted(said, width);
   }
+  for (std::size_t i = 0; i < t.no_answer_below.size(); ++i)
+    out << (i == 0 ? "  (no answer from " : ", ") << t.no_answer_below[i] << (i + 1 == t.no_answer_below.size() ? ")" : "");
   out << "\n";
   for (const auto& c : t.calls) render_call(out, c, t0, depth + 1, width);
 }
@@ -236,7 +241,8 @@ json task_json(const TaskNode& t, std::int64_t t0) {
               {"submitter", t.submitter}, {"status", t.status}, {"state", t.state},
               {"start_ms", t.started_at - t0}, {"started_at", t.started_at},
               {"duration_ms", t.duration_ms < 0 ? json(nullptr) : json(t.duration_ms)}, {"turns", t.turns},
-              {"text", t.text}, {"answer", t.answer}, {"reason", t.reason}, {"calls", calls}};
+              {"text", t.text}, {"answer", t.answer}, {"reason", t.reason},
+              {"no_answer_below", t.no_answer_below}, {"calls", calls}};
 }
 
 } // namespace

@@ -53,6 +53,7 @@ struct TaskNode {
   std::int64_t duration_ms = -1; // -1 while running
   int turns = 0;
   std::string text, answer, reason;
+  std::vector<std::string> no_answer_below; // "member status" of each call that ended without an answer
   std::vector<CallNode> calls;
 };
 

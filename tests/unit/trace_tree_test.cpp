@@ -180,3 +180,18 @@ TEST_CASE("watch lines: a user's task and its answer, calls and answers, a peer'
         "00:31:05.800  user \xE2\x86\x92 lead  answer  ok  \"done\"");
   CHECK(mur::watch_line(ev("inference", 1), "lead", origins).empty());
 }
+
+TEST_CASE("trace tree: a task that ended without an answer shows its reason and who gave none", "[trace]") {
+  json end = ev("task_end", 90, {{"task_id", "t"}, {"exit_status", "no_answer"}, {"state", "failed"},
+                                 {"reason", "the coder could not"},
+                                 {"no_answer_below", json::array({{{"member", "coder"}, {"status", "no_answer"}}})}});
+  SessionEvents lead{"lead", "ses_l", {start(0), task_start(10, "t", "user", "go"), end}};
+  const auto tree = mur::build_trace_tree({lead});
+  REQUIRE(tree.roots.size() == 1);
+  CHECK(tree.roots[0].status == "no_answer");
+  const std::string text = mur::render_trace_tree(tree, 80);
+  INFO(text);
+  CHECK(text.find("no_answer  0.08s  \"go\" \xE2\x86\x92 \"the coder could not\"  (no answer from coder no_answer)") !=
+        std::string::npos);
+  CHECK(mur::trace_tree_json(tree)[0]["no_answer_below"] == json::array({"coder no_answer"}));
+}
