@@ -15,6 +15,9 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
+#include <memory>
+#include <set>
 #include <sstream>
 #include <unistd.h>
 
@@ -47,8 +50,41 @@ bool session_running(const SessionTrace& t) {
   return r && record_is_live(*r);
 }
 
+// Each session directory read once, however many formations' roots name it.
+class SessionCache {
+public:
+  // The sessions of formation `frm` under `roots`.
+  std::vector<const SessionTrace*> of(const std::string& frm, const std::vector<std::string>& roots) {
+    std::vector<const SessionTrace*> out;
+    std::set<std::string> seen;
+    for (const auto& root : roots)
+      for (const auto* t : under(root))
+        if (t->formation_id == frm && seen.insert(t->session_id).second) out.push_back(t);
+    return out;
+  }
+
+private:
+  const std::vector<const SessionTrace*>& under(const std::string& root) {
+    auto [it, fresh] = by_root_.try_emplace(root);
+    if (fresh) {
+      std::error_code ec;
+      for (const auto& s : fs::directory_iterator(root, ec)) {
+        if (!ids::is_valid(s.path().filename().string(), ids::session)) continue;
+        if (auto t = read_session_trace(s.path().string())) {
+          kept_.push_back(std::make_unique<SessionTrace>(std::move(*t)));
+          it->second.push_back(kept_.back().get());
+        }
+      }
+    }
+    return it->second;
+  }
+  std::map<std::string, std::vector<const SessionTrace*>> by_root_;
+  std::vector<std::unique_ptr<SessionTrace>> kept_;
+};
+
 std::vector<Listed> formations() {
   std::vector<Listed> out;
+  SessionCache cache;
   std::error_code ec;
   for (const auto& d : fs::directory_iterator(formations_root(), ec)) {
     const std::string id = d.path().filename().string();
@@ -65,7 +101,8 @@ std::vector<Listed> formations() {
     bool ended = false;
     json members = json::array();
     std::string entry_ending;
-    for (const auto& s : formation_sessions(id)) {
+    for (const SessionTrace* t : cache.of(id, formation_roots(id))) {
+      const SessionTrace& s = *t;
       if (f.started_ms == 0 || (s.started_ms > 0 && s.started_ms < f.started_ms)) f.started_ms = s.started_ms;
       last = std::max(last, s.last_ms);
       ended = ended || s.formation_ended;
