@@ -88,7 +88,7 @@ std::int64_t now_ms(door_actor* self) { return self->state.clock->now_ms(); }
 void publish(door_actor* self, Entry& e) {
   e.view.updated_ms = now_ms(self);
   for (auto& s : e.subscribers)
-    self->send(caf::actor_cast<stream_listener>(s), TaskEvent{e.view});
+    self->send(caf::actor_cast<stream_listener>(s), TaskEvent{e.view, {}});
   if (is_terminal(e.view.state)) {
     e.subscribers.clear();
     for (auto& w : e.waiters) w.deliver(with_task(e.view));

@@ -83,7 +83,7 @@ void report_launch(member_actor* self, const TaskView& t) {
   if (st.launch_reported) return;
   st.launch_reported = true;
   // The launch task's ending, for whoever prints the answer (stdout, or a test).
-  if (st.setup.supervisor) self->send(st.setup.supervisor, TaskEvent{t});
+  if (st.setup.supervisor) self->send(st.setup.supervisor, TaskEvent{t, {}});
 }
 
 member_handle::behavior_type member(member_actor* self, MemberSetup setup) {

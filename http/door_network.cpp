@@ -1,5 +1,6 @@
 #include "http/door_network.hpp"
 
+#include "http/curl_messages.hpp"
 #include "http/curl_pool.hpp"
 #include "http/a2a_json.hpp"
 #include "messages/agent_card.hpp"
@@ -19,26 +20,6 @@ namespace {
 
 using json = nlohmann::json;
 using namespace std::chrono_literals;
-
-struct HttpDone {
-  std::uint64_t id = 0;
-  std::int64_t status = 0;
-  std::string body;
-  std::string error;
-};
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, HttpDone& x) {
-  return f(caf::meta::type_name("mur::HttpDone"), x.id, x.status, x.body, x.error);
-}
-
-struct HttpEvent {
-  std::uint64_t id = 0;
-  std::string data;
-};
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, HttpEvent& x) {
-  return f(caf::meta::type_name("mur::HttpEvent"), x.id, x.data);
-}
 
 struct Pending {
   std::string method;
@@ -93,12 +74,11 @@ HttpCall make_call(network_actor* self, std::uint64_t local, const DoorCallTo& t
     call.timeout = stream ? 0ms : 30s;
     if (stream) {
       call.headers.push_back("Accept: text/event-stream");
-      call.on_event = [me, local](const std::string& data) { caf::anon_send(me, HttpEvent{local, data}); };
     }
+    report_to(call, me, local, stream);
+    return call;
   }
-  call.on_done = [me, local](long status, std::string body, std::string error) {
-    caf::anon_send(me, HttpDone{local, status, std::move(body), std::move(error)});
-  };
+  report_to(call, me, local, false);
   return call;
 }
 
@@ -129,7 +109,7 @@ void on_event(network_actor* self, const HttpEvent& ev) {
     p.promise.deliver(reply);
     return;
   }
-  if (changed && p.subscriber) self->send(p.subscriber, TaskEvent{p.task});
+  if (changed && p.subscriber) self->send(p.subscriber, TaskEvent{p.task, {}});
 }
 
 void on_done(network_actor* self, const HttpDone& d) {

@@ -3,6 +3,7 @@
 
 #include "actors/atoms.hpp"
 #include "http/chat_completions.hpp"
+#include "http/curl_messages.hpp"
 #include "http/curl_pool.hpp"
 #include "http/model_failure.hpp"
 #include "messages/runtime_tools.hpp"
@@ -25,29 +26,7 @@ namespace {
 
 using clock_type = std::chrono::steady_clock;
 
-// What the curl thread hands back, by attempt id.
-struct ModelHttpEvent {
-  std::uint64_t attempt = 0;
-  std::string data;
-};
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, ModelHttpEvent& x) {
-  return f(caf::meta::type_name("mur::ModelHttpEvent"), x.attempt, x.data);
-}
-struct ModelHttpDone {
-  std::uint64_t attempt = 0;
-  std::int64_t status = 0;
-  std::string body;
-  std::string error;
-  std::string retry_after;
-  bool received = false;
-};
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, ModelHttpDone& x) {
-  return f(caf::meta::type_name("mur::ModelHttpDone"), x.attempt, x.status, x.body, x.error, x.retry_after, x.received);
-}
-
-using http_model_actor = model_port::extend<caf::reacts_to<ModelHttpEvent>, caf::reacts_to<ModelHttpDone>,
+using http_model_actor = model_port::extend<caf::reacts_to<HttpEvent>, caf::reacts_to<HttpDone>,
                                             caf::reacts_to<model_retry_atom, std::uint64_t>>;
 
 // One model request, across its attempts.
@@ -112,12 +91,7 @@ void send_attempt(self_ptr self, std::uint64_t ex_id) {
   } else {
     call.timeout = st.setup.request_timeout;
   }
-  http_model_actor me{self};
-  call.on_event = [me, attempt](const std::string& data) { caf::anon_send(me, ModelHttpEvent{attempt, data}); };
-  call.on_done_meta = [me, attempt](long status, std::string body, std::string error, HttpReplyMeta meta) {
-    caf::anon_send(me, ModelHttpDone{attempt, status, std::move(body), std::move(error), std::move(meta.retry_after),
-                                     meta.received});
-  };
+  report_to(call, http_model_actor{self}, attempt, true);
   ex.curl_id = st.setup.pool->submit(std::move(call));
 }
 
@@ -188,9 +162,9 @@ void succeed(self_ptr self, std::uint64_t ex_id, const ChatResult& r) {
   answer(self, ex_id, std::move(t));
 }
 
-void on_event(self_ptr self, const ModelHttpEvent& ev) {
+void on_event(self_ptr self, const HttpEvent& ev) {
   auto& st = self->state;
-  auto a = st.attempts.find(ev.attempt);
+  auto a = st.attempts.find(ev.id);
   if (a == st.attempts.end()) return;
   auto it = st.exchanges.find(a->second);
   if (it == st.exchanges.end() || !it->second.stream || it->second.stream->failed()) return;
@@ -199,14 +173,14 @@ void on_event(self_ptr self, const ModelHttpEvent& ev) {
   ex.stream->feed(ev.data); // a failure is kept by the stream and reported at the end
 }
 
-void on_done(self_ptr self, ModelHttpDone d) {
+void on_done(self_ptr self, HttpDone d) {
   auto& st = self->state;
-  auto a = st.attempts.find(d.attempt);
+  auto a = st.attempts.find(d.id);
   if (a == st.attempts.end()) return;
   const std::uint64_t ex_id = a->second;
   st.attempts.erase(a);
   auto it = st.exchanges.find(ex_id);
-  if (it == st.exchanges.end() || it->second.attempt != d.attempt) return;
+  if (it == st.exchanges.end() || it->second.attempt != d.id) return;
   Exchange& ex = it->second;
   const std::string url = st.setup.endpoint.chat_completions_url();
   const std::string key = st.setup.key ? st.setup.key->expose() : std::string();
@@ -292,8 +266,8 @@ http_model_actor::behavior_type http_model(self_ptr self, HttpModelSetup setup) 
       send_attempt(self, ex_id);
       return rp;
     },
-    [=](const ModelHttpEvent& ev) { on_event(self, ev); },
-    [=](ModelHttpDone& d) { on_done(self, std::move(d)); },
+    [=](const HttpEvent& ev) { on_event(self, ev); },
+    [=](HttpDone& d) { on_done(self, std::move(d)); },
     [=](model_retry_atom, std::uint64_t ex_id) { send_attempt(self, ex_id); },
   };
 }

@@ -29,12 +29,21 @@ else
   echo "setup: every package is present" >&2
 fi
 
-# Node >= 20 runs the interop suite (tests/interop); installed only where node is missing.
-if ! command -v node >/dev/null; then
-  SUDO=""
+# Installs the Debian packages $2… when command $1 is not on PATH (whatever provides it).
+install_for_command() {
+  local cmd=$1
+  shift
+  command -v "$cmd" >/dev/null && return 0
+  local SUDO=""
   if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-  echo "setup: installing nodejs npm" >&2
+  echo "setup: installing $*" >&2
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
-fi
+  $SUDO apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+# Node >= 20 runs the interop, model and harness suites (tests/interop, tests/models, tests/harness).
+install_for_command node nodejs npm
+# Python 3 runs the agent programs of examples/harness and of some process tests (standard
+# library only).
+install_for_command python3 python3

@@ -109,7 +109,7 @@ struct CallInFlight {
 
 } // namespace
 
-TEST_CASE("a peer SIGKILLed mid-call: the answer names the refused connection; the launcher ends the formation with 69",
+TEST_CASE("a peer SIGKILLed mid-call: the answer names the refused connection, the launcher ends the formation with 69",
           "[process][formation][faults]") {
   CallInFlight c(600, "90s");
   auto& [ff, run, s, send] = c;
@@ -200,7 +200,7 @@ TEST_CASE("mur doctor warns W-ROS-003 with a Fix line when a callee's after_task
   CHECK(r.out.find("Fix: in once-coder's murmur.yaml set lifecycle.after_task: sleep") != std::string::npos);
 }
 
-TEST_CASE("a peer that ends as its lifecycle says is no fault; a later call to it names a member that has ended",
+TEST_CASE("a peer that ends as its lifecycle says is no fault, a later call to it names a member that has ended",
           "[process][formation][faults]") {
   FaultFormation ff(600);
   ff.use_once_coder("think_ms: 500\n      reply: \"did {{task}}\""); // it thinks a little, so the lead follows its task first

@@ -12,6 +12,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <thread>
 
 using namespace mur::test;
@@ -27,27 +28,28 @@ struct HarnessProject {
   FormationFixture f{"harness"};
   TempDir capsules;
 
-  // Installs capsule NAME running the SDK harness; `extra` lines go under inference.
-  void sdk_capsule(const std::string& name, const std::string& extra = "", bool serves_peers = false) {
+  // Capsule folder NAME with `files` (murmur.yaml gets "name: NAME\nversion: 1.0.0\n" first),
+  // installed.
+  void capsule(const std::string& name, std::map<std::string, std::string> files) {
     const fs::path dir = fs::path(capsules.path) / name;
     fs::create_directories(dir);
-    std::ofstream(dir / "murmur.yaml")
-      << "name: " << name << "\nversion: 1.0.0\ninference:\n  transport: process\n  command: ["
-      << MUR_NODE << ", " << sdk_harness << "]\n" << extra
-      << "lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: sleep}\n"
-      << (serves_peers ? "exports: {peer_tasks: {accept: true}}\n" : "")
-      << "capabilities: {network: {allow: [localhost]}}\nnetwork: {authentication: {scheme: bearer}}\n";
+    files["murmur.yaml"] = "name: " + name + "\nversion: 1.0.0\n" + files["murmur.yaml"];
+    for (const auto& [file, text] : files) std::ofstream(dir / file) << text;
     f.install(dir.string());
+  }
+  // Capsule NAME running the SDK harness; `extra` lines go under inference.
+  void sdk_capsule(const std::string& name, const std::string& extra = "", bool serves_peers = false) {
+    capsule(name, {{"murmur.yaml", "inference:\n  transport: process\n  command: [" + std::string(MUR_NODE) + ", " +
+                                     sdk_harness + "]\n" + extra +
+                                     "lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: sleep}\n" +
+                                     (serves_peers ? "exports: {peer_tasks: {accept: true}}\n" : "") + authed}});
   }
   void script_capsule(const std::string& name, const std::string& turns) {
-    const fs::path dir = fs::path(capsules.path) / name;
-    fs::create_directories(dir);
-    std::ofstream(dir / "murmur.yaml")
-      << "name: " << name << "\nversion: 1.0.0\ninference:\n  transport: script\n  turns:\n" << turns
-      << "lifecycle: {task_acceptance: single, after_task: exit}\n"
-      << "capabilities: {network: {allow: [localhost]}}\nnetwork: {authentication: {scheme: bearer}}\n";
-    f.install(dir.string());
+    capsule(name, {{"murmur.yaml", "inference:\n  transport: script\n  turns:\n" + turns +
+                                     "lifecycle: {task_acceptance: single, after_task: exit}\n" + authed}});
   }
+  static inline const std::string authed =
+    "capabilities: {network: {allow: [localhost]}}\nnetwork: {authentication: {scheme: bearer}}\n";
   void roster(const std::string& text) { std::ofstream(f.project.path + "/roster.yaml") << "roster_version: 1\n" << text; }
   Ran run(const std::string& task) {
     return run_command({MUR_BINARY, "run", "--roster", f.project.path, "--task", task}, f.env, {}, std::chrono::seconds(90));
@@ -129,7 +131,7 @@ TEST_CASE("an agent program that crashes, hangs or floods stdout fails or is cut
   }
 }
 
-TEST_CASE("a harness called by a member may end without an answer; its caller is told the reason",
+TEST_CASE("a harness called by a member may end without an answer, its caller is told the reason",
           "[process][harness]") {
   HarnessProject p;
   p.sdk_capsule("h-sdk", "", true);
@@ -176,14 +178,10 @@ TEST_CASE("kill -9 of the launcher while a harness runs: the harness process is 
 TEST_CASE("the MCP conformance runner's server scenarios pass against a member's tool server", "[process][harness]") {
   HarnessProject p;
   TempDir scratch; // the runner's token file: outside $MURMUR_HOME, which the program may not write beside
-  const fs::path dir = fs::path(p.capsules.path) / "h-conf";
-  fs::create_directories(dir);
-  std::ofstream(dir / "murmur.yaml")
-    << "name: h-conf\nversion: 1.0.0\ninference:\n  transport: process\n  command: [" << MUR_NODE << ", "
-    << MUR_SOURCE_DIR << "/tests/harness/conformance_harness.mjs]\n  env: {TMPDIR: \"" << scratch.path << "\"}\n"
-    << "lifecycle: {task_acceptance: single, after_task: exit}\n"
-    << "capabilities: {network: {allow: [localhost]}}\nnetwork: {authentication: {scheme: bearer}}\n";
-  p.f.install(dir.string());
+  p.capsule("h-conf", {{"murmur.yaml", "inference:\n  transport: process\n  command: [" + std::string(MUR_NODE) + ", " +
+                                         MUR_SOURCE_DIR + "/tests/harness/conformance_harness.mjs]\n  env: {TMPDIR: \"" +
+                                         scratch.path + "\"}\nlifecycle: {task_acceptance: single, after_task: exit}\n" +
+                                         HarnessProject::authed}});
   p.roster("members:\n  - {name: lead, capsule: h-conf, version: 1.0.0, entry: true}\n"
            "  - {name: helper, capsule: harness-helper, version: 1.0.0}\n"
            "reachability:\n  - {from: lead, to: [helper]}\n");
@@ -197,10 +195,8 @@ TEST_CASE("the MCP conformance runner's server scenarios pass against a member's
 TEST_CASE("an agent program cannot read another member's directory", "[process][harness][isolation]") {
   HarnessProject p;
   // A peer program that tries to list its sibling's directory and says what happened.
-  const fs::path dir = fs::path(p.capsules.path) / "h-peek";
-  fs::create_directories(dir);
-  std::ofstream(dir / "peek.py")
-    << "import json, os, sys\n"
+  p.capsule("h-peek", {{"peek.py",
+                        "import json, os, sys\n"
        "turn = json.load(sys.stdin)\n"
        "try:\n"
        "    os.listdir('../other')\n"
@@ -210,12 +206,10 @@ TEST_CASE("an agent program cannot read another member's directory", "[process][
        "except FileNotFoundError:\n"
        "    print('no such directory')\n"
        "open('mine.txt', 'w').write('ok')\n"
-       "print('own directory writable')\n";
-  std::ofstream(dir / "murmur.yaml")
-    << "name: h-peek\nversion: 1.0.0\ninference:\n  transport: process\n  command: [python3, peek.py]\n"
-    << "lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: sleep}\n"
-    << "exports: {peer_tasks: {accept: true}}\nnetwork: {authentication: {scheme: bearer}}\n";
-  p.f.install(dir.string());
+       "print('own directory writable')\n"},
+                       {"murmur.yaml", "inference:\n  transport: process\n  command: [python3, peek.py]\n"
+                                       "lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: sleep}\n"
+                                       "exports: {peer_tasks: {accept: true}}\nnetwork: {authentication: {scheme: bearer}}\n"}});
   p.script_capsule("h-lead2", "    - call: {member: peek, task: \"{{task}}\"}\n    - reply: \"{{answer.peek}}\"\n");
   p.roster("members:\n  - {name: lead, capsule: h-lead2, version: 1.0.0, entry: true}\n"
            "  - {name: peek, capsule: h-peek, version: 1.0.0}\n"
@@ -231,4 +225,50 @@ TEST_CASE("an agent program cannot read another member's directory", "[process][
     CHECK(r.out.find("denied: the other member directory") != std::string::npos);
   }
   CHECK(r.out.find("own directory writable") != std::string::npos);
+}
+
+TEST_CASE("a harness calls a script member and another harness in one turn, both answers come back together",
+          "[process][harness]") {
+  HarnessProject p;
+  p.sdk_capsule("h-sdk");
+  p.sdk_capsule("h-peer", "", true);
+  p.roster("members:\n  - {name: lead, capsule: h-sdk, version: 1.0.0, entry: true}\n"
+           "  - {name: helper, capsule: harness-helper, version: 1.0.0}\n"
+           "  - {name: peer, capsule: h-peer, version: 1.0.0}\n"
+           "reachability:\n  - {from: lead, to: [helper, peer]}\n");
+  Ran r = p.run("[all-callees] count the lines");
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("member:helper") != std::string::npos);
+  CHECK(r.out.find("The helper looked into it: [all-callees] count the lines") != std::string::npos);
+  CHECK(r.out.find("member:peer") != std::string::npos);
+  CHECK(r.out.find("harness answer: [all-callees] count the lines") != std::string::npos);
+  CHECK(p.events(r.err, "member_call").size() == 2);
+}
+
+TEST_CASE("a harness whose callee is busy is told so, and the runtime keeps offering until it takes the task",
+          "[process][harness]") {
+  HarnessProject p;
+  p.sdk_capsule("h-sdk");
+  p.sdk_capsule("h-peer", "", true);
+  // One task at a time, no queue, and slow: busy while the entry's call holds it.
+  p.capsule("h-slow", {{"murmur.yaml", "inference:\n  transport: script\n  turns:\n    - think_ms: 5000\n"
+                                       "      reply: \"slow did: {{task}}\"\n"
+                                       "lifecycle: {task_acceptance: single, after_task: sleep}\n"
+                                       "exports: {peer_tasks: {accept: true}}\nnetwork: {authentication: {scheme: bearer}}\n"}});
+  p.roster("members:\n  - {name: lead, capsule: h-sdk, version: 1.0.0, entry: true}\n"
+           "  - {name: slow, capsule: h-slow, version: 1.0.0}\n"
+           "  - {name: peer, capsule: h-peer, version: 1.0.0}\n"
+           "reachability:\n  - {from: lead, to: [slow, peer]}\n  - {from: peer, to: [slow]}\n");
+  // The lead calls slow (which takes it and thinks), then peer, whose harness calls slow: busy.
+  Ran r = p.run("[all-callees] tidy up");
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(p.events(r.err, "member_call_busy").size() >= 1);
+  // Both calls reached slow in the end: the lead's directly, the peer's once slow was free.
+  CHECK(r.out.find("member:slow") != std::string::npos);
+  CHECK(r.out.find("harness answer:") != std::string::npos);
+  std::size_t slow_answers = 0;
+  for (std::size_t at = r.out.find("slow did: "); at != std::string::npos; at = r.out.find("slow did: ", at + 1)) ++slow_answers;
+  CHECK(slow_answers == 2);
 }

@@ -36,7 +36,7 @@ const json& nested(const json& task, const std::string& callee) {
 
 } // namespace
 
-TEST_CASE("trace show: two tasks of a chain formation as a tree in time order; trace list lists it", "[process][trace]") {
+TEST_CASE("trace show: two tasks of a chain formation as a tree in time order, and trace list lists it", "[process][trace]") {
   FormationFixture f;
   LaunchedMur run({MUR_BINARY, "run", "--roster", f.project.path, "--json"}, f.env);
   Serving s = serve(run);

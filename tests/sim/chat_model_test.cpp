@@ -67,7 +67,7 @@ struct chat_scene : scene {
 
 } // namespace
 
-TEST_CASE_METHOD(chat_scene, "a tool call is answered in the same turn; the answers come in one continuation",
+TEST_CASE_METHOD(chat_scene, "a tool call is answered in the same turn, the answers come in one continuation",
                  "[task][chat]") {
   play({tools({call_member("c1", "coder", "write the parser")}, "Asking coder."), says("Waiting for coder."),
         says("Coder wrote it: parser done.")});
@@ -194,7 +194,7 @@ TEST_CASE_METHOD(chat_scene, "end-without-answer is a tool: accepted for a membe
   }
 }
 
-TEST_CASE_METHOD(chat_scene, "a model failure fails the task with its code and Fix; streamed text reaches the door",
+TEST_CASE_METHOD(chat_scene, "a model failure fails the task with its code and Fix, streamed text reaches the door",
                  "[task][chat]") {
   SECTION("failure") {
     ModelTurn f;

@@ -69,7 +69,7 @@ TEST_CASE_METHOD(formation_fixture, "an address that never arrives is refused af
   CHECK(launch_task("lead").answer == "got coder: ");
 }
 
-TEST_CASE_METHOD(formation_fixture, "a call that outlives its deadline ends timed out; the callee is not canceled",
+TEST_CASE_METHOD(formation_fixture, "a call that outlives its deadline ends timed out, the callee is not canceled",
                  "[sim][formation][ending]") {
   launch({{"lead", entry_yaml("lead-c", "inference: {turns: [{call: {member: coder, task: w}}, {think_ms: 10000, reply: '{{answer.coder}}'}]}\n"
                                         "lifecycle: {delegation_deadline_secs: 5}\n")},

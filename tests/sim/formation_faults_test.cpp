@@ -123,7 +123,7 @@ TEST_CASE_METHOD(formation_fixture, "a peer that dies while the formation idles 
   CHECK(ended->detail == "member 'coder' was killed by signal 9 (SIGKILL) while the formation ran");
 }
 
-TEST_CASE_METHOD(formation_fixture, "a callee that ends as its lifecycle says is no fault; a later call names it as ended",
+TEST_CASE_METHOD(formation_fixture, "a callee that ends as its lifecycle says is no fault, a later call names it as ended",
                  "[sim][formation][faults]") {
   launch({{"lead", entry_yaml("lead-c", "inference: {turns: [{call: {member: coder, task: one}}, "
                                         "{think_ms: 1000, call: {member: coder, task: two}}, {reply: 'second: {{answer.coder}}'}]}\n")},

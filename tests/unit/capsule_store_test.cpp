@@ -64,7 +64,7 @@ TEST_CASE("install stores the folder whole with a recorded sha256", "[store]") {
   CHECK(listed[0].sha256 == recorded);
 }
 
-TEST_CASE("the same bytes again is unchanged; other bytes need --force", "[store]") {
+TEST_CASE("the same bytes again is unchanged, other bytes need --force", "[store]") {
   Tmp t;
   t.write("murmur.yaml", "name: w\nversion: 1.0.0\n");
   auto first = mur::install_capsule(t.src(), t.store(), mur::StoreScope::project, false);
@@ -185,7 +185,7 @@ TEST_CASE("install copies every regular file but .murmur and VCS folders, keepin
     mur::resolve_capsule(mur::StoreRoots{t.store(), (t.root / "none").string()}, "h", "1.0.0")));
 }
 
-TEST_CASE("a symlink inside the folder is copied as its file; one that leaves is refused", "[store]") {
+TEST_CASE("a symlink inside the folder is copied as its file, one that leaves is refused", "[store]") {
   Tmp t;
   t.write("murmur.yaml", "name: w\nversion: 1.0.0\n");
   t.write("real/prompt.md", "Be brief.\n");

@@ -125,7 +125,7 @@ TEST_CASE("channel: a bad or missing first line refuses the launch without echo"
   }
 }
 
-TEST_CASE("channel: a 1 MiB first line is accepted; stop() ends a blocked reader", "[credentials]") {
+TEST_CASE("channel: a 1 MiB first line is accepted, stop() ends a blocked reader", "[credentials]") {
   PipeEnds p = make_pipe();
   Log log;
   auto reader = std::make_unique<ChannelReader>(std::move(p.read), log.handlers());

@@ -49,7 +49,7 @@ TEST_CASE("the entry takes one task at a time and exits after its launch task", 
   CHECK_FALSE(acceptance_for(queue_sleeper(), o).exit_after_task);
 }
 
-TEST_CASE("lifecycle overrides win over the manifest and the entry rule; bad words are E-RUN-010", "[wiring]") {
+TEST_CASE("lifecycle overrides win over the manifest and the entry rule, bad words are E-RUN-010", "[wiring]") {
   LaunchOptions o;
   o.entry = true;
   o.task = "x";

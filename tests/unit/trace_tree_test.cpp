@@ -125,7 +125,7 @@ TEST_CASE("trace tree: calls of one task in start order, a refused call, a runni
   CHECK(text.find("mcl_a  lead \xE2\x86\x92 a  completed  0.35s  \"\" \xE2\x86\x92 \"out of a\"") != std::string::npos);
 }
 
-TEST_CASE("trace tree: a task no call claims is a root; a call never adopts another member's task", "[trace]") {
+TEST_CASE("trace tree: a task no call claims is a root, and a call never adopts another member's task", "[trace]") {
   SessionEvents lead{"lead", "ses_l", {start(0), task_start(10, "t", "user", "go"),
                                        call(100, "t", "mcl_1", "coder", "t_x", 50), task_end(120, "t", "done")}};
   // t_x is the reviewer's task, sent by `mur send` to the reviewer: not the coder's answer to mcl_1

@@ -47,7 +47,7 @@ TEST_CASE("the curl pool names a refused connection as such", "[transport]") {
   CHECK(error == transport_reason::refused);
 }
 
-TEST_CASE("a transport error carries its kind and reason; CAF's request timeout reads as timed out", "[transport]") {
+TEST_CASE("a transport error carries its kind and reason, CAF's request timeout reads as timed out", "[transport]") {
   caf::actor_system_config cfg;
   add_transport_error_category(cfg);
   caf::actor_system sys{cfg};
