@@ -14,6 +14,7 @@
 #include "launcher/cmd_trace.hpp"
 #include "launcher/doctor.hpp"
 #include "launcher/template_check.hpp"
+#include "launcher/trace_list.hpp"
 #include "capsule/murmur_home.hpp"
 #include "messages/duration.hpp"
 #include "messages/failure.hpp"
@@ -92,10 +93,11 @@ void refuse_empty_task(const std::string& text, const std::string& how) {
 }
 
 // A flag given in a mode it does not apply to.
-void refuse_in_mode(const CLI::Option* opt, const std::string& mode, const std::string& why) {
+void refuse_in_mode(const CLI::Option* opt, const std::string& mode, const std::string& why,
+                    const std::string& help = "mur run --help") {
   if (opt->count() == 0) return;
   const std::string name = "--" + opt->get_lnames().front(); // get_name() is "" for a hidden option
-  throw UsageError("E-CLI-002", name + " does not apply to " + mode + ": " + why, "drop " + name + " (see mur run --help)");
+  throw UsageError("E-CLI-002", name + " does not apply to " + mode + ": " + why, "drop " + name + " (see " + help + ")");
 }
 
 } // namespace
@@ -148,7 +150,7 @@ int dispatch(int argc, char** argv) {
   run->add_flag("--json", run_json, "print JSON lines on stdout");
   auto* deadline_opt = run->add_option("--deadline", deadline, "end the formation after DUR (500ms, 90s, 10m, 2h, 7d; --roster)");
   auto* port_opt = run->add_option("--port", port, "serve the door on 127.0.0.1:N (--capsule/--manifest)");
-  auto* verbose_opt = run->add_flag("-v,--verbose", verbose, "more progress on stderr (--roster)");
+  auto* verbose_opt = run->add_flag("-v,--verbose", verbose, "(--roster) print each task, call and answer on stderr as it happens");
   auto* resume_opt = run->add_option("--resume", resume, "")->expected(0, 1)->group("");
   RunCapsuleOptions one; // hidden flags the launcher passes to each member
   auto* sha_opt = run->add_option("--capsule-sha256", one.capsule_sha256, "")->group("");
@@ -159,7 +161,8 @@ int dispatch(int argc, char** argv) {
 
   // send / stop / ps / trace
   std::string target, text;
-  bool send_json = false, send_wait = false, ps_json = false, trace_json = false;
+  bool send_json = false, send_wait = false, ps_json = false, trace_json = false, trace_full = false, trace_follow = false;
+  bool trace_list_json = false;
   double stop_timeout = 10;
   auto* send = app.add_subcommand("send", "Hand a running door a task and print its answer");
   send->add_option("TARGET", target, "frm_…, ses_… or the door's URL (as mur ps shows it)")->required();
@@ -171,11 +174,19 @@ int dispatch(int argc, char** argv) {
   stop->add_option("--timeout", stop_timeout, "seconds before SIGKILL (default 10)");
   auto* ps = app.add_subcommand("ps", "List running sessions, grouped by formation");
   ps->add_flag("--json", ps_json, "print JSON");
-  auto* trace = app.add_subcommand("trace", "Read traces");
+  auto* trace = app.add_subcommand(
+    "trace", "Read traces: a formation's or session's tasks as a tree (show), watching one (show --follow), past runs (list)");
   trace->require_subcommand(1);
-  auto* trace_show = trace->add_subcommand("show", "Show a formation's members and calls, or a session");
+  auto* trace_show = trace->add_subcommand(
+    "show", "Show a formation's (or a session's) tasks as a tree in time order: each task's calls, the callee's task under each");
   trace_show->add_option("TARGET", target, "frm_… or ses_…")->required();
-  trace_show->add_flag("--json", trace_json, "print JSON");
+  auto* trace_json_opt = trace_show->add_flag("--json", trace_json, "print the tree as one JSON document (docs/traces.md)");
+  auto* trace_full_opt = trace_show->add_flag("--full", trace_full, "print whole task and answer texts (default: 80 characters)");
+  trace_show->add_flag("--follow", trace_follow,
+                       "frm_… only: print each task, call and answer as it happens, until the formation ends");
+  auto* trace_list = trace->add_subcommand(
+    "list", "List formations ($MURMUR_HOME/formations) and the sessions in the current directory's .murmur/, newest first");
+  trace_list->add_flag("--json", trace_list_json, "print one JSON object {formations, sessions}");
 
   // token
   TokenQuery token_query;
@@ -299,7 +310,17 @@ int dispatch(int argc, char** argv) {
   }
   if (*stop) return cmd_stop(target, stop_timeout);
   if (*ps) return cmd_ps(ps_json);
-  if (*trace_show) return cmd_trace_show(target, trace_json);
+  if (*trace_show) {
+    if (trace_follow) {
+      refuse_in_mode(trace_json_opt, "mur trace show --follow", "it prints one line per event as it happens",
+                     "mur trace show --help");
+      refuse_in_mode(trace_full_opt, "mur trace show --follow", "it prints one line per event as it happens",
+                     "mur trace show --help");
+      return cmd_trace_follow(target);
+    }
+    return cmd_trace_show(target, trace_json, trace_full);
+  }
+  if (*trace_list) return cmd_trace_list(trace_list_json);
   if (*token) return cmd_token(token_query);
   if (*formations_rm) return cmd_formations_rm(removal);
   return exit_usage;

@@ -13,6 +13,7 @@
 #include "launcher/member_process.hpp"
 #include "launcher/project_path.hpp"
 #include "launcher/template_check.hpp"
+#include "launcher/trace_follow.hpp"
 #include "os/process_spawn.hpp"
 #include "launcher/process_spawner.hpp"
 #include "os/process_start.hpp"
@@ -36,6 +37,7 @@
 #include <iomanip>
 #include <map>
 #include <sstream>
+#include <thread>
 #include <unistd.h>
 
 namespace mur {
@@ -238,6 +240,26 @@ int cmd_run_roster(const RunRosterOptions& o) {
   auto processes = std::make_shared<MemberProcesses>();
   Reporter reporter(admission, o, *console);
   std::atomic<int> caught{0};
+  // -v: the members' trace files read every 100 ms, each task, call and answer a line on stderr.
+  std::atomic<bool> watching{o.verbose};
+  struct Watcher {
+    std::atomic<bool>& on;
+    std::thread thread;
+    void stop() {
+      on = false;
+      if (thread.joinable()) thread.join();
+    }
+    ~Watcher() { stop(); } // also when a failure leaves this function early
+  } watcher{watching, {}};
+  if (o.verbose)
+    watcher.thread = std::thread([&watching, console, formation_id, project] {
+      TraceFollower follower(formation_id, project);
+      for (bool last = false; !last;) {
+        last = !watching.load(); // one more read after the members have ended: their traces are whole
+        for (const auto& line : follower.poll(last)) console->note(line);
+        if (!last) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+    });
   {
     caf::actor_system_config cfg;
     cfg.set("scheduler.max-threads", 2);
@@ -285,6 +307,7 @@ int cmd_run_roster(const RunRosterOptions& o) {
     processes->join_all();
     for (const auto& a : {network}) self->send_exit(a, caf::exit_reason::user_shutdown);
   }
+  watcher.stop();
   // A signal the launcher caught decides the code, even if the entry (in our process group, so
   // it saw a terminal's ^C too) ended first.
   const int sig = caught.load();

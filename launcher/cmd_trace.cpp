@@ -1,15 +1,22 @@
 #include "launcher/cmd_trace.hpp"
 
+#include "launcher/formation_dirs.hpp"
+#include "launcher/launcher_record.hpp"
 #include "launcher/session_traces.hpp"
+#include "launcher/trace_follow.hpp"
+#include "launcher/trace_tree.hpp"
 #include "member/running_record.hpp"
 #include "messages/failure.hpp"
 #include "messages/ids.hpp"
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 namespace mur {
 namespace {
@@ -50,16 +57,48 @@ json call_json(const TracedCall& c) {
               {"duration_ms", c.duration_ms}, {"delivered", c.delivered}};
 }
 
-void print_calls(const std::vector<TracedCall>& calls) {
-  std::cout << "calls:" << (calls.empty() ? " none" : "") << "\n";
-  for (const auto& c : calls)
-    std::cout << "  " << c.call_id << "  " << c.caller << " → " << c.callee << "  " << c.status << "  "
-              << seconds(c.duration_ms) << (c.delivered ? "  delivered" : "  not delivered") << "\n";
+std::vector<SessionEvents> events_of(const std::vector<SessionTrace>& sessions) {
+  std::vector<SessionEvents> out;
+  for (const auto& s : sessions) out.push_back(SessionEvents{s.member, s.session_id, s.events});
+  return out;
+}
+
+// How many characters of a text a tree line shows without --full.
+constexpr std::size_t short_texts = 80;
+// How often --follow reads the trace files again.
+constexpr std::chrono::milliseconds follow_every{100};
+
+bool launcher_running(const std::string& frm) {
+  auto r = read_launcher_record(frm);
+  return r && launcher_is_live(*r);
 }
 
 } // namespace
 
-int cmd_trace_show(const std::string& target, bool as_json) {
+int cmd_trace_follow(const std::string& frm) {
+  if (!ids::is_valid(frm, ids::formation))
+    throw Failure("E-TRC-003", "--follow watches a formation: '" + frm + "' is no formation id (frm_…)",
+                  "pass the frm_… id that mur run --roster or mur ps printed; show a session with mur trace show ses_…");
+  auto rec = read_launcher_record(frm);
+  std::error_code ec;
+  if (!(rec && launcher_is_live(*rec)) && !std::filesystem::exists(formation_dir(frm), ec) && formation_sessions(frm).empty())
+    throw Failure("E-TRC-002", "no formation " + frm + " is running or has a trace",
+                  "list the formations with mur trace list; run it from the project directory");
+  TraceFollower follower(frm, rec ? rec->project_dir : std::string());
+  std::cout << "following formation " << frm << " (the members' trace files, read every " << follow_every.count()
+            << " ms)\n" << std::flush;
+  for (;;) {
+    const bool running = launcher_running(frm); // before reading: what the files hold then is complete if it ended
+    for (const auto& line : follower.poll(!running)) std::cout << line << "\n";
+    std::cout << std::flush;
+    if (!running) break;
+    std::this_thread::sleep_for(follow_every);
+  }
+  std::cout << "formation " << frm << " ended\n";
+  return exit_ok;
+}
+
+int cmd_trace_show(const std::string& target, bool as_json, bool full) {
   std::vector<SessionTrace> sessions;
   if (ids::is_valid(target, ids::formation)) {
     sessions = formation_sessions(target);
@@ -83,8 +122,10 @@ int cmd_trace_show(const std::string& target, bool as_json) {
     json members = json::array(), cs = json::array();
     for (const auto& s : sessions) members.push_back(member_json(s));
     for (const auto& c : calls) cs.push_back(call_json(c));
-    json out{{"members", members}, {"calls", cs}};
+    const TraceTree tree = build_trace_tree(events_of(sessions));
+    json out{{"members", members}, {"calls", cs}, {"started_ms", tree.started_at}, {"tasks", trace_tree_json(tree)}};
     if (!sessions.front().formation_id.empty()) out["formation_id"] = sessions.front().formation_id;
+    else out["session_id"] = sessions.front().session_id;
     std::cout << out.dump() << "\n";
     return exit_ok;
   }
@@ -103,7 +144,9 @@ int cmd_trace_show(const std::string& target, bool as_json) {
               << (m.retries ? ", " + std::to_string(m.retries) + " retried" : std::string())
               << (m.failed ? ", " + std::to_string(m.failed) + " failed" : std::string()) << "\n";
   }
-  print_calls(calls);
+  const TraceTree tree = build_trace_tree(events_of(sessions));
+  std::cout << "tasks (offsets from the first session's start):" << (tree.roots.empty() ? " none" : "") << "\n";
+  std::cout << render_trace_tree(tree, full ? 0 : short_texts);
   return exit_ok;
 }
 

@@ -1,6 +1,7 @@
-// cmd_trace.hpp — `mur trace show frm_…|ses_… [--json]`: a formation's members, their sessions
-// and endings, and every member call `caller → callee status duration`, read from the members'
-// trace.jsonl files (or one session's).
+// cmd_trace.hpp — `mur trace show frm_…|ses_… [--json] [--full] [--follow]`: a formation's
+// members, their sessions, endings and model totals, then its tasks as a tree in time order —
+// each task's calls, and the callee's task under each call — read from the members' trace.jsonl
+// files (or one session's).
 //
 // Invariant: read-only; what it prints comes from the traces, which hold no token. A formation
 // with no session found is E-TRC-002; a target that is no id is E-TRC-001.
@@ -11,6 +12,11 @@
 
 namespace mur {
 
-int cmd_trace_show(const std::string& target, bool json);
+// The tree of tasks and calls (launcher/trace_tree.hpp); texts cut to 80 characters unless `full`.
+int cmd_trace_show(const std::string& target, bool json, bool full);
+
+// `mur trace show frm_… --follow`: every task, call and answer as it happens, one line each
+// (launcher/trace_follow.hpp), until the formation's launcher is gone. E-TRC-003: not a frm_ id.
+int cmd_trace_follow(const std::string& formation_id);
 
 } // namespace mur

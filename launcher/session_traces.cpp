@@ -25,6 +25,8 @@ std::optional<SessionTrace> read_session_trace(const std::string& dir) {
     auto j = nlohmann::json::parse(line, nullptr, false);
     if (!j.is_object()) continue;
     const std::string type = j.value("event_type", "");
+    if (j.contains("timestamp") && j["timestamp"].is_number_integer()) t.last_ms = j["timestamp"].get<std::int64_t>();
+    t.events.push_back(j);
     if (type == "session_start" && !started) {
       started = true;
       t.session_id = j.value("session_id", "");
@@ -66,25 +68,42 @@ std::string cwd() {
   return ::getcwd(buf, sizeof buf) ? std::string(buf) : std::string(".");
 }
 
-std::vector<std::string> roots_of(const std::string& frm) {
+} // namespace
+
+std::vector<std::string> formation_roots(const std::string& frm, const std::string& project_dir) {
   std::vector<std::string> roots{cwd() + "/.murmur"};
   const std::string dir = formation_dir(frm);
-  std::ifstream marker(dir + "/formation.json");
-  auto j = nlohmann::json::parse(marker, nullptr, false);
-  if (j.is_object() && j.contains("project_dir") && j["project_dir"].is_string())
-    roots.push_back(j["project_dir"].get<std::string>() + "/.murmur");
+  if (!project_dir.empty()) {
+    roots.push_back(project_dir + "/.murmur");
+  } else {
+    std::ifstream marker(dir + "/formation.json");
+    auto j = nlohmann::json::parse(marker, nullptr, false);
+    if (j.is_object() && j.contains("project_dir") && j["project_dir"].is_string())
+      roots.push_back(j["project_dir"].get<std::string>() + "/.murmur");
+  }
   std::error_code ec;
   for (const auto& m : fs::directory_iterator(dir, ec))
     if (m.is_directory()) roots.push_back(m.path().string() + "/.murmur");
   return roots;
 }
 
-} // namespace
+std::vector<SessionTrace> sessions_under(const std::string& root) {
+  std::vector<SessionTrace> out;
+  std::error_code ec;
+  for (const auto& s : fs::directory_iterator(root, ec)) {
+    if (!ids::is_valid(s.path().filename().string(), ids::session)) continue;
+    if (auto t = read_session_trace(s.path().string())) out.push_back(std::move(*t));
+  }
+  std::sort(out.begin(), out.end(), [](const SessionTrace& a, const SessionTrace& b) {
+    return a.started_ms != b.started_ms ? a.started_ms > b.started_ms : a.session_id > b.session_id;
+  });
+  return out;
+}
 
 std::vector<SessionTrace> formation_sessions(const std::string& frm) {
   std::vector<SessionTrace> out;
   std::set<std::string> seen;
-  for (const auto& root : roots_of(frm)) {
+  for (const auto& root : formation_roots(frm)) {
     std::error_code ec;
     for (const auto& s : fs::directory_iterator(root, ec)) {
       const std::string name = s.path().filename().string();

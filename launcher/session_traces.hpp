@@ -8,6 +8,8 @@
 // Seed: "Each member's trace names it." / `mur trace show <frm_id>` (murmur-formation.md §7).
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -44,15 +46,24 @@ struct SessionTrace {
   bool formation_ended = false;
   std::optional<std::string> session_end; // its exit_status
   std::int64_t started_ms = 0;
+  std::int64_t last_ms = 0; // the last event's timestamp
   std::vector<TracedCall> calls;
   int tasks = 0;
   ModelTotals model;
+  std::vector<nlohmann::json> events; // every line that parsed, in file order
 };
 
 std::optional<SessionTrace> read_session_trace(const std::string& session_dir);
 
 // Every session of formation `frm` (ordered by session id: start order).
 std::vector<SessionTrace> formation_sessions(const std::string& frm);
+
+// The `.murmur/` directories that may hold sessions of formation `frm`: the current directory's,
+// `project_dir`'s (or the marker's project_dir when "") and each member directory's.
+std::vector<std::string> formation_roots(const std::string& frm, const std::string& project_dir = {});
+
+// Every session under `root` (a `.murmur/` directory) whose trace starts, newest first.
+std::vector<SessionTrace> sessions_under(const std::string& root);
 
 // One session by id: the current directory's .murmur, its running record's workdir, then every
 // formation member directory.

@@ -1,0 +1,136 @@
+#include "launcher/trace_follow.hpp"
+
+#include "launcher/session_traces.hpp"
+#include "launcher/trace_tree.hpp"
+#include "messages/ids.hpp"
+#include "messages/iso_time.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace mur {
+namespace {
+
+using json = nlohmann::json;
+
+std::string str(const json& e, const char* key) {
+  auto it = e.find(key);
+  return it != e.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::int64_t num(const json& e, const char* key) {
+  auto it = e.find(key);
+  return it != e.end() && it->is_number_integer() ? it->get<std::int64_t>() : 0;
+}
+
+std::string secs(std::int64_t ms) {
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(2) << ms / 1000.0 << "s";
+  return o.str();
+}
+
+// The first whole line of a file ("" when it has none yet).
+std::string first_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  if (!in || !std::getline(in, line) || in.eof()) return "";
+  return line;
+}
+
+constexpr std::size_t watch_width = 60;
+
+} // namespace
+
+std::string watch_line(const json& e, const std::string& member, std::map<std::string, std::string>& origins) {
+  const std::string type = str(e, "event_type");
+  const std::string who = member.empty() ? "-" : member;
+  const std::string arrow = " \xE2\x86\x92 ";
+  std::string what;
+  if (type == "task_start") {
+    const std::string from = str(e, "submitter").empty() ? "user" : str(e, "submitter");
+    const bool peer = str(e, "origin") == "peer";
+    origins[str(e, "task_id")] = peer ? "" : from;
+    if (peer) return "";
+    what = from + arrow + who + "  task  started";
+    if (!str(e, "text").empty()) what += "  \"" + shortened(str(e, "text"), watch_width) + "\"";
+  } else if (type == "task_end") {
+    auto it = origins.find(str(e, "task_id"));
+    if (it != origins.end() && it->second.empty()) return "";
+    what = (it == origins.end() ? std::string("user") : it->second) + arrow + who + "  answer  " + str(e, "exit_status");
+    const std::string text = str(e, "answer").empty() ? str(e, "reason") : str(e, "answer");
+    if (!text.empty()) what += "  \"" + shortened(text, watch_width) + "\"";
+  } else if (type == "member_call_start") {
+    what = who + arrow + str(e, "member") + "  call  started";
+  } else if (type == "member_call_busy") {
+    what = who + arrow + str(e, "member") + "  call  busy";
+  } else if (type == "member_call") {
+    what = who + arrow + str(e, "member") + "  answer  " + str(e, "status") + "  " + secs(num(e, "duration_ms"));
+    if (!str(e, "output").empty()) what += "  \"" + shortened(str(e, "output"), watch_width) + "\"";
+  } else if (type == "call_refused") {
+    what = who + arrow + str(e, "member") + "  call  refused";
+    if (!str(e, "reason").empty()) what += "  \"" + shortened(str(e, "reason"), watch_width) + "\"";
+  } else {
+    return "";
+  }
+  const std::string iso = iso_utc_ms(num(e, "timestamp")); // YYYY-MM-DDTHH:MM:SS.mmmZ
+  return iso.substr(11, 12) + "  " + what;
+}
+
+TraceFollower::TraceFollower(std::string formation_id, std::string project_dir)
+    : formation_id_(std::move(formation_id)), project_dir_(std::move(project_dir)) {}
+
+std::vector<std::string> TraceFollower::poll(bool all) {
+  // New sessions of the formation.
+  for (const auto& root : formation_roots(formation_id_, project_dir_)) {
+    std::error_code ec;
+    for (const auto& s : fs::directory_iterator(root, ec)) {
+      const std::string dir = s.path().string();
+      const std::string path = dir + "/trace.jsonl";
+      if (!ids::is_valid(s.path().filename().string(), ids::session) || others_.count(dir) || files_.count(path)) continue;
+      const std::string line = first_line(path);
+      if (line.empty()) continue; // not flushed yet: next poll
+      auto j = json::parse(line, nullptr, false);
+      if (!j.is_object() || str(j, "formation_id") != formation_id_) {
+        others_.insert(dir);
+        continue;
+      }
+      files_[path] = File{str(j, "formation_member"), 0};
+    }
+  }
+  // What each file gained, whole lines only.
+  for (auto& [path, f] : files_) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) continue;
+    in.seekg(static_cast<std::streamoff>(f.offset));
+    std::string rest((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto end = rest.rfind('\n');
+    if (end == std::string::npos) continue;
+    f.offset += end + 1;
+    std::istringstream lines(rest.substr(0, end + 1));
+    for (std::string line; std::getline(lines, line);) {
+      auto j = json::parse(line, nullptr, false);
+      if (j.is_object()) held_.push_back(Held{num(j, "timestamp"), read_++, f.member, std::move(j)});
+    }
+  }
+  std::stable_sort(held_.begin(), held_.end(),
+                   [](const Held& a, const Held& b) { return a.at != b.at ? a.at < b.at : a.order < b.order; });
+  const std::int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch()).count();
+  std::size_t due = 0;
+  while (due < held_.size() && (all || held_[due].at <= now - settle_ms)) ++due;
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < due; ++i) {
+    std::string line = watch_line(held_[i].event, held_[i].member, origin_);
+    if (!line.empty()) out.push_back(std::move(line));
+  }
+  held_.erase(held_.begin(), held_.begin() + static_cast<std::ptrdiff_t>(due));
+  return out;
+}
+
+} // namespace mur

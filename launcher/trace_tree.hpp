@@ -1,0 +1,77 @@
+// trace_tree.hpp — a formation's (or one session's) trace events joined into one tree: each
+// task with its calls, and under each call the callee's task, in time order.
+//
+// Invariant: built only from the events given (pure; no file, no clock). A callee's task hangs
+// under the call whose `member_task_id` (from `member_call` or `member_call_start`) is its
+// `task_start.task_id`; every task no call claims is a root. Siblings are ordered by start time
+// (a call starts `duration_ms` before its `member_call` event, or at its `member_call_start`),
+// ties by the order the events were read. A task without `task_end` is `running`; a call
+// without its `member_call` is `running`. Texts are kept whole; shortening is the renderer's.
+// Issue 14, items 2–3: "a formation's traces join into one tree" / "`mur trace show TARGET`
+// prints that tree in time order".
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mur {
+
+// One session's events, as its trace.jsonl holds them (in file order).
+struct SessionEvents {
+  std::string member; // formation_member ("" outside a formation)
+  std::string session_id;
+  std::vector<nlohmann::json> events;
+};
+
+struct TaskNode;
+
+struct CallNode {
+  std::string call_id;   // mcl_… ("" for a refusal before any id)
+  std::string caller, callee;
+  std::string status;    // completed, failed, refused, abandoned, running, …
+  std::int64_t started_at = 0; // unix ms
+  std::int64_t duration_ms = -1; // -1 while running
+  bool delivered = false, truncated = false;
+  std::string text;      // the task sent
+  std::string output;    // the answer (or the failure's text)
+  std::string reason;    // why it was refused
+  std::string member_task_id;
+  std::unique_ptr<TaskNode> task; // the callee's task, when its trace holds it
+};
+
+struct TaskNode {
+  std::string member, session_id, task_id;
+  std::string origin;    // user | peer | ""
+  std::string submitter;
+  std::string status;    // task_end's exit_status, or running
+  std::string state;     // task_end's state
+  std::int64_t started_at = 0;
+  std::int64_t duration_ms = -1; // -1 while running
+  int turns = 0;
+  std::string text, answer, reason;
+  std::vector<std::string> no_answer_below; // "member status" of each call that ended without an answer
+  std::vector<CallNode> calls;
+};
+
+struct TraceTree {
+  std::int64_t started_at = 0; // the earliest session_start (0 when none)
+  std::vector<TaskNode> roots;
+};
+
+TraceTree build_trace_tree(const std::vector<SessionEvents>& sessions);
+
+// The tree as text, one line per task and per call, indented by depth: offsets from the tree's
+// start; texts cut to `width` characters (0: whole) with newlines shown as spaces.
+std::string render_trace_tree(const TraceTree& tree, std::size_t width);
+
+// The tree as JSON (docs/traces.md): an array of task objects, each with its `calls`.
+nlohmann::json trace_tree_json(const TraceTree& tree);
+
+// `text` on one line, cut to at most `width` characters (UTF-8 safe) with "…" when cut.
+std::string shortened(const std::string& text, std::size_t width);
+
+} // namespace mur
