@@ -38,6 +38,7 @@ cat "$PROJECT/launch.err"
 echo
 echo "answer: $ANSWER"
 echo
-FRM=$(ls "$MURMUR_HOME/formations" | head -n1)
+# The launch names its formation on its first stderr line ("formation frm_…: starting …").
+FRM=$(grep -o 'frm_[0-9a-f]*' "$PROJECT/launch.err" | head -n1)
 echo "== mur trace show $FRM"
 "$MUR" trace show "$FRM"
