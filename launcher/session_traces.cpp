@@ -1,6 +1,7 @@
 #include "launcher/session_traces.hpp"
 
 #include "launcher/formation_dirs.hpp"
+#include "launcher/trace_fields.hpp"
 #include "messages/ids.hpp"
 
 #include <nlohmann/json.hpp>
@@ -45,12 +46,12 @@ std::optional<SessionTrace> read_session_trace(const std::string& dir) {
     } else if (type == "task_start") {
       ++t.tasks;
     } else if (type == "inference" && j.contains("model")) {
-      auto num = [&](const char* k) { return j.contains(k) && j[k].is_number_integer() ? j[k].get<std::int64_t>() : 0; };
+      using trace_fields::num;
       ++t.model.requests;
-      t.model.duration_ms += num("duration_ms");
-      t.model.prompt_tokens += num("prompt_tokens");
-      t.model.completion_tokens += num("completion_tokens");
-      t.model.retries += static_cast<int>(num("retries"));
+      t.model.duration_ms += num(j, "duration_ms");
+      t.model.prompt_tokens += num(j, "prompt_tokens");
+      t.model.completion_tokens += num(j, "completion_tokens");
+      t.model.retries += static_cast<int>(num(j, "retries"));
       if (j.value("decision", "") == "error") ++t.model.failed;
     } else if (type == "member_call") {
       t.calls.push_back(TracedCall{j.value("call_id", ""), t.member, j.value("member", ""), j.value("status", ""),

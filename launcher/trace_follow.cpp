@@ -14,20 +14,15 @@
 
 namespace fs = std::filesystem;
 
+#include "launcher/trace_fields.hpp"
+
 namespace mur {
 namespace {
 
 using json = nlohmann::json;
 
-std::string str(const json& e, const char* key) {
-  auto it = e.find(key);
-  return it != e.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-std::int64_t num(const json& e, const char* key) {
-  auto it = e.find(key);
-  return it != e.end() && it->is_number_integer() ? it->get<std::int64_t>() : 0;
-}
+using trace_fields::num;
+using trace_fields::str;
 
 std::string secs(std::int64_t ms) {
   std::ostringstream o;

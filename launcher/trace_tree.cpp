@@ -6,20 +6,15 @@
 #include <set>
 #include <sstream>
 
+#include "launcher/trace_fields.hpp"
+
 namespace mur {
 namespace {
 
 using json = nlohmann::json;
 
-std::string str(const json& e, const char* key) {
-  auto it = e.find(key);
-  return it != e.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-std::int64_t num(const json& e, const char* key, std::int64_t otherwise = 0) {
-  auto it = e.find(key);
-  return it != e.end() && it->is_number_integer() ? it->get<std::int64_t>() : otherwise;
-}
+using trace_fields::num;
+using trace_fields::str;
 
 struct Builder {
   std::map<std::string, std::unique_ptr<TaskNode>> tasks; // by task id
