@@ -275,6 +275,9 @@ int cmd_run_roster(const RunRosterOptions& o) {
     ps.project_dir = project;
     ps.members = launches;
     ps.env = member_environment();
+    // Where the formation's own state lives (the entry's sessions, the project store): a
+    // member's agent program is kept out of <project>/.murmur (member/model_start.cpp).
+    set_env_entry(ps.env, "MURMUR_PROJECT_DIR", project);
     ps.console = console;
     ps.processes = processes;
     auto spawner = spawn_process_spawner(sys, ps);

@@ -74,7 +74,15 @@ StartedModel start_model(caf::actor_system& sys, const Manifest& m, const std::s
     hs.workdir = workdir;
     // The program may use its own directory and read its capsule; every formation's member
     // directories and the global store ($MURMUR_HOME) are hidden from it (Landlock).
-    hs.isolation = isolation_for(workdir, capsule_folder(m), std::vector<std::string>{murmur_home()});
+    std::vector<std::string> hidden{murmur_home()};
+    // A peer (its directory is not the project) is also kept out of the project's .murmur: the
+    // entry's sessions and traces, the project store (MURMUR_PROJECT_DIR, set by the launcher).
+    if (auto project = env("MURMUR_PROJECT_DIR"); project && !project->empty()) {
+      const std::string own = std::filesystem::weakly_canonical(workdir).string();
+      const std::string proj = std::filesystem::weakly_canonical(*project).string();
+      if (own != proj && own.rfind(proj + "/", 0) != 0) hidden.push_back(proj + "/.murmur");
+    }
+    hs.isolation = isolation_for(workdir, capsule_folder(m), hidden);
     const std::string warning = isolation_warning(hs.isolation, m.name);
     if (!warning.empty()) std::cerr << "warning " << warning << "\n";
     hs.turn_timeout = std::chrono::seconds(inf.turn_timeout_secs);

@@ -205,9 +205,14 @@ TEST_CASE("an agent program cannot read another member's directory", "[process][
        "    print('denied: the other member directory')\n"
        "except FileNotFoundError:\n"
        "    print('no such directory')\n"
+       "try:\n"
+       "    os.listdir(sys.argv[1] + '/.murmur')\n"
+       "    print('read the project state')\n"
+       "except PermissionError:\n"
+       "    print('denied: the project state')\n"
        "open('mine.txt', 'w').write('ok')\n"
        "print('own directory writable')\n"},
-                       {"murmur.yaml", "inference:\n  transport: process\n  command: [python3, peek.py]\n"
+                       {"murmur.yaml", "inference:\n  transport: process\n  command: [python3, peek.py, " + p.f.project.path + "]\n"
                                        "lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: sleep}\n"
                                        "exports: {peer_tasks: {accept: true}}\nnetwork: {authentication: {scheme: bearer}}\n"}});
   p.script_capsule("h-lead2", "    - call: {member: peek, task: \"{{task}}\"}\n    - reply: \"{{answer.peek}}\"\n");
@@ -223,6 +228,7 @@ TEST_CASE("an agent program cannot read another member's directory", "[process][
     CHECK(r.out.find("read the other member directory") != std::string::npos);
   } else {
     CHECK(r.out.find("denied: the other member directory") != std::string::npos);
+    CHECK(r.out.find("denied: the project state") != std::string::npos);
   }
   CHECK(r.out.find("own directory writable") != std::string::npos);
 }
