@@ -111,7 +111,7 @@ Admission admit(const Roster& roster, const StoreRoots& stores) {
     auto resolved = resolve_capsule(stores, m.capsule, m.version);
     if (auto* miss = std::get_if<ResolveMiss>(&resolved))
       refuse(roster, "E-ROS-007", ref(m) + ": " + miss->why, miss->fix);
-    a.members.push_back(AdmittedMember{m, std::move(std::get<ResolvedCapsule>(resolved)), {}, {}});
+    a.members.push_back(AdmittedMember{m, std::move(std::get<ResolvedCapsule>(resolved)), {}, {}, {}});
   }
   // 7. Explicit rules: every callee consents; the lowest roster index is reported.
   std::set<std::pair<std::size_t, std::size_t>> edges;
@@ -170,10 +170,10 @@ Admission admit(const Roster& roster, const StoreRoots& stores) {
     for (std::size_t i = 0; i < allow.size(); ++i)
       if (std::find(m.callees.begin(), m.callees.end(), allow[i].name) != m.callees.end())
         refuse(roster, "E-ROS-010",
-               ref(m.declared) + ": capabilities.spawn.allow[" + std::to_string(i) + "] names the capsule '" +
-                 allow[i].name + "', which is also the name of member '" + allow[i].name + "' that " +
-                 m.declared.name + " may call; a delegation and a call would both answer as " +
-                 allow[i].name,
+               ref(m.declared) + ": capabilities.spawn.allow[" + std::to_string(i) + "]: the capsule " +
+                 allow[i].text() + " it may delegate to has the name of member '" + allow[i].name +
+                 "', which " + m.declared.name + " may call; a delegation and a call would both answer as {{answer." +
+                 allow[i].name + "}}",
                "rename member '" + allow[i].name + "' in the roster, or remove " + allow[i].text() +
                  " from " + m.declared.capsule + "'s capabilities.spawn.allow and reinstall it");
   }

@@ -333,8 +333,8 @@ TEST_CASE("E-ROS-010: a spawn.allow capsule named like a member its declarer may
   s.capsule("a", "");
   auto f = s.refusal(roster(m_lead + m_a, "  - {from: lead, to: [a]}\n"));
   check_code(f, "E-ROS-010",
-             "member 'lead' (lead-c@1.0.0): capabilities.spawn.allow[0] names the capsule 'a', which is also the name "
-             "of member 'a' that lead may call");
+             "member 'lead' (lead-c@1.0.0): capabilities.spawn.allow[0]: the capsule a@1.0.0 it may delegate to has "
+             "the name of member 'a', which lead may call; a delegation and a call would both answer as {{answer.a}}");
   CHECK(f.fix().find("rename member 'a'") != std::string::npos);
   CHECK(f.fix().find("a@1.0.0") != std::string::npos);
   // The same name is no clash when the declarer cannot call that member.
@@ -346,7 +346,8 @@ TEST_CASE("E-ROS-010: a spawn.allow capsule named like a member its declarer may
   t.capsule("worker-c", egress + "b@1.0.0]}}\n" + auth_door + "exports: {peer_tasks: {accept: true}}\n");
   t.capsule("b", "");
   check_code(t.refusal(roster(m_lead + m_a + m_b, "") + "reachability: all\n"), "E-ROS-010",
-             "member 'a' (worker-c@1.0.0): capabilities.spawn.allow[0] names the capsule 'b'");
+             "member 'a' (worker-c@1.0.0): capabilities.spawn.allow[0]: the capsule b@1.0.0 it may delegate to has the "
+             "name of member 'b', which a may call");
 }
 
 TEST_CASE("spawn.allow checks come after check 8, and 9 before 10", "[admission][spawn]") {
