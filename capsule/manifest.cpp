@@ -197,6 +197,35 @@ void parse_network_allow(const Value& v, std::vector<std::string>& out) {
   }
 }
 
+// capabilities.spawn.allow: each entry `name@version`, an exact version, never `self`, no name twice.
+void parse_spawn_allow(const Value& v, const std::string& self, std::vector<CapsuleRef>& out) {
+  const char* const form = "write each entry as <capsule>@<exact version>, e.g. helper@1.0.0";
+  std::vector<Value> items = v.items();
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const Value& item = items[i];
+    const std::string s = item.string();
+    const auto at = s.find('@');
+    if (at == std::string::npos || at == 0 || at + 1 == s.size())
+      item.fail("'" + s + "' is not <capsule>@<version>", form);
+    CapsuleRef ref{s.substr(0, at), s.substr(at + 1)};
+    if (auto p = names::capsule_name_problem(ref.name))
+      item.fail("'" + s + "': the capsule name '" + ref.name + "' " + *p, form);
+    if (auto p = names::version_problem(ref.version))
+      item.fail("'" + s + "': the version '" + ref.version + "' " + *p,
+                "pin the exact version the capsule is installed at, e.g. " + ref.name + "@1.0.0 (see mur list)");
+    if (ref.name == self)
+      item.fail("'" + s + "' names this capsule itself; a capsule may not delegate to itself",
+                "remove the entry");
+    for (std::size_t j = 0; j < out.size(); ++j)
+      if (out[j].name == ref.name)
+        item.fail("'" + s + "' names the capsule '" + ref.name + "' again (capabilities.spawn.allow[" +
+                    std::to_string(j) + "] is '" + out[j].text() +
+                    "'); a delegation names its child by capsule name, so each may be listed once",
+                  "keep one entry for " + ref.name);
+    out.push_back(std::move(ref));
+  }
+}
+
 Authentication parse_authentication(const Value& v) {
   v.expect_map({"scheme", "credentials"});
   Authentication a;
@@ -321,10 +350,14 @@ Manifest parse_manifest(const std::string& text, const std::string& label) {
     }
   }
   if (auto c = top.get("capabilities")) {
-    c->expect_map({"network"});
+    c->expect_map({"network", "spawn"});
     if (auto n = c->get("network")) {
       n->expect_map({"allow"});
       if (auto a = n->get("allow")) parse_network_allow(*a, m.network_allow);
+    }
+    if (auto sp = c->get("spawn")) {
+      sp->expect_map({"allow"});
+      if (auto a = sp->get("allow")) parse_spawn_allow(*a, m.name, m.spawn_allow);
     }
   }
   if (auto n = top.get("network")) {

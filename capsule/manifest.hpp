@@ -15,6 +15,13 @@
 // something (max ≥ 1, max_age > 0), so the task that just ended can always be read back (an
 // `after_task: exit` session reports its launch task from the door).
 //
+// Delegation targets: `capabilities.spawn.allow: ["<capsule>@<exact version>", …]` names the
+// capsules this one may delegate to (issue 13 item 1). Each entry is a valid capsule name and an
+// exact version (the roster's rule, capsule/capsule_names.hpp), never the capsule itself, and no
+// capsule name twice (the `delegate` tool and `{{answer.NAME}}` name a child by its capsule
+// name). Whether the entries are installed is admission's and doctor's to check (E-ROS-009).
+// spawn.allow combines freely with network.authentication. Nothing is spawned in this version.
+//
 // Codes: E-MAN-001 the file is missing, unreadable or not YAML; E-MAN-002 a key or value is
 // wrong; E-MAN-003 two keys contradict each other; E-CAP-001 a network.allow entry is malformed.
 #pragma once
@@ -104,6 +111,14 @@ struct Authentication {
   std::vector<DeclaredCredential> credentials; // in file order
 };
 
+// One `capabilities.spawn.allow` entry: a capsule at an exact version.
+struct CapsuleRef {
+  std::string name;
+  std::string version;
+  std::string text() const { return name + "@" + version; }
+  bool operator==(const CapsuleRef& o) const { return name == o.name && version == o.version; }
+};
+
 struct Retention {
   std::optional<int> max_sessions;
   std::optional<std::chrono::milliseconds> max_age;
@@ -117,6 +132,7 @@ struct Manifest {
   Lifecycle lifecycle;
   bool accepts_peer_tasks = false;
   std::vector<std::string> network_allow;
+  std::vector<CapsuleRef> spawn_allow; // capabilities.spawn.allow, in file order
   std::optional<Authentication> authentication;
   std::optional<Retention> retain;
   std::string folder; // the folder it was read from ("" when parsed from text alone)

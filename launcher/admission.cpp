@@ -28,6 +28,34 @@ std::string ref(const RosterMember& m) {
 
 } // namespace
 
+std::vector<ResolvedCapsule> resolve_spawn_allow(const Manifest& m, const StoreRoots& stores,
+                                                 const std::string& who) {
+  std::vector<ResolvedCapsule> out;
+  for (std::size_t i = 0; i < m.spawn_allow.size(); ++i) {
+    const CapsuleRef& c = m.spawn_allow[i];
+    auto resolved = resolve_capsule(stores, c.name, c.version);
+    if (auto* miss = std::get_if<ResolveMiss>(&resolved))
+      throw Failure("E-ROS-009",
+                    who + ": capabilities.spawn.allow[" + std::to_string(i) + "]: the capsule " + c.text() +
+                      " it may delegate to: " + miss->why,
+                    miss->fix);
+    out.push_back(std::move(std::get<ResolvedCapsule>(resolved)));
+  }
+  return out;
+}
+
+std::optional<Warning> spawn_not_run_warning(const Manifest& m, const std::string& who) {
+  if (m.spawn_allow.empty()) return std::nullopt;
+  std::vector<std::string> refs;
+  for (const auto& c : m.spawn_allow) refs.push_back(c.text());
+  return Warning{"W-RUN-009",
+                 who + " declares capabilities.spawn.allow (" + joined(refs) +
+                   "), but delegation does not run in this version of mur: it is checked, and no "
+                   "capsule is ever spawned",
+                 "expect no delegated children from " + m.name +
+                   "; have it call formation members instead, or remove capabilities.spawn.allow"};
+}
+
 Admission admit(const Roster& roster, const StoreRoots& stores) {
   const auto& ms = roster.members;
   std::map<std::string, std::size_t> index;
@@ -83,7 +111,7 @@ Admission admit(const Roster& roster, const StoreRoots& stores) {
     auto resolved = resolve_capsule(stores, m.capsule, m.version);
     if (auto* miss = std::get_if<ResolveMiss>(&resolved))
       refuse(roster, "E-ROS-007", ref(m) + ": " + miss->why, miss->fix);
-    a.members.push_back(AdmittedMember{m, std::move(std::get<ResolvedCapsule>(resolved)), {}, {}});
+    a.members.push_back(AdmittedMember{m, std::move(std::get<ResolvedCapsule>(resolved)), {}, {}, {}});
   }
   // 7. Explicit rules: every callee consents; the lowest roster index is reported.
   std::set<std::pair<std::size_t, std::size_t>> edges;
@@ -130,6 +158,24 @@ Admission admit(const Roster& roster, const StoreRoots& stores) {
   for (auto& m : a.members) { // callers in roster order
     std::sort(m.callers.begin(), m.callers.end(),
               [&](const std::string& x, const std::string& y) { return index[x] < index[y]; });
+  }
+
+  // 9. Every capabilities.spawn.allow entry resolves as a member would, bound to its bytes.
+  for (auto& m : a.members)
+    m.spawnable = resolve_spawn_allow(m.capsule.manifest, stores, roster.file + ": " + ref(m.declared));
+
+  // 10. A child and a callee are both named by their name ({{answer.NAME}}): never the same.
+  for (const auto& m : a.members) {
+    const auto& allow = m.capsule.manifest.spawn_allow;
+    for (std::size_t i = 0; i < allow.size(); ++i)
+      if (std::find(m.callees.begin(), m.callees.end(), allow[i].name) != m.callees.end())
+        refuse(roster, "E-ROS-010",
+               ref(m.declared) + ": capabilities.spawn.allow[" + std::to_string(i) + "]: the capsule " +
+                 allow[i].text() + " it may delegate to has the name of member '" + allow[i].name +
+                 "', which " + m.declared.name + " may call; a delegation and a call would both answer as {{answer." +
+                 allow[i].name + "}}",
+               "rename member '" + allow[i].name + "' in the roster, or remove " + allow[i].text() +
+                 " from " + m.declared.capsule + "'s capabilities.spawn.allow and reinstall it");
   }
 
   // W-ROS-001: more callers than tasks held at once.
@@ -191,6 +237,9 @@ Admission admit(const Roster& roster, const StoreRoots& stores) {
           "reaches a member that has ended",
         "in " + m.declared.capsule + "'s murmur.yaml set lifecycle.after_task: sleep, so it stays for the "
           "formation's later calls"});
+  // W-RUN-009: spawn.allow is declared and checked, but nothing is spawned in this version.
+  for (const auto& m : a.members)
+    if (auto w = spawn_not_run_warning(m.capsule.manifest, ref(m.declared))) a.warnings.push_back(std::move(*w));
   return a;
 }
 

@@ -5,10 +5,13 @@
 //   entry (E-ROS-002) → 4 every rule names members (E-ROS-004) → 5 no rule calls the entry
 //   member (E-ROS-008) → 6 every member resolves at its exact version, bytes matching the
 //   recorded sha256 (E-ROS-007) → 7 every callee of an explicit rule accepts peer tasks
-//   (E-ROS-005) → 8 with any edge, every member has an authenticated door (E-ROS-006).
+//   (E-ROS-005) → 8 with any edge, every member has an authenticated door (E-ROS-006) → 9 every
+//   `capabilities.spawn.allow` entry of every member resolves like a member (E-ROS-009) → 10 no
+//   spawn.allow capsule name is the name of a member that member may call (E-ROS-010).
 // Warnings (no refusal): W-ROS-001 a callee with more callers than tasks it holds at once,
 // W-RUN-008 a caller whose egress lacks localhost, W-ROS-002 a script calling outside its
-// edges, W-ROS-003 a callee whose lifecycle.after_task is exit (it ends after one task).
+// edges, W-ROS-003 a callee whose lifecycle.after_task is exit (it ends after one task),
+// W-RUN-009 a member that declares spawn.allow (delegation does not run in this version).
 // Checks 1–5 read no store. Within a check, members go in roster order. There is no lock
 // file here, so E-REG-005 does not exist.
 //
@@ -24,6 +27,7 @@
 #include "launcher/roster.hpp"
 #include "capsule/manifest.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +38,7 @@ struct AdmittedMember {
   ResolvedCapsule capsule;           // manifest + stored copy + sha256 it is bound to
   std::vector<std::string> callees;  // roster order
   std::vector<std::string> callers;  // roster order
+  std::vector<ResolvedCapsule> spawnable; // capabilities.spawn.allow, resolved, in its order
 };
 
 struct Edge {
@@ -58,10 +63,20 @@ struct Admission {
   const AdmittedMember& entry_member() const { return members[entry]; }
 };
 
-// Runs checks 2–8 on a parsed roster; throws Failure with the first refusal's code.
+// Check 9 for one capsule: each capabilities.spawn.allow entry resolved from `stores` (project
+// store, then global; sha256 checked), in order. Throws E-ROS-009 naming `who` (e.g.
+// "roster.yaml: member 'lead' (lead-c@1.0.0)") and the entry. `mur doctor` on a capsule folder
+// uses it too.
+std::vector<ResolvedCapsule> resolve_spawn_allow(const Manifest& m, const StoreRoots& stores,
+                                                 const std::string& who);
+
+// W-RUN-009 for a capsule that declares capabilities.spawn.allow; nullopt when it declares none.
+std::optional<Warning> spawn_not_run_warning(const Manifest& m, const std::string& who);
+
+// Runs checks 2–10 on a parsed roster; throws Failure with the first refusal's code.
 Admission admit(const Roster& roster, const StoreRoots& stores);
 
-// Checks 1–8: locate, parse and admit.
+// Checks 1–10: locate, parse and admit.
 Admission admit_roster_at(const std::string& roster_arg);
 
 } // namespace mur

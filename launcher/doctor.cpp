@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <optional>
 #include <sstream>
 
@@ -20,12 +21,13 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr int admission_checks = 8;
+constexpr int admission_checks = 10;
 
 // Which admission check (1-based, in order) a refusal code belongs to.
 int check_of(const std::string& code) {
   static const char* order[] = {"E-ROS-001", "E-ROS-003", "E-ROS-002", "E-ROS-004",
-                                "E-ROS-008", "E-ROS-007", "E-ROS-005", "E-ROS-006"};
+                                "E-ROS-008", "E-ROS-007", "E-ROS-005", "E-ROS-006",
+                                "E-ROS-009", "E-ROS-010"};
   for (int i = 0; i < admission_checks; ++i)
     if (code == order[i]) return i + 1;
   return 1;
@@ -102,10 +104,19 @@ Report examine(const ProjectPath& where) {
       Manifest m = load_manifest_dir(r.dir);
       r.capsule = m;
       check_templates(m, r.dir + "/murmur.yaml");
+      // spawn.allow entries resolve from the stores `mur run --capsule` would use: the project's
+      // (DIR's when it holds a roster, else the current directory's), then the global one.
+      std::error_code no_cwd;
+      const auto cwd = std::filesystem::current_path(no_cwd);
+      const std::string project = r.has_roster ? r.dir : no_cwd ? std::string(".") : cwd.string();
+      resolve_spawn_allow(m, StoreRoots::for_project(project), r.dir + "/murmur.yaml");
       ++r.passed;
-      if (!r.has_roster)
+      if (!r.has_roster) {
         for (auto& w : inference_warnings(m, "capsule " + m.name + "@" + m.version, process_env_lookup()))
           r.warnings.push_back(std::move(w));
+        if (auto w = spawn_not_run_warning(m, "capsule " + m.name + "@" + m.version))
+          r.warnings.push_back(std::move(*w));
+      }
     } catch (const Failure& f) {
       r.refusal = f;
     }

@@ -272,3 +272,91 @@ TEST_CASE("W-ROS-003: a callee whose lifecycle ends it after one task is warned 
   auto none = s.admit(roster(m_lead + m_a));
   for (const auto& w : none.warnings) CHECK(w.code != "W-ROS-003");
 }
+
+// capabilities.spawn.allow (issue 13 item 1): checks 9 and 10, and W-RUN-009.
+namespace {
+const std::string auth_door = "network: {authentication: {scheme: bearer}}\n";
+const std::string egress = "capabilities: {network: {allow: [localhost]}, spawn: {allow: [";
+} // namespace
+
+TEST_CASE("spawn.allow: an installed entry is admitted beside network.authentication, bound to its bytes", "[admission][spawn]") {
+  Stores s;
+  s.capsule("lead-c", egress + "helper@1.0.0, tool@2.0.0]}}\n" + auth_door);
+  s.callee("worker-c");
+  s.capsule("helper", "", /*global=*/false);             // project store
+  s.capsule("tool", "", /*global=*/true, "2.0.0");         // global store
+  s.capsule("helper", "description: global copy\n", true); // shadowed by the project's copy
+  auto a = s.admit(roster(m_lead + m_a, "  - {from: lead, to: [a]}\n"));
+  REQUIRE(a.members[0].spawnable.size() == 2);
+  CHECK(a.members[0].spawnable[0].manifest.name == "helper");
+  CHECK(a.members[0].spawnable[0].stored.scope == mur::StoreScope::project);
+  CHECK(a.members[0].spawnable[0].stored.sha256.size() == 64);
+  CHECK(a.members[0].spawnable[1].manifest.version == "2.0.0");
+  CHECK(a.members[0].spawnable[1].stored.scope == mur::StoreScope::global);
+  CHECK(a.members[1].spawnable.empty());
+  // Declared and checked, but not run: W-RUN-009 says so, once, for the member that declares it.
+  std::vector<mur::Warning> spawn;
+  for (const auto& w : a.warnings)
+    if (w.code == "W-RUN-009") spawn.push_back(w);
+  REQUIRE(spawn.size() == 1);
+  CHECK(spawn[0].message.find("member 'lead' (lead-c@1.0.0) declares capabilities.spawn.allow (helper@1.0.0, tool@2.0.0)") !=
+        std::string::npos);
+  CHECK(spawn[0].message.find("delegation does not run in this version") != std::string::npos);
+  CHECK_FALSE(spawn[0].fix.empty());
+}
+
+TEST_CASE("E-ROS-009: a spawn.allow entry that is not installed, or whose stored copy cannot be trusted", "[admission][spawn]") {
+  Stores s;
+  s.capsule("lead-c", egress + "helper@1.0.0, helper-two@2.0.0]}}\n" + auth_door);
+  s.callee("worker-c");
+  s.capsule("helper", "");
+  s.capsule("helper-two", ""); // 1.0.0 only: 2.0.0 is not installed
+  auto f = s.refusal(roster(m_lead + m_a, "  - {from: lead, to: [a]}\n"));
+  check_code(f, "E-ROS-009", "member 'lead' (lead-c@1.0.0): capabilities.spawn.allow[1]: the capsule helper-two@2.0.0");
+  CHECK(f.message().find("not installed at this version") != std::string::npos);
+  CHECK(f.fix().find("mur install") != std::string::npos);
+
+  Stores t; // a stored copy whose bytes changed since install is refused, not skipped
+  t.capsule("lead-c", egress + "helper@1.0.0]}}\n" + auth_door);
+  t.capsule("helper", "");
+  std::ofstream(fs::path(t.roots.global) / "helper/1.0.0/murmur.yaml", std::ios::app) << "# changed\n";
+  auto g = t.refusal(roster(m_lead));
+  check_code(g, "E-ROS-009", "capabilities.spawn.allow[0]: the capsule helper@1.0.0");
+  CHECK(g.message().find("cannot be used") != std::string::npos);
+  CHECK(g.fix().find("mur install <capsule folder> -g --force") != std::string::npos);
+}
+
+TEST_CASE("E-ROS-010: a spawn.allow capsule named like a member its declarer may call", "[admission][spawn]") {
+  Stores s;
+  s.capsule("lead-c", egress + "a@1.0.0]}}\n" + auth_door);
+  s.callee("worker-c");
+  s.capsule("a", "");
+  auto f = s.refusal(roster(m_lead + m_a, "  - {from: lead, to: [a]}\n"));
+  check_code(f, "E-ROS-010",
+             "member 'lead' (lead-c@1.0.0): capabilities.spawn.allow[0]: the capsule a@1.0.0 it may delegate to has "
+             "the name of member 'a', which lead may call; a delegation and a call would both answer as {{answer.a}}");
+  CHECK(f.fix().find("rename member 'a'") != std::string::npos);
+  CHECK(f.fix().find("a@1.0.0") != std::string::npos);
+  // The same name is no clash when the declarer cannot call that member.
+  auto ok = s.admit(roster(m_lead + m_a));
+  CHECK(ok.members[0].spawnable.size() == 1);
+  // Under reachability: all the implicit edges count: a may call b, so b may not be a child's name.
+  Stores t;
+  t.caller("lead-c");
+  t.capsule("worker-c", egress + "b@1.0.0]}}\n" + auth_door + "exports: {peer_tasks: {accept: true}}\n");
+  t.capsule("b", "");
+  check_code(t.refusal(roster(m_lead + m_a + m_b, "") + "reachability: all\n"), "E-ROS-010",
+             "member 'a' (worker-c@1.0.0): capabilities.spawn.allow[0]: the capsule b@1.0.0 it may delegate to has the "
+             "name of member 'b', which a may call");
+}
+
+TEST_CASE("spawn.allow checks come after check 8, and 9 before 10", "[admission][spawn]") {
+  Stores s;
+  s.capsule("lead-c", egress + "a@1.0.0]}}\n"); // public door, spawn entry not installed, and a clash
+  s.callee("worker-c");
+  CHECK(s.refusal(roster(m_lead + m_a, "  - {from: lead, to: [a]}\n")).code() == "E-ROS-006");
+  Stores t;
+  t.capsule("lead-c", egress + "a@1.0.0]}}\n" + auth_door);
+  t.callee("worker-c");
+  CHECK(t.refusal(roster(m_lead + m_a, "  - {from: lead, to: [a]}\n")).code() == "E-ROS-009");
+}

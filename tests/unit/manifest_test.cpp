@@ -219,3 +219,50 @@ TEST_CASE("no manifest input crashes", "[manifest]") {
     }
   }
 }
+
+TEST_CASE("capabilities.spawn.allow: capsules at exact versions, beside network.authentication", "[manifest][spawn]") {
+  Manifest m = parse_manifest(head + "capabilities:\n  network: {allow: [localhost]}\n"
+                                     "  spawn: {allow: [helper@1.0.0, \"tool-2@2.1.0-rc.1+b7\"]}\n"
+                                     "network: {authentication: {scheme: bearer}}\n",
+                              "murmur.yaml");
+  REQUIRE(m.spawn_allow.size() == 2);
+  CHECK(m.spawn_allow[0] == mur::CapsuleRef{"helper", "1.0.0"});
+  CHECK(m.spawn_allow[1].name == "tool-2");
+  CHECK(m.spawn_allow[1].version == "2.1.0-rc.1+b7");
+  CHECK(m.spawn_allow[1].text() == "tool-2@2.1.0-rc.1+b7");
+  CHECK(m.authentication);
+  CHECK(parse_manifest(head, "m").spawn_allow.empty());
+  CHECK(parse_manifest(head + "capabilities: {spawn: {allow: []}}\n", "m").spawn_allow.empty());
+  CHECK(parse_manifest(head + "capabilities: {spawn: {}}\n", "m").spawn_allow.empty());
+}
+
+TEST_CASE("capabilities.spawn.allow refusals name the entry (E-MAN-002)", "[manifest][spawn]") {
+  auto allow = [](const std::string& entries) { return head + "capabilities: {spawn: {allow: [" + entries + "]}}\n"; };
+  // not name@version
+  refused(allow("helper"), "E-MAN-002", "capabilities.spawn.allow[0]: 'helper' is not <capsule>@<version>");
+  refused(allow("'@1.0.0'"), "E-MAN-002", "capabilities.spawn.allow[0]: '@1.0.0' is not <capsule>@<version>");
+  refused(allow("ok@1.0.0, 'helper@'"), "E-MAN-002", "capabilities.spawn.allow[1]: 'helper@' is not");
+  // not a valid capsule name
+  refused(allow("Helper@1.0.0"), "E-MAN-002", "allow[0]: 'Helper@1.0.0': the capsule name 'Helper' may hold only");
+  refused(allow("-helper@1.0.0"), "E-MAN-002", "the capsule name '-helper' may not start or end with '-'");
+  refused(allow("'a/b@1.0.0'"), "E-MAN-002", "the capsule name 'a/b'");
+  // not an exact version: floating tags and ranges
+  for (const char* v : {"latest", "Stable", "EDGE"})
+    refused(allow(std::string("helper@") + v), "E-MAN-002", "is a floating tag");
+  for (const char* v : {"'helper@^1.0'", "'helper@~1.2'", "'helper@>=1.0'", "'helper@1.*'", "'helper@1.0 - 2.0'",
+                        "'helper@1.0 || 2.0'", "'helper@1@2'"})
+    refused(allow(v), "E-MAN-002", "capabilities.spawn.allow[0]: 'helper@");
+  refused(allow("'helper@.1'"), "E-MAN-002", "may not start with '.'");
+  // the capsule itself, at any version
+  refused(allow("worker@1.0.0"), "E-MAN-002", "allow[0]: 'worker@1.0.0' names this capsule itself");
+  refused(allow("helper@1.0.0, worker@2.0.0"), "E-MAN-002", "allow[1]: 'worker@2.0.0' names this capsule itself");
+  // a repeated entry, or the same capsule at two versions
+  refused(allow("helper@1.0.0, tool@1.0.0, helper@1.0.0"), "E-MAN-002",
+          "capabilities.spawn.allow[2]: 'helper@1.0.0' names the capsule 'helper' again (capabilities.spawn.allow[0]");
+  refused(allow("helper@1.0.0, helper@1.1.0"), "E-MAN-002", "allow[1]: 'helper@1.1.0' names the capsule 'helper' again");
+  // shape
+  refused(head + "capabilities: {spawn: {allow: helper@1.0.0}}\n", "E-MAN-002", "capabilities.spawn.allow: must be a list");
+  refused(head + "capabilities: {spawn: {allow: [[helper, 1.0.0]]}}\n", "E-MAN-002", "capabilities.spawn.allow[0]");
+  refused(head + "capabilities: {spawn: {deny: [helper@1.0.0]}}\n", "E-MAN-002", "capabilities.spawn");
+  refused(head + "capabilities: {spawn: [helper@1.0.0]}\n", "E-MAN-002", "capabilities.spawn");
+}
