@@ -12,11 +12,11 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
+import { startReplay } from './start_replay.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const index = JSON.parse(readFileSync(join(here, 'fixtures', 'fixtures.json'), 'utf8'));
@@ -25,18 +25,7 @@ let server;
 let endpoint;
 
 before(async () => {
-  server = spawn(process.execPath, [join(here, 'replay_server.mjs'), '--port', '0'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  endpoint = await new Promise((resolve, reject) => {
-    let out = '';
-    server.stdout.on('data', (c) => {
-      out += c;
-      const nl = out.indexOf('\n');
-      if (nl >= 0) resolve(out.slice(0, nl));
-    });
-    server.on('exit', (code) => reject(new Error(`replay server exited (${code})`)));
-  });
+  ({ server, endpoint } = await startReplay());
 });
 
 after(() => {

@@ -9,10 +9,10 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
+import { startReplay } from './start_replay.mjs';
 import { conversationOf, fencedAnswers, fill } from './scenario.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -22,18 +22,7 @@ let endpoint;
 let base;
 
 before(async () => {
-  server = spawn(process.execPath, [join(here, 'replay_server.mjs'), '--port', '0'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  endpoint = await new Promise((resolve, reject) => {
-    let out = '';
-    server.stdout.on('data', (c) => {
-      out += c;
-      const nl = out.indexOf('\n');
-      if (nl >= 0) resolve(out.slice(0, nl));
-    });
-    server.on('exit', (code) => reject(new Error(`replay server exited (${code})`)));
-  });
+  ({ server, endpoint } = await startReplay());
   base = endpoint.replace(/\/v1$/, '');
 });
 
