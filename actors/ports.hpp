@@ -7,6 +7,8 @@
 // actors/id_clock.hpp for why) but is injected the same way, through each *Setup.
 // CAF 0.17 note: assign a handle of a wider interface through the narrower type's constructor
 // (`port = spawn_port{wider}`); typed_actor's converting operator= in 0.17.6 returns nothing.
+// CAF 0.17 note: a port that answers later and also pushes to its requester (ModelText, TaskEvent)
+// must read `current_sender()` before `make_response_promise()`, which takes the sender over.
 // Seed: "the world (processes, sockets, files, clocks) sits behind adapters" (ARCHITECTURE.md).
 #pragma once
 
