@@ -28,6 +28,13 @@ RunningRecord find_session(const TokenQuery& q) {
                 "list running formations and their members with mur ps");
 }
 
+// The one place a token reaches stdout: `mur token` exists to hand the operator a credential
+// for an external A2A client (issue 15 item 4); nothing else prints one.
+int print_token(const DoorToken& token) {
+  std::cout << token.expose() << "\n";
+  return exit_ok;
+}
+
 } // namespace
 
 int cmd_token(const TokenQuery& q) {
@@ -42,14 +49,12 @@ int cmd_token(const TokenQuery& q) {
     throw Failure("E-TOK-002", whose + " has a public door: it takes no credential",
                   "call it without one, or declare network.authentication in its capsule's murmur.yaml");
   if (q.credential == "operator") {
-    std::cout << rec.operator_token->expose() << "\n";
-    return exit_ok;
+    return print_token(*rec.operator_token);
   }
   std::string names = "operator";
   for (const auto& [name, token] : rec.credential_tokens) {
     if (name == q.credential) {
-      std::cout << token.expose() << "\n";
-      return exit_ok;
+      return print_token(token);
     }
     names += ", " + name;
   }

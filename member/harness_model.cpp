@@ -8,6 +8,7 @@
 #include "messages/base64url.hpp"
 #include "messages/model_turn.hpp"
 #include "os/harness_run.hpp"
+#include "os/process_spawn.hpp"
 
 #include <caf/all.hpp>
 #include <nlohmann/json.hpp>
@@ -84,11 +85,7 @@ std::vector<std::string> program_env(const HarnessSetup& s) {
   for (const char* name : {"PATH", "HOME", "LANG", "LC_ALL", "TZ", "USER", "TMPDIR"})
     if (const char* v = std::getenv(name)) env.push_back(std::string(name) + "=" + v);
   if (std::getenv("PATH") == nullptr) env.push_back("PATH=/usr/local/bin:/usr/bin:/bin");
-  for (const auto& [name, value] : s.env) {
-    const std::string prefix = name + "=";
-    env.erase(std::remove_if(env.begin(), env.end(), [&](const std::string& e) { return e.rfind(prefix, 0) == 0; }), env.end());
-    env.push_back(prefix + value);
-  }
+  for (const auto& [name, value] : s.env) set_env_entry(env, name, value);
   return env;
 }
 

@@ -16,7 +16,6 @@
 #include "messages/task_progress.hpp"
 #include "messages/trace_event.hpp"
 
-#include <caf/all.hpp>
 #include <nlohmann/json.hpp>
 
 #include <map>

@@ -1,0 +1,87 @@
+// The loopback tool server's protocol (http/mcp_server.hpp): the order of judgement before the
+// body is read, and the MCP methods it answers.
+#include "http/mcp_server.hpp"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+using namespace mur;
+using json = nlohmann::json;
+
+namespace {
+
+const std::vector<McpTurn> turns{{"tok-one", {"coder", "tester"}}, {"tok-two", {}}};
+
+PlainRequest post(std::string body, std::string token = "tok-one", std::vector<std::pair<std::string, std::string>> extra = {}) {
+  PlainRequest r;
+  r.method = "POST";
+  r.target = "/mcp";
+  r.headers = {{"Content-Type", "application/json"}};
+  if (!token.empty()) r.headers.emplace_back("Authorization", "Bearer " + token);
+  for (auto& h : extra) r.headers.push_back(h);
+  r.body = std::move(body);
+  return r;
+}
+
+PlainAnswer answer(const PlainRequest& r) {
+  auto step = mcp_step(r, turns);
+  REQUIRE(std::holds_alternative<PlainAnswer>(step));
+  return std::get<PlainAnswer>(step);
+}
+
+json rpc(const std::string& method, json params = json::object(), json id = 1) {
+  return json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}};
+}
+
+} // namespace
+
+TEST_CASE("mcp: path, method, origin and token are judged before the body is read", "[mcp]") {
+  const std::string junk = "{not json";
+  PlainRequest wrong_path = post(junk);
+  wrong_path.target = "/other";
+  CHECK(answer(wrong_path).status == 404);
+  PlainRequest get = post(junk);
+  get.method = "GET";
+  CHECK(answer(get).status == 405);
+  CHECK(answer(post(junk, "tok-one", {{"Origin", "http://evil.example"}})).status == 403);
+  CHECK(answer(post(junk, "tok-one", {{"Origin", "http://127.0.0.1:8080"}})).status == 400); // then the body
+  CHECK(answer(post(junk, "")).status == 401);
+  CHECK(answer(post(junk, "tok-on")).status == 401);
+  const auto refused = answer(post(junk, "tok-one-and-more"));
+  CHECK(refused.status == 401);
+  CHECK(refused.headers.at(0).first == "Content-Type");
+  CHECK(answer(post(junk, "tok-one", {{"MCP-Protocol-Version", "1999-01-01"}})).status == 400);
+  PlainRequest text = post(rpc("ping").dump());
+  text.headers.at(0).second = "text/plain";
+  CHECK(answer(text).status == 415);
+}
+
+TEST_CASE("mcp: initialize, notifications, ping, tools/list and tools/call", "[mcp]") {
+  const json init = json::parse(answer(post(rpc("initialize", {{"protocolVersion", "2025-11-25"}}).dump())).body);
+  CHECK(init["result"]["protocolVersion"] == "2025-11-25");
+  CHECK(init["result"]["capabilities"].contains("tools"));
+  CHECK(answer(post(json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}.dump())).status == 202);
+  CHECK(json::parse(answer(post(rpc("ping").dump())).body)["result"] == json::object());
+
+  const json listed = json::parse(answer(post(rpc("tools/list").dump())).body);
+  REQUIRE(listed["result"]["tools"].size() == 2);
+  CHECK(listed["result"]["tools"][0]["name"] == "call-member");
+  CHECK(listed["result"]["tools"][0]["inputSchema"]["properties"]["member"]["enum"] == json({"coder", "tester"}));
+  // The second turn's member may call nobody: no tools, and call-member is unknown there.
+  CHECK(json::parse(answer(post(rpc("tools/list").dump(), "tok-two")).body)["result"]["tools"].empty());
+  CHECK(json::parse(answer(post(rpc("tools/call", {{"name", "call-member"}}).dump(), "tok-two")).body)["error"]["code"] == -32602);
+
+  auto step = mcp_step(post(rpc("tools/call", {{"name", "call-member"}, {"arguments", {{"member", "coder"}, {"task", "x"}}}}, 7).dump()), turns);
+  REQUIRE(std::holds_alternative<McpCallFor>(step));
+  const auto& call = std::get<McpCallFor>(step);
+  CHECK(call.turn == 0);
+  CHECK(call.call.id == 7);
+  CHECK(call.call.call.name == "call-member");
+  CHECK(json::parse(call.call.call.arguments) == json{{"member", "coder"}, {"task", "x"}});
+  const json reply = json::parse(mcp_tool_answer(7, ToolReply{"refused", true}).body);
+  CHECK(reply["result"]["isError"] == true);
+  CHECK(reply["result"]["content"][0]["text"] == "refused");
+
+  CHECK(json::parse(answer(post(rpc("resources/list").dump())).body)["error"]["code"] == -32601);
+  CHECK(json::parse(answer(post(json::array().dump())).body)["error"]["code"] == -32600);
+}
