@@ -14,6 +14,7 @@
 
 #include "actors/atoms.hpp"
 #include "messages/a2a_task.hpp"
+#include "messages/child_spawn.hpp"
 #include "messages/door_call.hpp"
 #include "messages/door_request.hpp"
 #include "messages/formation_messages.hpp"
@@ -61,6 +62,12 @@ using spawn_port = caf::typed_actor<caf::replies_to<SpawnMember, BundleRef>::wit
 // What a spawn port tells its requester (the launcher) about the members it started.
 using spawn_listener = caf::typed_actor<caf::reacts_to<spawned_atom, std::string, std::int64_t>,
                                         caf::reacts_to<MemberExited>>;
+
+// The child port: starts a delegated sub-capsule for one delegation and ends it (messages/
+// child_spawn.hpp). Real: member/child_spawner.cpp (a one-task `mur run` process holding a
+// spawner lifeline); simulated: tests/sim/sim_world.cpp.
+using child_port = caf::typed_actor<caf::replies_to<StartChild>::with<ChildStarted, Bearer>,
+                                    caf::reacts_to<EndChild>>;
 
 // Where the launcher reports its progress. Real: launcher/cmd_run_roster.cpp (prints);
 // simulated: spawn_progress_log in tests/sim/sim_world.cpp.

@@ -69,6 +69,8 @@ HttpCall make_call(network_actor* self, std::uint64_t local, const DoorCallTo& t
     if (bearer.token) {
       call.headers.push_back("Authorization: Bearer " + bearer.token->expose());
       call.headers.push_back("x-murmur-task-origin: peer");
+    } else if (bearer.door_token) {
+      call.headers.push_back("Authorization: Bearer " + bearer.door_token->expose());
     }
     const bool stream = req.method == "SubscribeToTask" || req.method == "SendStreamingMessage";
     call.timeout = stream ? 0ms : 30s;

@@ -1,6 +1,7 @@
 #include "messages/message_types.hpp"
 
 #include "messages/a2a_task.hpp"
+#include "messages/child_spawn.hpp"
 #include "messages/door_call.hpp"
 #include "messages/door_request.hpp"
 #include "messages/formation_messages.hpp"

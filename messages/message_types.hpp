@@ -44,6 +44,9 @@ struct MemberStarted;
 struct MemberExited;
 struct KillMember;
 struct SendAddresses;
+struct StartChild;
+struct ChildStarted;
+struct EndChild;
 struct FormationProgress;
 enum class LauncherDeadline : std::uint8_t;
 
@@ -84,6 +87,9 @@ CAF_BEGIN_TYPE_ID_BLOCK(mur, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(mur, (mur::MemberExited))
   CAF_ADD_TYPE_ID(mur, (mur::KillMember))
   CAF_ADD_TYPE_ID(mur, (mur::SendAddresses))
+  CAF_ADD_TYPE_ID(mur, (mur::StartChild))
+  CAF_ADD_TYPE_ID(mur, (mur::ChildStarted))
+  CAF_ADD_TYPE_ID(mur, (mur::EndChild))
   CAF_ADD_TYPE_ID(mur, (mur::FormationProgress))
   CAF_ADD_TYPE_ID(mur, (mur::LauncherDeadline))
 

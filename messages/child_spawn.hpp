@@ -1,0 +1,44 @@
+// child_spawn.hpp — what a member's egress asks of its child port to delegate a task to a
+// sub-capsule, and what the port answers.
+//
+// Invariant: a child is started for exactly one delegation (named by its `mcl_` call id, from
+// StartChild to EndChild) from an entry of the capsule's own `capabilities.spawn.allow`; the port
+// answers StartChild once, with the child's session and door (ChildStarted, `failure` empty) and
+// its operator credential (a Bearer: unprintable, never in a trace), or with the reason it could
+// not start (`failure` set, no credential). EndChild ends the child — closing its spawner
+// lifeline — whatever it was doing; the port sends nothing more for that call.
+// Seed: "A sub-capsule a member delegates to is not a member: it shares the formation's id and
+// nothing else. It ends with the member that started it, through a lifeline of its own whose
+// other end only that member's process holds" (formations.txt, "How a formation ends").
+#pragma once
+
+#include "messages/message_fields.hpp"
+
+#include <cstdint>
+#include <string>
+
+namespace mur {
+
+struct StartChild {
+  std::string call_id;  // the delegation's mcl_ id
+  std::string capsule;  // its name, from spawn.allow
+  std::string version;  // its exact version, from spawn.allow
+  std::string task_id;  // the delegating task (for the child's trace: who spawned it)
+  MUR_FIELDS(call_id, capsule, version, task_id)
+};
+
+struct ChildStarted {
+  std::string call_id;
+  std::string session_id; // the child's ses_
+  std::string url;        // its door (never shown to a model or a trace)
+  std::int64_t pid = 0;
+  std::string failure;    // "" ⇒ started; else why not (for the model: a sentence, no secret)
+  MUR_FIELDS(call_id, session_id, url, pid, failure)
+};
+
+struct EndChild {
+  std::string call_id;
+  MUR_FIELDS(call_id)
+};
+
+} // namespace mur
