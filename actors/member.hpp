@@ -52,6 +52,8 @@ struct MemberSetup {
   supervisor_port supervisor;                      // told each task's end, TaskEvent{launch task}
                                                    // once it ended, then (ended_atom, member, code)
   IdClockSpec ids;                                 // for its door and its tasks
+  std::vector<SpawnTarget> spawnable;              // capabilities.spawn.allow, in its order
+  child_port children;                             // starts them (null: no delegation)
 };
 
 // Answers (caf::get_atom) with its door actor; accepts (address_atom, vector<MemberText>).

@@ -57,6 +57,8 @@ MemberSetup member_setup(const Manifest& m, const LaunchOptions& o, MemberPorts 
   ms.model = std::move(ports.model);
   ms.supervisor = std::move(ports.supervisor);
   ms.ids = ports.ids;
+  ms.children = std::move(ports.children);
+  for (const auto& s : m.spawn_allow) ms.spawnable.push_back(SpawnTarget{s.name, s.version});
   return ms;
 }
 

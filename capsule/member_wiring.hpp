@@ -40,6 +40,7 @@ struct MemberPorts {
   model_port model;
   supervisor_port supervisor;
   IdClockSpec ids;
+  child_port children; // starts delegated sub-capsules (null: the capsule cannot delegate)
 };
 
 // The acceptance policy of the manifest, the entry rule and the overrides. Throws mur::Failure

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace mur {
 
@@ -34,6 +35,12 @@ struct ChildStarted {
   std::int64_t pid = 0;
   std::string failure;    // "" ⇒ started; else why not (for the model: a sentence, no secret)
   MUR_FIELDS(call_id, session_id, url, pid, failure)
+};
+
+// One `capabilities.spawn.allow` entry as the runtime hands it on (not a message).
+struct SpawnTarget {
+  std::string capsule;
+  std::string version;
 };
 
 struct EndChild {
