@@ -70,8 +70,8 @@ void wind_down(member_actor* self, const char* cause) {
   self->request(st.door, caf::infinite, winddown_atom_v)
     .then(
       [=](std::int32_t was_running) {
-        const bool formation = why == "formation_ended";
-        end_session(self, was_running > 0 ? (formation ? "formation_ended" : "canceled") : "ok");
+        const bool lifeline = why == "formation_ended" || why == "spawner_ended";
+        end_session(self, was_running > 0 ? (lifeline ? why : std::string("canceled")) : "ok");
       },
       [=](const caf::error&) { end_session(self, "failed"); });
 }
@@ -93,7 +93,11 @@ member_handle::behavior_type member(member_actor* self, MemberSetup setup) {
 
   json start{{"capsule_name", st.setup.capsule_name}, {"capsule_version", st.setup.capsule_version},
              {"max_turns", st.setup.max_turns}};
-  if (!st.setup.formation_id.empty()) {
+  if (!st.setup.spawned_by.empty()) { // a delegated child: the formation's id and nothing else
+    if (!st.setup.formation_id.empty()) start["formation_id"] = st.setup.formation_id;
+    start["spawned_by"] = st.setup.spawned_by;
+    start["delegation"] = st.setup.delegation_id;
+  } else if (!st.setup.formation_id.empty()) {
     start["formation_id"] = st.setup.formation_id;
     start["formation_member"] = st.setup.member;
     start["formation_callees"] = callees;
@@ -164,6 +168,11 @@ member_handle::behavior_type member(member_actor* self, MemberSetup setup) {
       auto& s = self->state;
       if (s.lifeline_closed || s.phase != Phase::serving) return; // after a SIGTERM: nothing
       s.lifeline_closed = true;
+      if (!s.setup.spawned_by.empty()) { // the spawner lifeline: its parent's process is gone or let it go
+        trace(self, "spawner_ended", {{"spawned_by", s.setup.spawned_by}});
+        wind_down(self, "spawner_ended");
+        return;
+      }
       trace(self, "formation_ended", {{"formation_id", s.setup.formation_id}});
       wind_down(self, "formation_ended");
     },

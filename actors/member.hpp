@@ -1,7 +1,8 @@
 // member.hpp — the member actor: one session, its door, its egress, its tasks, and how it ends.
 //
 // State table:
-//   serving      --lifeline_atom-->  record formation_ended FIRST, then wind down
+//   serving      --lifeline_atom-->  record formation_ended FIRST (a delegated child: spawner_ended
+//                                     {spawned_by}), then wind down
 //   serving      --sigterm_atom-->   wind down (a second one ends at once)
 //   serving      --deadline_atom-->  wind down
 //   serving      --ended_atom (door: after_task exit, nothing left)--> end
@@ -52,6 +53,9 @@ struct MemberSetup {
   supervisor_port supervisor;                      // told each task's end, TaskEvent{launch task}
                                                    // once it ended, then (ended_atom, member, code)
   IdClockSpec ids;                                 // for its door and its tasks
+  std::string spawned_by;                          // a delegated child: its parent's session ("" otherwise);
+                                                   // its lifeline is then the spawner lifeline
+  std::string delegation_id;                       // a delegated child: the dlg_ id it serves
   std::vector<SpawnTarget> spawnable;              // capabilities.spawn.allow, in its order
   child_port children;                             // starts them (null: no delegation)
 };

@@ -158,6 +158,8 @@ int dispatch(int argc, char** argv) {
   auto* accept_opt = run->add_option("--lifecycle-task-acceptance", one.task_acceptance, "")->group("");
   auto* after_opt = run->add_option("--lifecycle-after-task", one.after_task, "")->group("");
   auto* entry_opt = run->add_flag("--formation-entry", one.formation_entry, "")->group("");
+  // A delegated child: its grant arrives on stdin (docs/delegation.md, "The child process").
+  auto* grant_opt = run->add_flag("--spawn-grant-stdin", one.spawn_grant_stdin, "")->group("");
 
   // send / stop / ps / trace
   std::string target, text;
@@ -267,7 +269,7 @@ int dispatch(int argc, char** argv) {
       for (const auto* o : {accept_opt, after_opt})
         refuse_in_mode(o, mode, "each member's lifecycle is its manifest's (the launcher sets the entry's)");
       refuse_in_mode(port_opt, mode, "every member's door takes a port of its own; see them with mur ps");
-      for (const auto* o : {sha_opt, store_opt, entry_opt})
+      for (const auto* o : {sha_opt, store_opt, entry_opt, grant_opt})
         refuse_in_mode(o, mode, "it is the launcher's own flag for the members it starts");
     } else {
       if (capsule.empty() && manifest_dir.empty())

@@ -249,13 +249,4 @@ void add_spawn_error_category(caf::actor_system_config& cfg) {
   });
 }
 
-std::string self_binary() {
-  char buf[PATH_MAX];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return "/proc/self/exe";
-  std::string path(buf, std::size_t(n));
-  if (::access(path.c_str(), X_OK) != 0) return "/proc/self/exe"; // replaced on disk: the running image
-  return path;
-}
-
 } // namespace mur

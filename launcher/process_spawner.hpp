@@ -18,6 +18,7 @@
 #pragma once
 
 #include "actors/ports.hpp"
+#include "os/process_spawn.hpp" // self_binary()
 
 #include <caf/fwd.hpp>
 
@@ -53,8 +54,5 @@ spawn_port spawn_process_spawner(caf::actor_system& sys, ProcessSpawnerSetup set
 
 // Registers the error category the port's refusals use, so they render as their reason.
 void add_spawn_error_category(caf::actor_system_config& cfg);
-
-// This binary's path (/proc/self/exe resolved).
-std::string self_binary();
 
 } // namespace mur

@@ -11,6 +11,8 @@
 
 #include <caf/all.hpp>
 
+#include <cstdlib>
+
 #include <functional>
 #include <future>
 #include <iostream>
@@ -85,6 +87,24 @@ JoinedFormation join_formation() {
     std::cerr << "warning[W-RUN-007]: this session is in formation " << f.id
               << " but has no lifeline; it will not end with the formation\n";
   }
+  return f;
+}
+
+JoinedFormation join_as_child() {
+  JoinedFormation f;
+  auto lookup = [](const char* name) -> const char* { return std::getenv(name); };
+  auto lifeline = read_spawner_lifeline(lookup);
+  if (!lifeline)
+    throw Failure("E-RUN-046", std::string(SPAWNER_LIFELINE_ENV) + " is not set: a delegated child needs its spawner lifeline",
+                  "--spawn-grant-stdin is for a delegating member starting its child; run the capsule without it");
+  ::unsetenv(SPAWNER_LIFELINE_ENV); // nothing this child starts reads it (its fd is close-on-exec)
+  f.lifeline_fd = UniqueFd(*lifeline);
+  auto env = read_formation_env_once();
+  if (!env) return f;
+  if (env->channel_fd || env->lifeline_fd)
+    throw Failure("E-RUN-046", "a delegated child was handed a formation channel or lifeline",
+                  "a child shares only the formation's id: only MURMUR_FORMATION_ID and MURMUR_SPAWNER_LIFELINE may be set");
+  f.id = env->formation_id;
   return f;
 }
 

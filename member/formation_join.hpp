@@ -42,6 +42,13 @@ struct JoinedFormation {
 // Throws mur::Failure E-RUN-046 when the channel's first line is refused.
 JoinedFormation join_formation();
 
+// A delegated child (`mur run --spawn-grant-stdin`): the formation's id when its parent was in one
+// (MURMUR_FORMATION_ID) and nothing else — no channel, no bundle, no formation lifeline, no
+// W-RUN-007 — and its spawner lifeline (MURMUR_SPAWNER_LIFELINE, required), watched like a
+// formation lifeline from attach_member on (`has_lifeline` stays false: it is not the
+// formation's). Throws mur::Failure E-RUN-044 / E-RUN-046.
+JoinedFormation join_as_child();
+
 // From now on address lines go to `member`, and the lifeline is watched on its behalf.
 void attach_member(JoinedFormation& formation, const member_handle& member);
 

@@ -7,6 +7,8 @@
 #include "http/curl_pool.hpp"
 #include "http/door_network.hpp"
 #include "http/door_server.hpp"
+#include "member/child_process.hpp"
+#include "member/child_spawner.hpp"
 #include "member/formation_join.hpp"
 #include "capsule/manifest.hpp"
 #include "capsule/member_wiring.hpp"
@@ -22,10 +24,15 @@
 #include "messages/formation_verifier.hpp"
 #include "messages/ids.hpp"
 #include "messages/model_turn.hpp"
+#include "messages/spawn_grant.hpp"
+#include "os/process_spawn.hpp"
 
 #include <caf/all.hpp>
 #include <nlohmann/json.hpp>
 
+#include <sodium.h>
+
+#include <cerrno>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -104,18 +111,45 @@ struct Session {
   model_port model;
   member_handle member;
   std::unique_ptr<DoorServer> server;
+  child_port children;                          // null unless the capsule may delegate
+  std::shared_ptr<ChildProcesses> child_processes;
 };
+
+// The grant of a delegated child: one line on stdin, read to its end (bounded), then wiped.
+SpawnGrant read_grant_from_stdin() {
+  std::string buf;
+  char chunk[512];
+  for (;;) {
+    const ssize_t n = ::read(0, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    buf.append(chunk, static_cast<std::size_t>(n));
+    if (buf.size() > SPAWN_GRANT_MAX_BYTES) break;
+  }
+  sodium_memzero(chunk, sizeof chunk);
+  try {
+    SpawnGrant g = parse_spawn_grant(buf);
+    sodium_memzero(buf.data(), buf.size());
+    return g;
+  } catch (...) {
+    sodium_memzero(buf.data(), buf.size());
+    throw;
+  }
+}
 
 // Serving: session directory, door tokens, the member actor wired by member_setup(), its door on
 // HTTP, the running record, the readiness line. Throws mur::Failure before the door serves.
 Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manifest& m,
-              const RunCapsuleOptions& o, const LaunchOptions& launch, const JoinedFormation& formation) {
+              const RunCapsuleOptions& o, const LaunchOptions& launch, const JoinedFormation& formation,
+              const SpawnGrant* grant) {
   Session s;
   s.id = launch.session_id;
   s.workdir = o.workdir.empty() ? current_dir() : o.workdir;
   s.dir = make_session_dir(s.workdir, s.id);
 
-  auto issuer = std::make_shared<DoorTokenIssuer>();
+  // A delegated child's door trusts the key its parent drew (the parent holds its operator token).
+  auto issuer = grant ? std::make_shared<DoorTokenIssuer>(grant->key.bytes()) : std::make_shared<DoorTokenIssuer>();
+  const bool authenticated = m.authentication.has_value() || grant != nullptr;
   std::vector<DoorGrant> grants;
   if (m.authentication)
     for (const auto& c : m.authentication->credentials) grants.push_back({c.name, c.scopes});
@@ -123,7 +157,7 @@ Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manif
   std::vector<std::pair<std::string, DoorToken>> credential_tokens; // kept in the running record only
   try {
     auto issued = issuer->issue(grants);
-    if (m.authentication) operator_token = issued.at(0).token;
+    if (authenticated) operator_token = issued.at(0).token;
     for (std::size_t i = 1; i < issued.size(); ++i) credential_tokens.emplace_back(issued[i].grant.credential, issued[i].token);
   } catch (const std::invalid_argument& e) {
     throw Failure("E-MAN-002", std::string("network.authentication.credentials: ") + e.what(), "fix the manifest");
@@ -138,8 +172,26 @@ Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manif
   s.network = spawn_door_network(sys, pool);
   s.trace = spawn_trace_recorder(sys, s.id, trace_file_sink(s.dir));
   const supervisor_port supervisor = spawn_result_writer(sys, s.dir, waiter);
-  MemberSetup ms = member_setup(m, launch, MemberPorts{s.trace, s.network, s.model, supervisor, IdClockSpec{}});
+  if (!m.spawn_allow.empty()) { // the real child port: this process starts and ends the children
+    ChildSpawnerSetup cs;
+    cs.program = self_binary();
+    cs.store_root = o.store_root.empty() ? current_dir() : o.store_root;
+    cs.session_dir = s.dir.path;
+    cs.session_id = s.id;
+    cs.formation_id = formation.id;
+    cs.env = current_environment();
+    for (const auto& t : m.spawn_allow) cs.allowed.push_back(SpawnTarget{t.name, t.version});
+    s.child_processes = std::make_shared<ChildProcesses>();
+    cs.processes = s.child_processes;
+    s.children = spawn_child_spawner(sys, std::move(cs));
+  }
+  MemberSetup ms = member_setup(m, launch, MemberPorts{s.trace, s.network, s.model, supervisor, IdClockSpec{}, s.children});
   ms.system_prompt = std::move(model.system_prompt);
+  ms.authenticated = authenticated;
+  if (grant) {
+    ms.spawned_by = grant->spawned_by;
+    ms.delegation_id = grant->delegation;
+  }
   const bool takes_tasks = ms.acceptance.kind != AcceptancePolicy::Kind::none;
   s.member = spawn_member(sys, std::move(ms));
 
@@ -160,7 +212,7 @@ Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manif
   ds.card.description = m.description;
   ds.port = static_cast<std::uint16_t>(o.port);
   ds.card.session_id = s.id;
-  ds.card.authenticated = m.authentication.has_value();
+  ds.card.authenticated = authenticated;
   ds.card.accepts_peer_tasks = m.accepts_peer_tasks;
   ds.card.takes_tasks = takes_tasks;
   try {
@@ -168,8 +220,8 @@ Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manif
   } catch (const Failure&) { // e.g. a pinned port that is taken: nothing may be left running
     for (const auto& a : {caf::actor_cast<caf::actor>(s.member), caf::actor_cast<caf::actor>(s.network),
                           caf::actor_cast<caf::actor>(s.trace), caf::actor_cast<caf::actor>(s.model),
-                          caf::actor_cast<caf::actor>(supervisor)})
-      self->send_exit(a, caf::exit_reason::user_shutdown);
+                          caf::actor_cast<caf::actor>(supervisor), caf::actor_cast<caf::actor>(s.children)})
+      if (a) self->send_exit(a, caf::exit_reason::user_shutdown);
     throw;
   }
 
@@ -185,6 +237,7 @@ Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manif
   rec.formation_member = formation.bundle ? formation.bundle->member : "";
   rec.formation_lifeline = formation.has_lifeline;
   if (formation.bundle) rec.formation_launcher = formation.bundle->launcher;
+  if (grant) rec.spawned_by = grant->spawned_by;
   rec.started_at = now_ms();
   rec.operator_token = operator_token;
   rec.credential_tokens = credential_tokens;
@@ -218,6 +271,8 @@ void close_session(caf::scoped_actor& self, Session& s, JoinedFormation& formati
   s.server->stop();
   remove_running_record(s.id);
   leave_formation(formation);
+  if (s.children) self->send_exit(s.children, caf::exit_reason::user_shutdown);
+  if (s.child_processes) s.child_processes->end_all(std::chrono::seconds(25)); // none outlives the session
   // Every trace line sent before the member ended is written once the recorder answers.
   self->request(s.trace, std::chrono::seconds(5), trace_atom_v)
     .receive([](const std::vector<std::string>&) {}, [](const caf::error&) {});
@@ -237,8 +292,12 @@ int run_capsule(const Manifest& m, const RunCapsuleOptions& o) {
   launch.after_task = o.after_task;
   acceptance_for(m, launch); // a wrong override is refused before anything starts
 
-  // Joining the formation (outside one, nothing happens).
-  JoinedFormation formation = join_formation();
+  // A delegated child reads its grant before anything else (no thread runs yet).
+  std::optional<SpawnGrant> grant;
+  if (o.spawn_grant_stdin) grant = read_grant_from_stdin();
+
+  // Joining the formation (outside one, nothing happens); a child only takes the formation's id.
+  JoinedFormation formation = grant ? join_as_child() : join_formation();
   launch.formation_id = formation.id;
   launch.bundle = formation.bundle;
   launch.session_id = ids::mint(ids::session);
@@ -256,7 +315,8 @@ int run_capsule(const Manifest& m, const RunCapsuleOptions& o) {
   caf::scoped_actor self{sys};
   const auto waiter = caf::actor_cast<supervisor_port>(self); // wait_for_end handles what reaches it
 
-  Session session = serve(sys, waiter, m, o, launch, formation);
+  Session session = serve(sys, waiter, m, o, launch, formation, grant ? &*grant : nullptr);
+  grant.reset(); // the key lives on only inside the door's issuer
   attach_member(formation, session.member);
   SignalWatch signals([member = session.member](int) { caf::anon_send(member, sigterm_atom_v); });
   const std::int32_t code = wait_for_end(self, o, !launch.task.empty());

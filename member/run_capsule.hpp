@@ -8,6 +8,11 @@
 // SIGTERM/SIGHUP wind it down, lifeline EOF ends the formation → server stopped, record removed,
 // trace complete → exit code from the member.
 // The operator token is written only into the running record (0600), never printed.
+// A delegated child (--spawn-grant-stdin, docs/delegation.md) first reads its grant from stdin
+// (E-RUN-052), joins as a child (the formation's id only, its spawner lifeline), and serves a
+// door that always requires a token and trusts the granted key; its trace and running record
+// name `spawned_by`. A capsule whose spawn.allow is not empty gets the real child port
+// (member/child_spawner.hpp); its children are ended with the session.
 // Spec: decisions.md §4 (`mur run --capsule`), §5; murmur-capsule.md §3–§5; murmur-door.md §6.
 #pragma once
 
@@ -31,6 +36,7 @@ struct RunCapsuleOptions {
   std::optional<std::string> after_task;      // hidden: exit | sleep
   bool formation_entry = false;               // hidden: the launcher starts this member as the entry
   int port = 0;                               // --port: the door's pinned port (0: OS-chosen)
+  bool spawn_grant_stdin = false;             // hidden: a delegated child; its grant is on stdin
 };
 
 // Runs the session of the resolved capsule `manifest` to its end; returns the process exit

@@ -64,6 +64,7 @@ std::optional<RunningRecord> parse(const std::string& text) {
       id.process_start = l.value("process_start", "");
       if (id.pid > 0 && !id.process_start.empty()) r.formation_launcher = id;
     }
+    r.spawned_by = j.value("spawned_by", "");
     r.started_at = j.value("started_at", std::int64_t{0});
     if (j.contains("operator_token") && j["operator_token"].is_string())
       r.operator_token = DoorToken::adopt(j["operator_token"].get<std::string>());
@@ -98,6 +99,7 @@ void write_running_record(const RunningRecord& r) {
       j["formation_launcher"] = {{"pid", r.formation_launcher->pid},
                                  {"process_start", r.formation_launcher->process_start}};
   }
+  if (!r.spawned_by.empty()) j["spawned_by"] = r.spawned_by;
   j["started_at"] = r.started_at;
   if (r.operator_token) j["operator_token"] = r.operator_token->expose();
   if (!r.credential_tokens.empty()) {

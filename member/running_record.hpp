@@ -31,6 +31,7 @@ struct RunningRecord {
   std::string formation_member;
   bool formation_lifeline = false;
   std::optional<LauncherIdentity> formation_launcher; // from the channel's first line, if it named one
+  std::string spawned_by;       // a delegated child: its parent's session ("" otherwise)
   std::int64_t started_at = 0;  // unix ms
   std::optional<DoorToken> operator_token; // absent for a public door
   // Each declared credential's token (network.authentication.credentials), in file order:

@@ -24,9 +24,10 @@ bool blank(const char* v) {
 }
 
 [[noreturn]] void bad_fd(const char* var, const std::string& why) {
+  const bool spawner = std::string_view(var) == SPAWNER_LIFELINE_ENV;
   throw Failure("E-RUN-046", std::string(var) + " " + why,
-                "only `mur run --roster` sets " + std::string(var) +
-                    "; unset it to run this capsule on its own");
+                std::string("only ") + (spawner ? "a delegating member" : "`mur run --roster`") + " sets " +
+                    std::string(var) + "; unset it to run this capsule on its own");
 }
 
 enum class FdKind { Channel, Lifeline };
@@ -81,6 +82,12 @@ std::optional<FormationEnv> read_formation_env(
   if (!blank(lifeline))
     env.lifeline_fd = checked_fd(FORMATION_LIFELINE_ENV, lifeline, FdKind::Lifeline);
   return env;
+}
+
+std::optional<int> read_spawner_lifeline(const std::function<const char*(const char*)>& lookup) {
+  const char* v = lookup(SPAWNER_LIFELINE_ENV);
+  if (blank(v)) return std::nullopt;
+  return checked_fd(SPAWNER_LIFELINE_ENV, v, FdKind::Lifeline);
 }
 
 std::optional<FormationEnv> read_formation_env_once() {

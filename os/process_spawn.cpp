@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
 #include <system_error>
 
 #include "os/unique_fd.hpp"
@@ -114,6 +115,15 @@ void set_env_entry(std::vector<std::string>& env, const std::string& name,
                            [&](const std::string& e) { return e.compare(0, prefix.size(), prefix) == 0; }),
             env.end());
   env.push_back(prefix + value);
+}
+
+std::string self_binary() {
+  char buf[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "/proc/self/exe";
+  std::string path(buf, std::size_t(n));
+  if (::access(path.c_str(), X_OK) != 0) return "/proc/self/exe"; // replaced on disk: the running image
+  return path;
 }
 
 } // namespace mur

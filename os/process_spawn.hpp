@@ -36,4 +36,8 @@ std::vector<std::string> current_environment();
 // `env` without any `NAME=…` entry, then with `NAME=value` appended.
 void set_env_entry(std::vector<std::string>& env, const std::string& name, const std::string& value);
 
+// This binary's path (/proc/self/exe resolved; the running image itself when the file was
+// replaced on disk): what a launcher or a delegating member starts as `mur run`.
+std::string self_binary();
+
 } // namespace mur

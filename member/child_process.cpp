@@ -1,0 +1,265 @@
+// child_process.cpp — see child_process.hpp.
+#include "member/child_process.hpp"
+
+#include "os/channel_writer.hpp"
+#include "os/member_pipes.hpp"
+#include "os/pid_wait.hpp"
+#include "os/process_spawn.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <system_error>
+
+namespace mur {
+
+namespace {
+
+constexpr std::size_t TAIL_LINES = 20;
+constexpr std::size_t LINE_CAP = 64 * 1024; // a longer stdout/stderr line is cut there
+
+void nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
+
+} // namespace
+
+// What the thread reads: stdout's first line, stderr's last lines.
+struct ChildOutput {
+  ChildProcess& child;
+  const ChildEvents& events;
+  std::string buf[2];
+  bool first = true;
+
+  void line(int which, std::string text) {
+    if (!text.empty() && text.back() == '\r') text.pop_back();
+    if (which == 0) {
+      if (first && events.first_line) events.first_line(text);
+      first = false;
+      return;
+    }
+    if (text.find("://") != std::string::npos) return; // a door's url stays out of any sentence
+    std::lock_guard<std::mutex> lock(child.mu_);
+    child.tail_.push_back(std::move(text));
+    if (child.tail_.size() > TAIL_LINES) child.tail_.pop_front();
+  }
+
+  // Reads what is there; false at EOF or a hard error.
+  bool drain(int which, int fd) {
+    char chunk[4096];
+    for (;;) {
+      const ssize_t got = ::read(fd, chunk, sizeof chunk);
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0 && errno == EAGAIN) return true;
+      if (got <= 0) {
+        if (!buf[which].empty()) line(which, std::move(buf[which]));
+        buf[which].clear();
+        return false;
+      }
+      buf[which].append(chunk, static_cast<std::size_t>(got));
+      std::size_t nl;
+      while ((nl = buf[which].find('\n')) != std::string::npos) {
+        std::string text = buf[which].substr(0, nl);
+        buf[which].erase(0, nl + 1);
+        line(which, std::move(text));
+      }
+      if (buf[which].size() > LINE_CAP) {
+        line(which, buf[which].substr(0, LINE_CAP));
+        buf[which].clear();
+      }
+    }
+  }
+};
+
+ChildProcess::ChildProcess(UniqueFd lifeline_write) : lifeline_write_(std::move(lifeline_write)) {}
+
+void ChildProcess::close_lifeline() {
+  std::lock_guard<std::mutex> lock(mu_);
+  abandoned_ = true;
+  lifeline_write_.reset();
+}
+
+void ChildProcess::kill_group() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (reaped_ || pid_ <= 0) return;
+  ::kill(-pid_, SIGKILL);
+}
+
+bool ChildProcess::reaped() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return reaped_;
+}
+
+pid_t ChildProcess::pid() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return pid_;
+}
+
+std::string ChildProcess::stderr_tail() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::string out;
+  for (const auto& l : tail_) out += "\n  | " + l;
+  return out;
+}
+
+void ChildProcess::run(ChildLaunch launch, const ChildEvents& events) {
+  auto never = [&](const std::string& why) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      reaped_ = true; // nothing to reap, nothing to kill
+    }
+    if (events.ended) events.ended(-1, why);
+  };
+  std::string refusal = launch.prepare ? launch.prepare(launch) : std::string();
+  if (!refusal.empty()) return never(refusal);
+
+  PipeEnds in, out, err;
+  try {
+    in = make_pipe();
+    out = make_pipe();
+    err = make_pipe();
+  } catch (const std::system_error& e) {
+    return never(std::string("its pipes could not be made (") + e.what() + ")");
+  }
+  SpawnRequest rq;
+  rq.program = launch.program;
+  rq.argv = launch.argv;
+  rq.env = launch.env;
+  rq.cwd = launch.cwd;
+  rq.inherit = {launch.lifeline_read.get()};
+  rq.stdin_fd = in.read.get();
+  rq.stdout_fd = out.write.get();
+  rq.stderr_fd = err.write.get();
+  rq.own_process_group = true;
+  bool abandoned = false;
+  {
+    // Under the lock: an abandoned child is never started, and kill_group never sees a pid
+    // before it is this child's.
+    std::lock_guard<std::mutex> lock(mu_);
+    abandoned = abandoned_;
+    if (!abandoned) {
+      try {
+        pid_ = spawn_process(rq);
+      } catch (const std::system_error& e) {
+        refusal = std::string("it could not be started (") + e.what() + ")";
+      }
+    }
+  }
+  if (abandoned) return never("its delegation ended before it started");
+  if (!refusal.empty()) return never(refusal);
+  const pid_t pid = this->pid();
+  launch.lifeline_read.reset();
+  in.read.reset();
+  out.write.reset();
+  err.write.reset();
+  if (events.spawned) events.spawned(pid);
+
+  // The grant: one line on its stdin, then end of input. A child already gone fails the write.
+  write_channel_line(in.write.get(), launch.grant.expose());
+  launch.grant = GrantLine::adopt(std::string());
+  in.write.reset();
+
+  UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+  nonblocking(out.read.get());
+  nonblocking(err.read.get());
+  ChildOutput o{*this, events, {}, true};
+  bool open[2] = {true, true};
+  const int fds[2] = {out.read.get(), err.read.get()};
+  bool exited = pidfd.get() < 0; // no pidfd: read to EOF, then waitpid blocks
+  while (open[0] || open[1]) {
+    pollfd pf[3];
+    int idx[3];
+    nfds_t n = 0;
+    for (int i = 0; i < 2; ++i)
+      if (open[i]) {
+        pf[n] = pollfd{fds[i], POLLIN, 0};
+        idx[n++] = i;
+      }
+    if (!exited) {
+      pf[n] = pollfd{pidfd.get(), POLLIN, 0};
+      idx[n++] = 2;
+    }
+    const int rc = ::poll(pf, n, -1);
+    if (rc < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (nfds_t k = 0; k < n; ++k) {
+      if (pf[k].revents == 0) continue;
+      if (idx[k] == 2) {
+        exited = true;
+        continue;
+      }
+      open[idx[k]] = o.drain(idx[k], fds[idx[k]]);
+    }
+    if (exited) { // whatever it left in the pipes is read; a descendant holding them open is not waited for
+      for (int i = 0; i < 2; ++i)
+        if (open[i]) o.drain(i, fds[i]);
+      break;
+    }
+  }
+  pidfd.reset();
+
+  siginfo_t si{};
+  while (::waitid(P_PID, static_cast<id_t>(pid), &si, WEXITED | WNOWAIT) != 0 && errno == EINTR) {
+  }
+  int status = 0;
+  pid_t r;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    while ((r = ::waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
+    }
+    reaped_ = true;
+  }
+  const int code = r < 0 ? 1 : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (events.ended) events.ended(code, "");
+}
+
+ChildProcesses::~ChildProcesses() { end_all(std::chrono::milliseconds(0)); }
+
+void ChildProcesses::start(const std::shared_ptr<ChildProcess>& child, ChildLaunch launch, ChildEvents events) {
+  std::lock_guard<std::mutex> lock(mu_);
+  // Children reaped earlier leave: their threads are at (or past) their last step.
+  for (std::size_t i = 0; i < children_.size();) {
+    if (!children_[i]->reaped()) {
+      ++i;
+      continue;
+    }
+    if (threads_[i].joinable()) threads_[i].join();
+    children_.erase(children_.begin() + static_cast<std::ptrdiff_t>(i));
+    threads_.erase(threads_.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+  children_.push_back(child);
+  threads_.emplace_back([child, launch = std::move(launch), events = std::move(events)]() mutable {
+    child->run(std::move(launch), events);
+  });
+}
+
+void ChildProcesses::close_all() {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& c : children_) c->close_lifeline();
+}
+
+void ChildProcesses::end_all(std::chrono::milliseconds grace) {
+  std::vector<std::shared_ptr<ChildProcess>> children;
+  std::vector<std::thread> threads;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    children.swap(children_);
+    threads.swap(threads_);
+  }
+  std::vector<pid_t> live;
+  for (auto& c : children) {
+    c->close_lifeline();
+    if (!c->reaped() && c->pid() > 0) live.push_back(c->pid());
+  }
+  if (!live.empty() && grace.count() > 0) wait_pids_gone(live, grace);
+  for (auto& c : children) c->kill_group();
+  for (auto& t : threads)
+    if (t.joinable()) t.join();
+}
+
+} // namespace mur
