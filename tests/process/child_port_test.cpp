@@ -1,0 +1,270 @@
+// The real child port (member/child_spawner.hpp) with real processes, before any delegation
+// reaches it through a model: StartChild starts a one-task `mur run --capsule` child in
+// `<session dir>/children/<dlg>/` (0700) whose door requires a token and opens to the operator
+// token the port answered in the Bearer — never to a formation token (401); the grant is in
+// neither its argv nor its environment; EndChild closes its spawner lifeline, and the child
+// records `spawner_ended {spawned_by}` before its `session_end` and is gone; a capsule outside
+// spawn.allow or not installed is answered with a sentence and no process.
+#include <catch2/catch.hpp>
+
+#include "launched_mur.hpp"
+#include "run_command.hpp"
+
+#include "http/curl_pool.hpp"
+#include "http/jsonrpc_call.hpp"
+#include "member/child_process.hpp"
+#include "member/child_spawner.hpp"
+#include "messages/door_call.hpp"
+#include "messages/door_request.hpp"
+#include "messages/formation_authority.hpp"
+#include "messages/ids.hpp"
+#include "messages/message_types.hpp"
+
+#include <caf/all.hpp>
+#include <nlohmann/json.hpp>
+
+#include <condition_variable>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <sys/stat.h>
+#include <thread>
+
+using namespace mur::test;
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string helper_manifest =
+  "name: dlg-helper\n"
+  "version: 1.0.0\n"
+  "description: Answers a delegated task\n"
+  "inference:\n"
+  "  transport: script\n"
+  "  turns:\n"
+  "    - reply: \"helper did: {{task}}\"\n";
+
+struct Reply {
+  long status = 0;
+  json body;
+};
+
+Reply post(const std::string& url, const mur::DoorRequest& req, const std::string& token) {
+  mur::CurlPool pool;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;
+  Reply out;
+  mur::HttpCall c;
+  c.url = url + "/";
+  c.method = "POST";
+  c.body = mur::a2a::request_json("t-1", req).dump();
+  c.headers = {"Content-Type: application/json", "A2A-Version: 1.0"};
+  if (!token.empty()) c.headers.push_back("Authorization: Bearer " + token);
+  c.on_done = [&](long status, std::string text, std::string) {
+    std::lock_guard<std::mutex> lock(mu);
+    out.status = status;
+    out.body = json::parse(text, nullptr, false);
+    done = true;
+    cv.notify_all();
+  };
+  pool.submit(std::move(c));
+  std::unique_lock<std::mutex> lock(mu);
+  cv.wait(lock, [&] { return done; });
+  return out;
+}
+
+std::vector<json> trace_lines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<json> lines;
+  std::string line;
+  while (std::getline(in, line)) lines.push_back(json::parse(line, nullptr, false));
+  return lines;
+}
+
+// A parent session's world: a home, a project whose store holds dlg-helper, a session directory.
+struct PortWorld {
+  TempDir home, project, capsule;
+  std::string session_id = mur::ids::mint(mur::ids::session);
+  std::string formation_id = mur::ids::mint(mur::ids::formation);
+  std::string session_dir;
+  std::shared_ptr<mur::ChildProcesses> processes = std::make_shared<mur::ChildProcesses>();
+
+  PortWorld() {
+    std::ofstream(capsule.path + "/murmur.yaml") << helper_manifest;
+    Ran r = run_command({MUR_BINARY, "install", capsule.path}, {{"MURMUR_HOME", home.path}}, project.path);
+    if (r.exit_code != 0) throw std::runtime_error("mur install failed: " + r.err);
+    session_dir = project.path + "/.murmur/" + session_id;
+    fs::create_directories(session_dir);
+  }
+
+  mur::ChildSpawnerSetup setup() const {
+    mur::ChildSpawnerSetup s;
+    s.program = MUR_BINARY;
+    s.store_root = project.path;
+    s.session_dir = session_dir;
+    s.session_id = session_id;
+    s.formation_id = formation_id;
+    s.env = {"MURMUR_HOME=" + home.path, std::string("PATH=") + std::getenv("PATH"),
+             std::string("HOME=") + home.path, "MURMUR_FORMATION_LIFELINE=9", "MURMUR_SPAWNER=x"};
+    s.allowed = {mur::SpawnTarget{"dlg-helper", "1.0.0"}, mur::SpawnTarget{"dlg-absent", "2.0.0"}};
+    s.processes = processes;
+    return s;
+  }
+};
+
+struct Started {
+  mur::ChildStarted child;
+  mur::Bearer bearer;
+};
+
+Started start(caf::scoped_actor& self, const mur::child_port& port, const mur::StartChild& rq) {
+  Started out;
+  self->request(port, std::chrono::seconds(60), rq)
+    .receive([&](const mur::ChildStarted& c, const mur::Bearer& b) { out.child = c, out.bearer = b; },
+             [&](const caf::error& e) { out.child.failure = "port error: " + self->system().render(e); });
+  return out;
+}
+
+// The trace's lines once it has at least `n` (the recorder flushes within 200 ms), bounded.
+std::vector<json> trace_with(const std::string& path, std::size_t n) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  auto lines = trace_lines(path);
+  while (lines.size() < n && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    lines = trace_lines(path);
+  }
+  return lines;
+}
+
+// The port ends with the test, whatever fails (an actor system waits for its actors).
+struct PortGuard {
+  caf::scoped_actor& self;
+  mur::child_port port;
+  std::shared_ptr<mur::ChildProcesses> processes;
+  ~PortGuard() {
+    self->send_exit(port, caf::exit_reason::user_shutdown);
+    processes->end_all(std::chrono::seconds(25));
+  }
+};
+
+std::string dlg() { return "dlg_" + mur::ids::uuid7_hex(); }
+
+caf::actor_system_config& config() {
+  static caf::actor_system_config cfg = [] {
+    caf::actor_system_config c;
+    mur::register_message_types(c);
+    return c;
+  }();
+  return cfg;
+}
+
+} // namespace
+
+TEST_CASE("the child port starts a delegated child whose door opens only to its operator token",
+          "[process][delegation]") {
+  PortWorld w;
+  caf::actor_system sys{config()};
+  caf::scoped_actor self{sys};
+  auto port = mur::spawn_child_spawner(sys, w.setup());
+  PortGuard guard{self, port, w.processes};
+  const std::string id = dlg();
+  Started s = start(self, port, mur::StartChild{id, "dlg-helper", "1.0.0", "tsk_" + mur::ids::uuid7_hex()});
+  INFO(s.child.failure);
+  REQUIRE(s.child.failure.empty());
+  CHECK(mur::ids::is_valid(s.child.session_id, mur::ids::session));
+  CHECK(s.child.pid > 0);
+  REQUIRE(s.bearer.door_token);
+  CHECK(!s.bearer.token);
+  const std::string token = s.bearer.door_token->expose();
+
+  // Its directory: private, under the parent's session directory; its session inside it.
+  const std::string dir = w.session_dir + "/children/" + id;
+  struct stat st {};
+  REQUIRE(::stat(dir.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0700);
+  const std::string trace = dir + "/.murmur/" + s.child.session_id + "/trace.jsonl";
+  REQUIRE(fs::exists(trace));
+  auto start_line = trace_with(trace, 1).at(0);
+  CHECK(start_line["event_type"] == "session_start");
+  CHECK(start_line["spawned_by"] == w.session_id);
+  CHECK(start_line["delegation"] == id);
+  CHECK(start_line["formation_id"] == w.formation_id);
+  CHECK(!start_line.contains("formation_member"));
+
+  // Neither the grant's key nor the token is in its argv or environment; only the id and the lifeline are inherited.
+  const std::string pid = std::to_string(s.child.pid);
+  const std::string cmdline = read_bytes("/proc/" + pid + "/cmdline");
+  const std::string environ = read_bytes("/proc/" + pid + "/environ");
+  REQUIRE(!cmdline.empty());
+  CHECK(cmdline.find("--spawn-grant-stdin") != std::string::npos);
+  for (const std::string& text : {cmdline, environ}) {
+    CHECK(text.find("door_key") == std::string::npos);
+    CHECK(text.find(token) == std::string::npos);
+    CHECK(text.find("mdt1.") == std::string::npos);
+  }
+  CHECK(environ.find("MURMUR_SPAWNER_LIFELINE=3") != std::string::npos);
+  CHECK(environ.find("MURMUR_FORMATION_ID=" + w.formation_id) != std::string::npos);
+  CHECK(environ.find("MURMUR_FORMATION_LIFELINE") == std::string::npos);
+  CHECK(environ.find("MURMUR_SPAWNER=") == std::string::npos);
+
+  // Its door: no token, a formation token of its very formation, then the operator token.
+  mur::DoorRequest get;
+  get.method = "GetTask";
+  get.task_id = "tsk_" + mur::ids::uuid7_hex();
+  CHECK(post(s.child.url, get, "").status == 401);
+  mur::FormationAuthority authority(w.formation_id);
+  const std::string formation_token = authority.mint("lead", "dlg-helper").expose();
+  CHECK(post(s.child.url, get, formation_token).status == 401);
+  mur::DoorRequest send;
+  send.method = "SendMessage";
+  send.text = "sort the list";
+  Reply done = post(s.child.url, send, token);
+  CHECK(done.status == 200);
+  CHECK(done.body.dump().find("helper did: sort the list") != std::string::npos);
+
+  // One task, then it exits: the port reaps it.
+  CHECK(gone_within(static_cast<pid_t>(s.child.pid), std::chrono::seconds(30)));
+  for (const auto& line : trace_lines(trace)) CHECK(line.dump().find("mdt1.") == std::string::npos);
+}
+
+TEST_CASE("EndChild closes the spawner lifeline: the child records spawner_ended first and ends",
+          "[process][delegation]") {
+  PortWorld w;
+  caf::actor_system sys{config()};
+  caf::scoped_actor self{sys};
+  auto port = mur::spawn_child_spawner(sys, w.setup());
+  PortGuard guard{self, port, w.processes};
+  const std::string id = dlg();
+  Started s = start(self, port, mur::StartChild{id, "dlg-helper", "1.0.0", "tsk_" + mur::ids::uuid7_hex()});
+  INFO(s.child.failure);
+  REQUIRE(s.child.failure.empty());
+  self->send(port, mur::EndChild{id});
+  CHECK(gone_within(static_cast<pid_t>(s.child.pid), std::chrono::seconds(30)));
+  auto lines = trace_with(w.session_dir + "/children/" + id + "/.murmur/" + s.child.session_id + "/trace.jsonl", 3);
+  REQUIRE(lines.size() >= 3);
+  CHECK(lines[lines.size() - 2]["event_type"] == "spawner_ended");
+  CHECK(lines[lines.size() - 2]["spawned_by"] == w.session_id);
+  CHECK(lines.back()["event_type"] == "session_end");
+  CHECK(lines.back()["exit_status"] == "ok"); // no task was running
+}
+
+TEST_CASE("a child that cannot start is answered with a sentence and no process", "[process][delegation]") {
+  PortWorld w;
+  caf::actor_system sys{config()};
+  caf::scoped_actor self{sys};
+  auto port = mur::spawn_child_spawner(sys, w.setup());
+  PortGuard guard{self, port, w.processes};
+  Started absent = start(self, port, mur::StartChild{dlg(), "dlg-absent", "2.0.0", ""});
+  CHECK(absent.child.failure.find("dlg-absent@2.0.0 cannot be started") != std::string::npos);
+  CHECK(absent.child.pid == 0);
+  CHECK(!absent.bearer.door_token);
+  Started outside = start(self, port, mur::StartChild{dlg(), "dlg-helper", "9.9.9", ""});
+  CHECK(outside.child.failure.find("not in this capsule's spawn.allow") != std::string::npos);
+  Started bad_id = start(self, port, mur::StartChild{"../escape", "dlg-helper", "1.0.0", ""});
+  CHECK(bad_id.child.failure.find("delegation id") != std::string::npos);
+  CHECK(!fs::exists(w.session_dir + "/escape"));
+}
