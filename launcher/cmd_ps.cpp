@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -26,14 +27,42 @@ std::string uptime(std::int64_t started_ms) {
   return o.str();
 }
 
-// `formation <id>: L listed (a, b, …)[, P pruned now]` (murmur-formation.md §7).
-std::string summary_line(const std::string& id, const std::vector<RunningRecord>& listed, int pruned) {
-  std::string line = "formation " + id + ": " + std::to_string(listed.size()) + " listed";
+// `formation <id>: L listed (a, b, …)[, C delegated child(ren)][, P pruned now]` (murmur-formation.md §7).
+std::string summary_line(const std::string& id, const std::vector<RunningRecord>& records, int pruned) {
+  std::size_t listed = 0, children = 0;
   std::string names;
-  for (const auto& r : listed) names += (names.empty() ? "" : ", ") + (r.formation_member.empty() ? r.session_id : r.formation_member);
-  if (!listed.empty()) line += " (" + names + ")";
+  for (const auto& r : records) {
+    if (!r.spawned_by.empty()) {
+      ++children;
+      continue;
+    }
+    ++listed;
+    names += (names.empty() ? "" : ", ") + (r.formation_member.empty() ? r.session_id : r.formation_member);
+  }
+  std::string line = "formation " + id + ": " + std::to_string(listed) + " listed";
+  if (listed > 0) line += " (" + names + ")";
+  if (children > 0) line += ", " + std::to_string(children) + " delegated child(ren)";
   if (pruned > 0) line += ", " + std::to_string(pruned) + " pruned now";
   return line;
+}
+
+// The records in listing order with their depth: each delegated child right after its parent
+// (children of children deeper); a child whose parent is not listed stands at depth 0.
+std::vector<std::pair<const RunningRecord*, int>> nested(const std::vector<RunningRecord>& records) {
+  std::map<std::string, std::vector<const RunningRecord*>> children;
+  std::map<std::string, bool> listed;
+  for (const auto& r : records) listed[r.session_id] = true;
+  for (const auto& r : records)
+    if (!r.spawned_by.empty() && listed.count(r.spawned_by)) children[r.spawned_by].push_back(&r);
+  std::vector<std::pair<const RunningRecord*, int>> out;
+  std::function<void(const RunningRecord*, int)> put = [&](const RunningRecord* r, int depth) {
+    out.emplace_back(r, depth);
+    if (depth > 16) return; // a cycle cannot come from real records; bounded anyway
+    for (const auto* c : children[r->session_id]) put(c, depth + 1);
+  };
+  for (const auto& r : records)
+    if (r.spawned_by.empty() || !listed.count(r.spawned_by)) put(&r, 0);
+  return out;
 }
 
 } // namespace
@@ -70,7 +99,8 @@ int cmd_ps(bool as_json) {
       for (const auto& r : it->second)
         members.push_back({{"session_id", r.session_id}, {"member", r.formation_member}, {"capsule", r.capsule_name},
                            {"version", r.capsule_version}, {"pid", r.pid}, {"url", r.url}, {"workdir", r.workdir},
-                           {"started_at", r.started_at}});
+                           {"started_at", r.started_at},
+                           {"spawned_by", r.spawned_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.spawned_by)}});
       if (it->first.empty()) {
         sessions = members;
         continue;
@@ -99,10 +129,16 @@ int cmd_ps(bool as_json) {
                 << "  " << (l == launchers.end() ? std::string("no launcher")
                                                  : "launcher pid " + std::to_string(l->second.pid) + ", entry " + l->second.entry)
                 << "\n";
-    for (const auto& r : it->second)
-      std::cout << "  " << std::left << std::setw(10) << (r.formation_member.empty() ? "-" : r.formation_member) << " "
-                << r.session_id << "  pid " << std::setw(7) << r.pid << " " << std::setw(7) << uptime(r.started_at) << " "
-                << r.url << "  " << r.capsule_name << "@" << r.capsule_version << "\n";
+    for (const auto& [rp, depth] : nested(it->second)) {
+      const RunningRecord& r = *rp;
+      // A delegated child is not a member: it shows under its parent as `└ capsule:<name>`.
+      const std::string name = !r.spawned_by.empty() ? "\xE2\x94\x94 capsule:" + r.capsule_name
+                               : r.formation_member.empty() ? "-" : r.formation_member;
+      std::cout << "  " << std::string(static_cast<std::size_t>(depth) * 2, ' ') << std::left << std::setw(10) << name
+                << " " << r.session_id << "  pid " << std::setw(7) << r.pid << " " << std::setw(7) << uptime(r.started_at)
+                << " " << r.url << "  " << r.capsule_name << "@" << r.capsule_version
+                << (!r.spawned_by.empty() && depth == 0 ? "  (spawned by " + r.spawned_by + ")" : std::string()) << "\n";
+    }
   }
   if (pruned > 0) std::cout << cleaned << "\n";
   return exit_ok;

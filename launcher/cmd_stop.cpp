@@ -15,6 +15,7 @@
 #include <csignal>
 #include <iostream>
 #include <mutex>
+#include <set>
 
 namespace mur {
 namespace {
@@ -132,8 +133,12 @@ int stop_formation(const std::string& frm, milliseconds grace) {
 
   std::vector<pid_t> pids;
   std::vector<std::string> by_hand;
+  std::set<std::string> listed;
+  for (const auto& r : members) listed.insert(r.session_id);
   for (const auto& r : members) {
-    if (!launcher_live && !r.formation_lifeline) by_hand.push_back(stop_session(r, grace));
+    // A delegated child ends with its parent (its spawner lifeline); only an orphan is stopped by hand.
+    const bool ends_with_parent = !r.spawned_by.empty() && listed.count(r.spawned_by);
+    if (!launcher_live && !r.formation_lifeline && !ends_with_parent) by_hand.push_back(stop_session(r, grace));
     pids.push_back(static_cast<pid_t>(r.pid));
   }
   const bool all_gone = wait_pids_gone(pids, MEMBERS_GONE);
@@ -141,7 +146,7 @@ int stop_formation(const std::string& frm, milliseconds grace) {
     const bool running = record_is_live(*it);
     if (!running) remove_running_record(it->session_id);
     auto t = find_session(it->session_id, it->workdir);
-    std::cout << "member:   " << it->session_id << "  " << it->capsule_name << "@" << it->capsule_version << "  "
+    std::cout << (it->spawned_by.empty() ? "member:   " : "child:    ") << it->session_id << "  " << it->capsule_name << "@" << it->capsule_version << "  "
               << (t ? ending_of(*t, running) : running ? "still running" : "no session_end") << "\n";
   }
   if (!all_gone)

@@ -48,6 +48,9 @@ json member_json(const SessionTrace& t) {
                                       {"retries", m.retries}, {"failed", m.failed}};
   return json{{"model", model}, {"member", t.member}, {"session_id", t.session_id}, {"capsule", t.capsule}, {"version", t.version},
               {"callees", t.callees}, {"tasks", t.tasks}, {"formation_ended", t.formation_ended},
+              {"spawned_by", t.spawned_by.empty() ? json(nullptr) : json(t.spawned_by)},
+              {"delegation", t.delegation.empty() ? json(nullptr) : json(t.delegation)},
+              {"spawner_ended", t.spawner_ended},
               {"session_end", t.session_end ? json(*t.session_end) : json(nullptr)},
               {"ending", ending_of(t, running(t))}, {"dir", t.path}};
 }
@@ -111,19 +114,25 @@ int cmd_trace_show(const std::string& target, bool as_json, bool full) {
     auto t = find_session(target, hint);
     if (!t) throw Failure("E-TRC-002", "no trace of session " + target + " was found", "run it from the session's workdir");
     sessions.push_back(*t);
+    for (auto& c : child_sessions(t->path)) sessions.push_back(std::move(c)); // its delegations' children
   } else {
     throw Failure("E-TRC-001", "'" + target + "' is neither a formation id (frm_…) nor a session id (ses_…)",
                   "copy the id from mur ps or from the launch's output");
   }
 
-  std::vector<TracedCall> calls;
-  for (const auto& s : sessions) calls.insert(calls.end(), s.calls.begin(), s.calls.end());
+  std::vector<TracedCall> calls, delegations;
+  for (const auto& s : sessions) {
+    calls.insert(calls.end(), s.calls.begin(), s.calls.end());
+    delegations.insert(delegations.end(), s.delegations.begin(), s.delegations.end());
+  }
   if (as_json) {
-    json members = json::array(), cs = json::array();
+    json members = json::array(), cs = json::array(), ds = json::array();
     for (const auto& s : sessions) members.push_back(member_json(s));
     for (const auto& c : calls) cs.push_back(call_json(c));
+    for (const auto& d : delegations) ds.push_back(call_json(d));
     const TraceTree tree = build_trace_tree(events_of(sessions));
-    json out{{"members", members}, {"calls", cs}, {"started_ms", tree.started_at}, {"tasks", trace_tree_json(tree)}};
+    json out{{"members", members}, {"calls", cs}, {"delegations", ds}, {"started_ms", tree.started_at},
+             {"tasks", trace_tree_json(tree)}};
     if (!sessions.front().formation_id.empty()) out["formation_id"] = sessions.front().formation_id;
     else out["session_id"] = sessions.front().session_id;
     std::cout << out.dump() << "\n";

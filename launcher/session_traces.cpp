@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <unistd.h>
 
@@ -36,11 +37,16 @@ std::optional<SessionTrace> read_session_trace(const std::string& dir) {
       t.capsule = j.value("capsule_name", "");
       t.version = j.value("capsule_version", "");
       t.started_ms = j.value("timestamp", std::int64_t{0});
+      t.spawned_by = j.value("spawned_by", "");
+      t.delegation = j.value("delegation", "");
+      if (!t.spawned_by.empty() && t.member.empty()) t.member = "capsule:" + t.capsule; // not a member: a child
       if (j.contains("formation_callees") && j["formation_callees"].is_array())
         for (const auto& c : j["formation_callees"])
           if (c.is_string()) t.callees.push_back(c.get<std::string>());
     } else if (type == "formation_ended") {
       t.formation_ended = true;
+    } else if (type == "spawner_ended") {
+      t.spawner_ended = true;
     } else if (type == "session_end") {
       t.session_end = j.value("exit_status", "");
     } else if (type == "task_start") {
@@ -53,6 +59,10 @@ std::optional<SessionTrace> read_session_trace(const std::string& dir) {
       t.model.completion_tokens += num(j, "completion_tokens");
       t.model.retries += static_cast<int>(num(j, "retries"));
       if (j.value("decision", "") == "error") ++t.model.failed;
+    } else if (type == "delegation") {
+      t.delegations.push_back(TracedCall{j.value("call_id", ""), t.member, "capsule:" + j.value("capsule", ""),
+                                         j.value("status", ""), j.value("duration_ms", std::int64_t{0}),
+                                         j.value("delivered", false)});
     } else if (type == "member_call") {
       t.calls.push_back(TracedCall{j.value("call_id", ""), t.member, j.value("member", ""), j.value("status", ""),
                                    j.value("duration_ms", std::int64_t{0}), j.value("delivered", false)});
@@ -101,6 +111,25 @@ std::vector<SessionTrace> sessions_under(const std::string& root) {
   return out;
 }
 
+std::vector<SessionTrace> child_sessions(const std::string& session_dir) {
+  std::vector<SessionTrace> out;
+  std::error_code ec;
+  std::vector<fs::path> dlgs;
+  for (const auto& d : fs::directory_iterator(session_dir + "/children", ec))
+    if (d.is_directory() && !d.is_symlink()) dlgs.push_back(d.path());
+  std::sort(dlgs.begin(), dlgs.end());
+  for (const auto& d : dlgs) {
+    auto found = sessions_under((d / ".murmur").string());
+    std::reverse(found.begin(), found.end()); // oldest first
+    for (auto& t : found) {
+      auto below = child_sessions(t.path);
+      out.push_back(std::move(t));
+      for (auto& b : below) out.push_back(std::move(b));
+    }
+  }
+  return out;
+}
+
 std::vector<SessionTrace> formation_sessions(const std::string& frm) {
   std::vector<SessionTrace> out;
   std::set<std::string> seen;
@@ -116,6 +145,9 @@ std::vector<SessionTrace> formation_sessions(const std::string& frm) {
     }
   }
   std::sort(out.begin(), out.end(), [](const SessionTrace& a, const SessionTrace& b) { return a.session_id < b.session_id; });
+  const std::size_t members = out.size();
+  for (std::size_t i = 0; i < members; ++i)
+    for (auto& c : child_sessions(out[i].path)) out.push_back(std::move(c));
   return out;
 }
 
@@ -129,12 +161,35 @@ std::optional<SessionTrace> find_session(const std::string& ses, const std::stri
       if (m.is_directory()) roots.push_back(m.path().string() + "/.murmur");
   for (const auto& root : roots)
     if (auto t = read_session_trace(root + "/" + ses)) return t;
+  // A delegated child's: under some session's children/<dlg>/.murmur/, at any depth.
+  std::function<std::optional<SessionTrace>(const fs::path&, int)> below = [&](const fs::path& dir, int depth)
+    -> std::optional<SessionTrace> {
+    if (depth > 8) return std::nullopt;
+    std::error_code e;
+    for (const auto& d : fs::directory_iterator(dir / "children", e)) {
+      if (!d.is_directory() || d.is_symlink()) continue;
+      const fs::path root = d.path() / ".murmur";
+      if (auto t = read_session_trace((root / ses).string())) return t;
+      std::error_code e2;
+      for (const auto& s : fs::directory_iterator(root, e2))
+        if (ids::is_valid(s.path().filename().string(), ids::session))
+          if (auto t = below(s.path(), depth + 1)) return t;
+    }
+    return std::nullopt;
+  };
+  for (const auto& root : roots) {
+    std::error_code e;
+    for (const auto& s : fs::directory_iterator(root, e))
+      if (ids::is_valid(s.path().filename().string(), ids::session))
+        if (auto t = below(s.path(), 0)) return t;
+  }
   return std::nullopt;
 }
 
 std::string ending_of(const SessionTrace& t, bool running) {
   if (running) return "still running";
   if (t.formation_ended) return "formation_ended" + (t.session_end ? ", session_end " + *t.session_end : std::string());
+  if (t.spawner_ended) return "spawner_ended" + (t.session_end ? ", session_end " + *t.session_end : std::string());
   if (t.session_end) return "session_end " + *t.session_end;
   return "no session_end";
 }

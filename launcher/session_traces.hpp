@@ -5,6 +5,9 @@
 // named by its session_start line (its formation, member, capsule, callees). A formation's
 // sessions are found in the project's `.murmur/` (named by the formation's marker), the
 // current directory's `.murmur/`, and each `$MURMUR_HOME/formations/<frm>/<member>/.murmur/`.
+// A delegated child's session lives under its parent's: `<parent session dir>/children/<dlg>/
+// .murmur/<ses>/` (grandchildren likewise under the child's); it is named `capsule:<name>` in
+// the member column, and its `spawned_by` names the parent's session.
 // Seed: "Each member's trace names it." / `mur trace show <frm_id>` (murmur-formation.md §7).
 #pragma once
 
@@ -43,11 +46,15 @@ struct SessionTrace {
   std::string member;
   std::string capsule, version;
   std::vector<std::string> callees;
+  std::string spawned_by;  // a delegated child: its parent's session
+  std::string delegation;  // a delegated child: the dlg_ id it served
   bool formation_ended = false;
+  bool spawner_ended = false; // a delegated child whose spawner lifeline closed
   std::optional<std::string> session_end; // its exit_status
   std::int64_t started_ms = 0;
   std::int64_t last_ms = 0; // the last event's timestamp
   std::vector<TracedCall> calls;
+  std::vector<TracedCall> delegations; // its `delegation` events (callee: capsule:<name>)
   int tasks = 0;
   ModelTotals model;
   std::vector<nlohmann::json> events; // every line that parsed, in file order
@@ -55,7 +62,11 @@ struct SessionTrace {
 
 std::optional<SessionTrace> read_session_trace(const std::string& session_dir);
 
-// Every session of formation `frm` (ordered by session id: start order).
+// Every delegated child's session under `session_dir` (children, then theirs), parents first.
+std::vector<SessionTrace> child_sessions(const std::string& session_dir);
+
+// Every session of formation `frm` (ordered by session id: start order), then its members'
+// delegated children (child_sessions).
 std::vector<SessionTrace> formation_sessions(const std::string& frm);
 
 // The `.murmur/` directories that may hold sessions of formation `frm`: the current directory's,
@@ -69,7 +80,8 @@ std::vector<SessionTrace> sessions_under(const std::string& root);
 // formation member directory.
 std::optional<SessionTrace> find_session(const std::string& session_id, const std::string& workdir_hint = {});
 
-// How a session ended, in one phrase: still running | formation_ended | session_end <s> | no session_end.
+// How a session ended, in one phrase: still running | formation_ended[, session_end <s>] |
+// spawner_ended[, session_end <s>] | session_end <s> | no session_end.
 std::string ending_of(const SessionTrace& t, bool running);
 
 } // namespace mur

@@ -67,6 +67,14 @@ std::string watch_line(const json& e, const std::string& member, std::map<std::s
   } else if (type == "member_call") {
     what = who + arrow + str(e, "member") + "  answer  " + str(e, "status") + "  " + secs(num(e, "duration_ms"));
     if (!str(e, "output").empty()) what += "  \"" + shortened(str(e, "output"), watch_width) + "\"";
+  } else if (type == "delegation_start") {
+    what = who + arrow + "capsule:" + str(e, "capsule") + "  delegate  started";
+  } else if (type == "delegation") {
+    what = who + arrow + "capsule:" + str(e, "capsule") + "  answer  " + str(e, "status") + "  " + secs(num(e, "duration_ms"));
+    if (!str(e, "output").empty()) what += "  \"" + shortened(str(e, "output"), watch_width) + "\"";
+  } else if (type == "call_refused" && !str(e, "capsule").empty()) {
+    what = who + arrow + "capsule:" + str(e, "capsule") + "  delegate  refused";
+    if (!str(e, "reason").empty()) what += "  \"" + shortened(str(e, "reason"), watch_width) + "\"";
   } else if (type == "call_refused") {
     what = who + arrow + str(e, "member") + "  call  refused";
     if (!str(e, "reason").empty()) what += "  \"" + shortened(str(e, "reason"), watch_width) + "\"";

@@ -9,6 +9,8 @@
 // in timestamp order across members (a member whose flush is later than that still has its own
 // lines in order). Sessions of other formations in the same `.murmur/` are read once (their
 // first line) and then skipped.
+// A member's delegations show as `member → capsule:<name>  delegate  started` and `… answer
+// <status> <duration>`; the children's own traces are not followed (their parent's lines say it).
 // Issue 14, item 4: "`mur run --roster -v` and `mur trace show frm_… --follow` print calls and
 // answers as they happen (one line each: time, caller → callee, event, status)".
 #pragma once

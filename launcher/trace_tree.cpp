@@ -80,10 +80,28 @@ struct Builder {
         c.started_at = at - c.duration_ms; // member_call is written when the call ends
         c.output = str(e, "output");
         c.delivered = e.value("delivered", false), c.truncated = e.value("truncated", false);
+      } else if ((type == "delegation_start" || type == "delegation") && !str(e, "call_id").empty()) {
+        CallNode& c = call(str(e, "call_id"), task_id, s);
+        c.kind = "delegation";
+        c.call_id = str(e, "call_id");
+        c.callee = "capsule:" + str(e, "capsule");
+        if (!str(e, "child_task_id").empty()) c.member_task_id = str(e, "child_task_id");
+        if (!str(e, "child_session").empty()) c.child_session = str(e, "child_session");
+        if (!str(e, "task").empty()) c.text = str(e, "task");
+        if (type == "delegation_start") {
+          if (c.started_at == 0) c.started_at = at;
+          continue;
+        }
+        c.status = str(e, "status");
+        c.duration_ms = num(e, "duration_ms");
+        c.started_at = at - c.duration_ms; // written when the delegation ends
+        c.output = str(e, "output");
+        c.delivered = e.value("delivered", false), c.truncated = e.value("truncated", false);
       } else if (type == "call_refused") {
         const std::string key = "refused/" + s.session_id + "/" + std::to_string(refusals++);
         CallNode& c = call(key, task_id, s);
         c.callee = str(e, "member");
+        if (!str(e, "capsule").empty()) c.kind = "delegation", c.callee = "capsule:" + str(e, "capsule");
         c.status = "refused";
         c.started_at = at;
         c.duration_ms = 0;
@@ -221,7 +239,8 @@ void render_task(std::ostringstream& out, const TaskNode& t, std::int64_t t0, in
 json task_json(const TaskNode& t, std::int64_t t0);
 
 json call_json(const CallNode& c, std::int64_t t0) {
-  return json{{"call_id", c.call_id}, {"caller", c.caller}, {"callee", c.callee}, {"status", c.status},
+  return json{{"kind", c.kind}, {"call_id", c.call_id}, {"caller", c.caller}, {"callee", c.callee}, {"status", c.status},
+              {"child_session", c.child_session.empty() ? json(nullptr) : json(c.child_session)},
               {"start_ms", c.started_at - t0}, {"started_at", c.started_at},
               {"duration_ms", c.duration_ms < 0 ? json(nullptr) : json(c.duration_ms)},
               {"delivered", c.delivered}, {"truncated", c.truncated}, {"text", c.text}, {"output", c.output},

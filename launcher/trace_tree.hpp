@@ -6,7 +6,10 @@
 // `task_start.task_id`; every task no call claims is a root. Siblings are ordered by start time
 // (a call starts `duration_ms` before its `member_call` event, or at its `member_call_start`),
 // ties by the order the events were read. A task without `task_end` is `running`; a call
-// without its `member_call` is `running`. Texts are kept whole; shortening is the renderer's.
+// without its `member_call` is `running`. A delegation (`delegation_start` / `delegation`, or a
+// `call_refused` naming a `capsule`) is a call of kind "delegation" whose callee is
+// `capsule:<name>`; its child's task (the child session's `task_start.task_id` =
+// `child_task_id`) hangs under it the same way. Texts are kept whole; shortening is the renderer's.
 // Issue 14, items 2–3: "a formation's traces join into one tree" / "`mur trace show TARGET`
 // prints that tree in time order".
 #pragma once
@@ -30,7 +33,8 @@ struct SessionEvents {
 struct TaskNode;
 
 struct CallNode {
-  std::string call_id;   // mcl_… ("" for a refusal before any id)
+  std::string kind = "call"; // call | delegation
+  std::string call_id;   // mcl_… / dlg_… ("" for a refusal before any id)
   std::string caller, callee;
   std::string status;    // completed, failed, refused, abandoned, running, …
   std::int64_t started_at = 0; // unix ms
@@ -39,7 +43,8 @@ struct CallNode {
   std::string text;      // the task sent
   std::string output;    // the answer (or the failure's text)
   std::string reason;    // why it was refused
-  std::string member_task_id;
+  std::string member_task_id; // the callee's task (a delegation: its child's task)
+  std::string child_session;  // a delegation: the child's session
   std::unique_ptr<TaskNode> task; // the callee's task, when its trace holds it
 };
 
