@@ -232,3 +232,28 @@ TEST_CASE_METHOD(delegation_fixture, "the launcher killed: members and their chi
   CHECK(events("lead", "delegation").at(0)["status"] == "abandoned");
   CHECK(!child_alive(port, dlg));
 }
+
+TEST_CASE_METHOD(delegation_fixture, "end-without-answer names the child further down that gave none",
+                 "[sim][delegation]") {
+  const std::string worker =
+    "name: worker-c\nversion: 1.0.0\n"
+    "inference: {turns: [{delegate: {capsule: checker, task: c}}, {end_without_answer: 'the check did not come'}]}\n"
+    "lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: sleep}\n"
+    "exports: {peer_tasks: {accept: true}}\n"
+    "capabilities: {network: {allow: [localhost]}, spawn: {allow: [checker@1.0.0]}}\n"
+    "network: {authentication: {scheme: bearer}}\n";
+  launch({{"lead", entry_yaml("lead-c", "inference: {turns: [{call: {member: worker, task: w}}, {reply: '{{answers}}'}]}\n")},
+          {"worker", worker}},
+         {{"lead", {"worker"}}}, "go", installed({{"checker", "inference: {turns: [{fail: 'broken'}]}\n"}}));
+  run_for(2s);
+  auto worker_end = events("worker", "task_end");
+  REQUIRE(worker_end.size() == 1);
+  CHECK(worker_end[0]["exit_status"] == "no_answer");
+  CHECK(worker_end[0]["no_answer_below"] == nlohmann::json::array({{{"member", "capsule:checker"}, {"status", "failed"}}}));
+  auto call = events("lead", "member_call");
+  REQUIRE(call.size() == 1);
+  CHECK(call[0]["status"] == "no_answer");
+  const TaskView done = launch_task("lead");
+  CHECK(done.answer.find("No answer came from: worker (call mcl_") != std::string::npos);
+  CHECK(done.answer.find("further down, nothing came from capsule:checker (failed)") != std::string::npos);
+}
