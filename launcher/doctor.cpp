@@ -114,8 +114,6 @@ Report examine(const ProjectPath& where) {
       if (!r.has_roster) {
         for (auto& w : inference_warnings(m, "capsule " + m.name + "@" + m.version, process_env_lookup()))
           r.warnings.push_back(std::move(w));
-        if (auto w = spawn_not_run_warning(m, "capsule " + m.name + "@" + m.version))
-          r.warnings.push_back(std::move(*w));
       }
     } catch (const Failure& f) {
       r.refusal = f;
