@@ -257,3 +257,28 @@ TEST_CASE_METHOD(delegation_fixture, "end-without-answer names the child further
   CHECK(done.answer.find("No answer came from: worker (call mcl_") != std::string::npos);
   CHECK(done.answer.find("further down, nothing came from capsule:checker (failed)") != std::string::npos);
 }
+
+TEST_CASE_METHOD(delegation_fixture, "a child past delegation_deadline_secs ends the delegation timed out, and the child is ended",
+                 "[sim][delegation][ending]") {
+  launch({{"lead", entry_yaml("lead-c", "inference: {turns: [{delegate: {capsule: summarizer, task: slow}}, {reply: '{{answers}}'}]}\n"
+                                        "lifecycle: {delegation_deadline_secs: 5}\n",
+                              "capabilities: {network: {allow: [localhost]}, spawn: {allow: [summarizer@1.0.0]}}\n")}},
+         {}, "go", installed({{"summarizer", "inference: {turns: [{think_ms: 60000, reply: late}]}\n"}}));
+  advance(4900ms);
+  auto started = events("lead", "delegation_start");
+  REQUIRE(started.size() == 1);
+  const std::string dlg = started[0]["call_id"];
+  auto port = children("lead");
+  CHECK(events("lead", "delegation").empty());
+  CHECK(child_alive(port, dlg));
+  advance(200ms);
+  run_for(1s);
+  auto ended = events("lead", "delegation");
+  REQUIRE(ended.size() == 1);
+  CHECK(ended[0]["status"] == "timed_out");
+  CHECK(ended[0]["output"].get<std::string>().find("within the call deadline of 5 s") != std::string::npos);
+  CHECK(launch_task("lead").answer.find("No answer came from: capsule:summarizer") != std::string::npos);
+  auto child = child_trace(port, dlg);
+  CHECK(of_type(child, "task_end").at(0)["exit_status"] == "canceled");
+  CHECK(!child_alive(port, dlg));
+}
