@@ -1,6 +1,7 @@
 #include "actors/continuation.hpp"
 
 #include "actors/answer_fence.hpp"
+#include "messages/child_spawn.hpp"
 
 namespace mur {
 
@@ -67,8 +68,9 @@ std::string build_continuation(const std::vector<CallEnded>& outcomes, bool sent
   std::string out;
   bool gaps = false;
   for (const auto& o : outcomes) {
-    out += "Call " + o.call_id + " to " + o.member + ": " + outcome_phrase(o) + ".\n";
-    out += fence("member:" + o.member, o.output) + "\n";
+    const bool child = is_capsule_target(o.member);
+    out += (child ? "Delegation " : "Call ") + o.call_id + " to " + o.member + ": " + outcome_phrase(o) + ".\n";
+    out += fence(child ? o.member : "member:" + o.member, o.output) + "\n";
     if (!completed(o) || !o.below.empty()) gaps = true;
   }
   out += missing_line(outcomes);

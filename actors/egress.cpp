@@ -28,7 +28,7 @@ constexpr auto request_timeout = 5s;
 constexpr auto liveness_interval = 3s; // a held call's GetTask beside its stream: is the door still there?
 constexpr std::size_t output_cap = 64 * 1024;
 
-enum class Phase { waiting_address, offering, busy, following };
+enum class Phase { waiting_address, starting_child, offering, busy, following };
 
 struct Call {
   CallMember req;
@@ -45,6 +45,12 @@ struct Call {
   std::optional<caf::actor_clock::time_point> tick_due; // following: the next GetTask
   std::string member_task_id;
   caf::actor_clock::time_point began;
+  // A delegation: its child's door and operator credential, once started.
+  bool child = false;
+  bool child_started = false;
+  std::string child_url;
+  Bearer child_bearer;
+  std::string child_session;
 };
 
 struct EgressState {
@@ -76,6 +82,13 @@ bool is_callee(const EgressState& st, const std::string& member) {
   return st.setup.bundle && token_for(st, member) != nullptr;
 }
 
+// The exact version spawn.allow names for a delegation target ("" when it names none).
+std::string version_of(const EgressState& st, const std::string& target) {
+  for (const auto& s : st.setup.spawnable)
+    if (capsule_target(s.capsule) == target) return s.version;
+  return {};
+}
+
 std::string callee_list(const EgressState& st) {
   std::string out;
   if (st.setup.bundle)
@@ -89,10 +102,12 @@ void answer_start(Call& c, CallStatus status, const std::string& message) {
   c.start.deliver(CallStart{c.req.call_id, status, c.member_task_id, message});
 }
 
+// Forgets a call; a delegation's child is ended with it.
 void forget(egress_actor* self, const std::string& call_id) {
   auto it = self->state.calls.find(call_id);
   if (it == self->state.calls.end()) return;
   if (!it->second.member_task_id.empty()) self->state.by_task.erase(it->second.member_task_id);
+  if (it->second.child_started && self->state.setup.children) self->send(self->state.setup.children, EndChild{call_id});
   self->state.calls.erase(it);
 }
 
@@ -123,7 +138,8 @@ std::vector<NoAnswer> below_of(const TaskView& v) {
                                                  "unreachable", "abandoned", "no_answer"};
   std::vector<NoAnswer> out;
   for (const auto& n : v.no_answer_below)
-    if (out.size() < max_no_answer_below && is_member_name(n.member) &&
+    if (out.size() < max_no_answer_below &&
+        (is_member_name(n.member) || (is_capsule_target(n.member) && is_member_name(capsule_of(n.member)))) &&
         std::find(statuses.begin(), statuses.end(), n.status) != statuses.end())
       out.push_back(n);
   return out;
@@ -145,11 +161,19 @@ void finish_from(egress_actor* self, const std::string& call_id, const TaskView&
   }
 }
 
+// Where a call's requests go, and with which credential: a member's door and its formation
+// token, or a delegation's child door and its operator credential.
+DoorCallTo door_of(const EgressState& st, const Call& c) {
+  return DoorCallTo{c.child ? c.child_url : st.addresses.at(c.req.member)};
+}
+Bearer bearer_of(const EgressState& st, const Call& c) {
+  return c.child ? c.child_bearer : Bearer{token_for(st, c.req.member), nullptr};
+}
+
 // Sends one request to the callee's door through the door-call port, its token attached.
-auto ask_callee(egress_actor* self, const std::string& member, const DoorRequest& req) {
+auto ask_callee(egress_actor* self, const Call& c, const DoorRequest& req) {
   const auto& st = self->state;
-  return self->request(st.setup.network, request_timeout, DoorCallTo{st.addresses.at(member)},
-                       Bearer{token_for(st, member)}, req);
+  return self->request(st.setup.network, request_timeout, door_of(st, c), bearer_of(st, c), req);
 }
 
 void offer(egress_actor* self, const std::string& call_id);
@@ -158,7 +182,7 @@ void follow(egress_actor* self, const std::string& call_id);
 DoorRequest send_request(const Call& c) {
   DoorRequest r;
   r.method = "SendMessage";
-  r.peer_origin = true;
+  r.peer_origin = !c.child; // a child takes its task from its operator (the parent), not a peer
   r.return_immediately = true; // the call returns as soon as the member holds the task
   r.text = c.req.text;
   r.message_id = "msg_" + c.req.call_id.substr(4);
@@ -255,13 +279,17 @@ void on_offer_reply(egress_actor* self, const std::string& call_id, const DoorRe
     DoorRequest cancel;
     cancel.method = "CancelTask";
     cancel.task_id = v.id;
-    caf::anon_send(self->state.setup.network, DoorCallTo{self->state.addresses[m]},
-                   Bearer{token_for(self->state, m)}, cancel); // its answer is of no interest
+    caf::anon_send(self->state.setup.network, door_of(self->state, c), bearer_of(self->state, c),
+                   cancel); // its answer is of no interest
     forget(self, call_id);
     return;
   }
-  trace(self, "member_call_start",
-        {{"task_id", c.req.task_id}, {"call_id", call_id}, {"member", m}, {"member_task_id", v.id}});
+  if (c.child)
+    trace(self, "delegation_start", {{"task_id", c.req.task_id}, {"call_id", call_id}, {"capsule", capsule_of(m)},
+                                     {"child_session", c.child_session}, {"child_task_id", v.id}});
+  else
+    trace(self, "member_call_start",
+          {{"task_id", c.req.task_id}, {"call_id", call_id}, {"member", m}, {"member_task_id", v.id}});
   answer_start(c, CallStatus::started, m + " holds the task");
   if (is_terminal(v.state)) {
     finish_from(self, call_id, v);
@@ -277,7 +305,7 @@ void offer(egress_actor* self, const std::string& call_id) {
   Call& c = it->second;
   c.phase = Phase::offering;
   ++c.offers;
-  ask_callee(self, c.req.member, send_request(c))
+  ask_callee(self, c, send_request(c))
     .then([=](const DoorReply& r) { on_offer_reply(self, call_id, r); },
           [=](const caf::error& err) { transport_failed(self, call_id, err); });
 }
@@ -291,7 +319,7 @@ void poll(egress_actor* self, const std::string& call_id) {
   DoorRequest get;
   get.method = "GetTask";
   get.task_id = c.member_task_id;
-  ask_callee(self, c.req.member, get)
+  ask_callee(self, c, get)
     .then(
       [=](const DoorReply& r) {
         auto i = self->state.calls.find(call_id);
@@ -320,7 +348,7 @@ void follow(egress_actor* self, const std::string& call_id) {
   DoorRequest sub;
   sub.method = "SubscribeToTask";
   sub.task_id = c.member_task_id;
-  ask_callee(self, c.req.member, sub)
+  ask_callee(self, c, sub)
     .then(
       [=](const DoorReply& r) {
         auto i = self->state.calls.find(call_id);
@@ -338,6 +366,39 @@ void follow(egress_actor* self, const std::string& call_id) {
         if (i == self->state.calls.end()) return;
         i->second.polling = true;
         transport_failed(self, call_id, err);
+      });
+}
+
+// A delegation: its own child first, then offered like a call.
+void start_child(egress_actor* self, const std::string& call_id, const std::string& version) {
+  auto& st = self->state;
+  Call& c = st.calls.at(call_id);
+  c.phase = Phase::starting_child;
+  self->request(st.setup.children, caf::infinite, StartChild{call_id, capsule_of(c.req.member), version, c.req.task_id})
+    .then(
+      [=](const ChildStarted& started, const Bearer& bearer) {
+        auto it = self->state.calls.find(call_id);
+        if (it == self->state.calls.end() || it->second.abandoned) { // the call ended while it started
+          if (started.failure.empty()) self->send(self->state.setup.children, EndChild{call_id});
+          if (it != self->state.calls.end()) forget(self, call_id);
+          return;
+        }
+        Call& c = it->second;
+        if (!started.failure.empty()) {
+          end_call(self, call_id, CallStatus::failed, c.req.member + " could not be started: " + started.failure);
+          return;
+        }
+        c.child_started = true;
+        c.child_url = started.url;
+        c.child_bearer = bearer;
+        c.child_session = started.session_id;
+        offer(self, call_id);
+      },
+      [=](const caf::error& err) {
+        auto it = self->state.calls.find(call_id);
+        if (it == self->state.calls.end()) return;
+        end_call(self, call_id, CallStatus::failed,
+                 it->second.req.member + " could not be started (" + self->system().render(err) + ")");
       });
 }
 
@@ -365,7 +426,13 @@ egress_handle::behavior_type egress(egress_actor* self, EgressSetup setup) {
       auto& st = self->state;
       auto asker = caf::actor_cast<call_listener>(self->current_sender()); // before the promise takes it
       auto rp = self->make_response_promise<CallStart>();
-      if (!is_callee(st, req.member)) {
+      if (is_capsule_target(req.member) && (!st.setup.children || version_of(st, req.member).empty())) {
+        rp.deliver(CallStart{req.call_id, CallStatus::refused, "",
+                             "'" + capsule_of(req.member) + "' is not a capsule this one may delegate to "
+                             "(its capabilities.spawn.allow does not list it); nothing was started"});
+        return rp;
+      }
+      if (!is_capsule_target(req.member) && !is_callee(st, req.member)) {
         const std::string list = callee_list(st);
         rp.deliver(CallStart{req.call_id, CallStatus::refused, "",
                              "'" + req.member + "' is not a member this one may call" +
@@ -377,8 +444,13 @@ egress_handle::behavior_type egress(egress_actor* self, EgressSetup setup) {
       c.task = asker;
       c.start = rp;
       c.began = self->clock().now();
+      c.child = is_capsule_target(req.member);
       st.calls.emplace(req.call_id, std::move(c));
       self->delayed_send(self, st.setup.call_deadline, deadline_atom_v, req.call_id);
+      if (is_capsule_target(req.member)) {
+        start_child(self, req.call_id, version_of(st, req.member));
+        return rp;
+      }
       if (st.addresses.count(req.member) || st.ended.count(req.member)) {
         proceed(self, req.call_id);
       } else {
@@ -431,6 +503,8 @@ egress_handle::behavior_type egress(egress_actor* self, EgressSetup setup) {
       if (c.phase == Phase::waiting_address)
         refuse(self, call_id, "the address of " + m + " did not arrive within the call deadline of " + secs +
                                 " s, so nothing was sent; it may not have started");
+      else if (c.phase == Phase::starting_child)
+        end_call(self, call_id, CallStatus::timed_out, m + " did not start within the call deadline of " + secs + " s");
       else if (c.phase == Phase::following)
         end_call(self, call_id, CallStatus::timed_out,
                  m + " took the task but did not finish it within the call deadline of " + secs + " s" + silent);
@@ -459,6 +533,13 @@ egress_handle::behavior_type egress(egress_actor* self, EgressSetup setup) {
       auto it = self->state.calls.find(a.call_id);
       if (it == self->state.calls.end()) return;
       it->second.abandoned = true;
+      if (it->second.child && !it->second.member_task_id.empty()) { // the child's task is canceled, then the child ends
+        DoorRequest cancel;
+        cancel.method = "CancelTask";
+        cancel.task_id = it->second.member_task_id;
+        caf::anon_send(self->state.setup.network, door_of(self->state, it->second), bearer_of(self->state, it->second),
+                       cancel);
+      }
       if (it->second.phase != Phase::offering) forget(self, a.call_id);
     },
   };

@@ -31,6 +31,12 @@
 //                                                      that has ended")
 //   any       --AbandonCall-->                         dropped; a task the callee took from an
 //                                                      offer in flight is canceled
+// A delegation (CallMember to "capsule:<name>", an entry of spawn.allow) first asks the child
+// port for its own child process (starting child → offering with the child's url and operator
+// credential; a child that cannot start ends the call failed); from then on it is a call like
+// any other, without the egress allow-list (the child is the member's own process on loopback)
+// and without the address wait. Its end, or its abandonment (after CancelTask of a task the
+// child holds), ends the child (EndChild).
 // Invariants: the model never sees the token, the URL or the port; each call answers its
 // CallMember once (CallStart) and ends at most once (CallEnded); busy is the only refusal that
 // is offered again.
@@ -41,6 +47,7 @@
 
 #include "actors/actor_interfaces.hpp"
 #include "actors/ports.hpp"
+#include "messages/child_spawn.hpp"
 #include "messages/formation_bundle.hpp"
 
 #include <caf/fwd.hpp>
@@ -59,6 +66,8 @@ struct EgressSetup {
   std::chrono::milliseconds address_wait{10'000};  // FORMATION_ADDRESS_WAIT
   network_port network;                            // the door-call port
   trace_port trace;
+  std::vector<SpawnTarget> spawnable;              // capabilities.spawn.allow
+  child_port children;                             // starts them (null: no delegation)
 };
 
 egress_handle spawn_egress(caf::actor_system& sys, EgressSetup setup);

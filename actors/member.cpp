@@ -93,18 +93,21 @@ member_handle::behavior_type member(member_actor* self, MemberSetup setup) {
 
   json start{{"capsule_name", st.setup.capsule_name}, {"capsule_version", st.setup.capsule_version},
              {"max_turns", st.setup.max_turns}};
+  if (!st.setup.formation_id.empty()) start["formation_id"] = st.setup.formation_id;
   if (!st.setup.spawned_by.empty()) { // a delegated child: the formation's id and nothing else
-    if (!st.setup.formation_id.empty()) start["formation_id"] = st.setup.formation_id;
     start["spawned_by"] = st.setup.spawned_by;
     start["delegation"] = st.setup.delegation_id;
-  } else if (!st.setup.formation_id.empty()) {
-    start["formation_id"] = st.setup.formation_id;
+  }
+  if (st.setup.bundle) { // a launcher-started member (a delegated child has only the id)
     start["formation_member"] = st.setup.member;
     start["formation_callees"] = callees;
   }
   trace(self, "session_start", start);
 
-  if (!callees.empty()) {
+  std::vector<std::string> capsules; // what `delegate` may name: spawn.allow, when a child port exists
+  if (st.setup.children)
+    for (const auto& s : st.setup.spawnable) capsules.push_back(s.capsule);
+  if (!callees.empty() || !capsules.empty()) {
     EgressSetup e;
     e.member = st.setup.member;
     e.bundle = st.setup.bundle;
@@ -112,6 +115,10 @@ member_handle::behavior_type member(member_actor* self, MemberSetup setup) {
     e.call_deadline = st.setup.call_deadline;
     e.network = st.setup.network;
     e.trace = st.setup.trace;
+    if (!capsules.empty()) {
+      e.spawnable = st.setup.spawnable;
+      e.children = st.setup.children;
+    }
     st.egress = spawn_egress(self->system(), std::move(e));
   }
 
@@ -126,14 +133,15 @@ member_handle::behavior_type member(member_actor* self, MemberSetup setup) {
   d.ids = st.setup.ids;
   auto& sys = self->system();
   // The system message is the same for every task of this member: built once.
-  d.start_task = [&sys, member = st.setup.member, callees, max_turns = st.setup.max_turns,
-                  system_text = system_message(st.setup.system_prompt, st.setup.member, callees),
+  d.start_task = [&sys, member = st.setup.member, callees, capsules, max_turns = st.setup.max_turns,
+                  system_text = system_message(st.setup.system_prompt, st.setup.member, callees, capsules),
                   model = st.setup.model, egress = call_port{st.egress}, trace = st.setup.trace,
                   ids = st.setup.ids](const TaskView& t, const task_owner& door) {
     TaskSetup ts;
     ts.task = t;
     ts.member = member;
     ts.callees = callees;
+    ts.capsules = capsules;
     ts.max_turns = max_turns;
     ts.system_text = system_text;
     ts.model = model;

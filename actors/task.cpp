@@ -5,6 +5,7 @@
 #include "actors/continuation.hpp"
 #include "actors/no_answer_ledger.hpp"
 #include "actors/task_texts.hpp"
+#include "messages/child_spawn.hpp"
 #include "messages/ids.hpp"
 #include "messages/member_call.hpp"
 #include "messages/model_turn.hpp"
@@ -35,7 +36,7 @@ enum class Phase { claimed, outstanding, arrived };
 
 struct PendingCall {
   std::string call_id;
-  std::string member;
+  std::string member;          // the callee, or "capsule:<name>" for a delegation
   std::string member_task_id;
   Phase phase = Phase::claimed;
   caf::actor_clock::time_point made;
@@ -116,17 +117,20 @@ bool any_out(task_ptr self) {
                      [](const PendingCall& c) { return c.phase != Phase::arrived; });
 }
 
+// `member_call`, or `delegation` for a call to a sub-capsule.
 void trace_member_call(task_ptr self, const PendingCall& c, const std::string& status, std::int64_t duration_ms,
                        const std::string& output, bool truncated, bool delivered) {
-  nlohmann::json f{{"task_id", self->state.setup.task.id}, {"call_id", c.call_id}, {"member", c.member}};
-  if (!c.member_task_id.empty()) f["member_task_id"] = c.member_task_id;
+  const bool child = is_capsule_target(c.member);
+  nlohmann::json f{{"task_id", self->state.setup.task.id}, {"call_id", c.call_id}};
+  f[child ? "capsule" : "member"] = child ? capsule_of(c.member) : c.member;
+  if (!c.member_task_id.empty()) f[child ? "child_task_id" : "member_task_id"] = c.member_task_id;
   f["status"] = status;
   f["task"] = capped(c.task_text);
   f["duration_ms"] = duration_ms;
   f["output"] = output;
   f["truncated"] = truncated;
   f["delivered"] = delivered;
-  trace(self, "member_call", f);
+  trace(self, child ? "delegation" : "member_call", f);
 }
 
 // Ends the task: abandons what is still out, records what arrived but was never delivered,
@@ -205,8 +209,9 @@ void on_response(task_ptr self, ModelTurn t);
 void ask(task_ptr self) {
   auto& st = self->state;
   if (st.finished) return;
-  ModelTurnRequest req{st.setup.task.id, st.setup.task.request, st.turn, st.step, st.setup.member,
-                       st.setup.callees, st.answers, st.continuation, st.transcript};
+  ModelTurnRequest req{st.setup.task.id, st.setup.task.request, st.turn,     st.step,
+                       st.setup.member,  st.setup.callees,       st.setup.capsules, st.answers,
+                       st.continuation,  st.transcript};
   self->request(st.setup.model, caf::infinite, std::move(req))
     .then([=](ModelTurn& t) { on_response(self, std::move(t)); },
           [=](caf::error& err) { fail(self, "the model did not answer: " + self->system().render(err), TaskExit::failed); });
@@ -230,10 +235,12 @@ void next_turn(task_ptr self) {
 void deliver(task_ptr self) {
   auto& st = self->state;
   std::vector<CallEnded> outcomes;
+  std::size_t delegations = 0;
   for (const auto& id : st.arrival) {
     const PendingCall* c = find_call(self, id);
     if (c == nullptr) continue;
     outcomes.push_back(c->ended);
+    if (is_capsule_target(c->member)) ++delegations;
     auto it = std::find_if(st.answers.begin(), st.answers.end(),
                            [&](const MemberText& a) { return a.member == c->member; });
     const std::string text = task_texts::answer_text(c->ended);
@@ -251,8 +258,8 @@ void deliver(task_ptr self) {
   trace(self, "task_continued",
         {{"task_id", st.setup.task.id},
          {"continuation_number", st.continuations},
-         {"member_calls", outcomes.size()},
-         {"delegations", 0},
+         {"member_calls", outcomes.size() - delegations},
+         {"delegations", delegations},
          {"waited_ms", st.wait_started ? ms_between(*st.wait_started, now) : 0},
          {"turns_remaining", std::max(0, st.setup.max_turns - st.turn - 1)}});
   st.pending.clear();
@@ -305,8 +312,19 @@ void after_starts(task_ptr self) {
 
 // A call refused with nothing sent: traced, and the tool error the model reads.
 std::string refuse_call(task_ptr self, const std::string& member, const char* cause, std::string text) {
-  trace(self, "call_refused", {{"task_id", self->state.setup.task.id}, {"member", member}, {"cause", cause}, {"reason", text}});
+  nlohmann::json f{{"task_id", self->state.setup.task.id}};
+  if (is_capsule_target(member)) f["capsule"] = capsule_of(member);
+  else f["member"] = member;
+  f["cause"] = cause;
+  f["reason"] = text;
+  trace(self, "call_refused", f);
   return text;
+}
+
+std::size_t children_out(task_ptr self) {
+  return static_cast<std::size_t>(std::count_if(self->state.pending.begin(), self->state.pending.end(), [](const PendingCall& c) {
+    return is_capsule_target(c.member) && c.phase != Phase::arrived;
+  }));
 }
 
 void on_start(task_ptr self, const std::string& call_id, const std::string& member, CallStart s) {
@@ -331,21 +349,31 @@ void on_start(task_ptr self, const std::string& call_id, const std::string& memb
     on_result(task_texts::call_ended_at_once(s, member, st.member_sent), false);
 }
 
-// call-member. A refusal is returned at once (a tool error; nothing was sent); otherwise the call
-// goes to the egress and its result reaches `on_result` when its CallStart does.
+// call-member, or delegate (`member` is then "capsule:<name>"). A refusal is returned at once (a
+// tool error; nothing was sent); otherwise the call goes to the egress and its result reaches
+// `on_result` when its CallStart does.
 std::optional<std::string> make_call(task_ptr self, const std::string& member, const std::string& text,
                                      std::function<void(std::string, bool)> on_result) {
   auto& st = self->state;
+  const bool child = is_capsule_target(member);
   if (st.ending) return refuse_call(self, member, "ending", task_texts::call_while_ending(member));
-  const auto& callees = st.setup.callees;
-  if (std::find(callees.begin(), callees.end(), member) == callees.end())
-    return refuse_call(self, member, "not_callable", task_texts::not_callable(member, callees));
+  if (child) {
+    const auto& capsules = st.setup.capsules;
+    if (std::find(capsules.begin(), capsules.end(), capsule_of(member)) == capsules.end())
+      return refuse_call(self, member, "not_spawnable", task_texts::not_spawnable(capsule_of(member), capsules));
+  } else {
+    const auto& callees = st.setup.callees;
+    if (std::find(callees.begin(), callees.end(), member) == callees.end())
+      return refuse_call(self, member, "not_callable", task_texts::not_callable(member, callees));
+  }
   if (const PendingCall* p = find_member(self, member))
     return refuse_call(self, member, "call_outstanding", task_texts::still_pending(member, p->call_id));
+  if (child && children_out(self) >= max_children_at_once)
+    return refuse_call(self, member, "too_many_children", task_texts::too_many_children(max_children_at_once));
   PendingCall c;
   c.task_text = text;
   if (!st.ids) st.ids.emplace(st.setup.ids, self->clock(), st.setup.task.id + "/task");
-  c.call_id = st.ids->mint(ids::member_call);
+  c.call_id = st.ids->mint(child ? ids::delegation : ids::member_call);
   c.member = member;
   c.made = self->clock().now();
   c.on_result = std::move(on_result);
@@ -366,7 +394,7 @@ std::optional<std::string> make_call(task_ptr self, const std::string& member, c
 std::pair<std::string, bool> end_without_answer(task_ptr self, const std::string& reason) {
   auto& st = self->state;
   std::string refusal;
-  if (st.setup.callees.empty()) refusal = task_texts::ewa_no_callees();
+  if (st.setup.callees.empty() && st.setup.capsules.empty()) refusal = task_texts::ewa_no_callees();
   else if (!st.member_sent) refusal = task_texts::ewa_not_member_sent();
   else if (!st.pending.empty()) refusal = task_texts::ewa_call_out(st.pending.front().member, st.pending.front().call_id);
   else if (reason.find_first_not_of(" \t\r\n") == std::string::npos) refusal = task_texts::ewa_blank_reason();
@@ -420,10 +448,12 @@ void on_response(task_ptr self, ModelTurn t) {
   st.calls = std::move(t.tool_calls);
   st.tool_results.assign(st.calls.size(), std::string());
   for (std::size_t i = 0; i < st.calls.size(); ++i) {
-    const ToolUse use = read_tool_call(st.calls[i], st.setup.callees);
+    const ToolUse use = read_tool_call(st.calls[i], st.setup.callees, st.setup.capsules);
     switch (use.kind) {
-    case ToolUse::Kind::call_member: {
-      auto now = make_call(self, use.member, use.task, [self, i](std::string text, bool) {
+    case ToolUse::Kind::call_member:
+    case ToolUse::Kind::delegate: {
+      const std::string target = use.kind == ToolUse::Kind::delegate ? capsule_target(use.capsule) : use.member;
+      auto now = make_call(self, target, use.task, [self, i](std::string text, bool) {
         auto& st = self->state;
         st.tool_results.at(i) = std::move(text);
         if (--st.starts_awaited == 0) after_starts(self);
@@ -443,7 +473,7 @@ void on_response(task_ptr self, ModelTurn t) {
 caf::result<ToolReply> on_tool_request(task_ptr self, const ToolRequest& req) {
   auto& st = self->state;
   if (st.finished) return ToolReply{task_texts::tool_error("this task has ended; nothing was sent."), true};
-  const ToolUse use = read_tool_call(req.call, st.setup.callees);
+  const ToolUse use = read_tool_call(req.call, st.setup.callees, st.setup.capsules);
   trace(self, "tool_call", {{"task_id", st.setup.task.id}, {"turn", st.turn}, {"tool", req.call.name}});
   switch (use.kind) {
   case ToolUse::Kind::error: return ToolReply{use.error, true};
@@ -451,10 +481,12 @@ caf::result<ToolReply> on_tool_request(task_ptr self, const ToolRequest& req) {
     auto [text, accepted] = end_without_answer(self, use.reason);
     return ToolReply{text, !accepted};
   }
-  case ToolUse::Kind::call_member: break;
+  case ToolUse::Kind::call_member:
+  case ToolUse::Kind::delegate: break;
   }
   auto rp = self->make_response_promise<ToolReply>();
-  auto now = make_call(self, use.member, use.task,
+  const std::string target = use.kind == ToolUse::Kind::delegate ? capsule_target(use.capsule) : use.member;
+  auto now = make_call(self, target, use.task,
                        [rp](std::string text, bool is_error) mutable { rp.deliver(ToolReply{std::move(text), is_error}); });
   if (now) rp.deliver(ToolReply{std::move(*now), true});
   return rp;

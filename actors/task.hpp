@@ -21,11 +21,15 @@
 //   next turn         --turn == max_turns-->          failed (max_turns_reached)
 //   any               --its door is down-->           quits (nothing can read or cancel it)
 //   any               --ModelText-->                  passed on to the door (streaming subscribers)
-// Invariants: one outstanding call per member per task (a second call to a member is refused,
-// with nothing sent, until the first call's answer has been delivered); different members never
-// block each other; every answer is delivered fenced as `member:<name>`; a call that ends with
-// no answer is named, with the members further down that gave none.
-// Seed: "How a member gives another work" (formations.txt), steps 1–5.
+// Delegations (the `delegate` tool) are calls to the target "capsule:<name>": the same states,
+// the same one continuation, fenced as `capsule:<name>`; at most max_children_at_once run at once.
+// Invariants: one outstanding call per member (and per capsule) per task (a second call to a
+// member is refused, with nothing sent, until the first call's answer has been delivered);
+// different members never block each other; every answer is delivered fenced as `member:<name>`
+// (`capsule:<name>`); a call that ends with no answer is named, with the members further down
+// that gave none.
+// Seed: "How a member gives another work" (formations.txt), steps 1–5; "A sub-capsule a member
+// delegates to is not a member" (formations.txt, "How a formation ends"; issue 13).
 #pragma once
 
 #include "actors/actor_interfaces.hpp"
@@ -44,14 +48,20 @@ struct TaskSetup {
   TaskView task;                      // id, context_id, request (the text), submitter
   std::string member;                 // this member's name ("" outside a formation)
   std::vector<std::string> callees;   // whom call-member may name, roster order; empty ⇒ no tool
+  std::vector<std::string> capsules;  // whom delegate may name (spawn.allow order); empty ⇒ no tool
   int max_turns = 10;
   std::string system_text;            // the system message (runtime_tools.hpp: system_message)
   model_port model;
   call_port egress;                   // replies CallStart to CallMember, later sends CallEnded
+                                      // (delegations too: member "capsule:<name>")
   trace_port trace;
   task_owner door;                    // receives TaskWorking, TaskFinished
   IdClockSpec ids;                    // call ids (mcl_), stream "<task id>/task"
 };
+
+// At most this many delegations of one task run at once (a further one is refused as a tool
+// error until an answer is delivered). Each runs a whole `mur run` process.
+inline constexpr std::size_t max_children_at_once = 4;
 
 // True when a task's submitter credential is a formation member (`member:<name>`).
 bool sent_by_member(const TaskView& task);

@@ -1,5 +1,7 @@
 #include "actors/task_texts.hpp"
 
+#include "messages/child_spawn.hpp"
+
 #include <nlohmann/json.hpp>
 
 namespace mur::task_texts {
@@ -7,7 +9,10 @@ namespace mur::task_texts {
 namespace {
 
 std::string result_json(const CallStart& start, const std::string& member, const std::string& output) {
-  nlohmann::json j{{"call_id", start.call_id}, {"member", member}, {"status", to_string(start.status)}};
+  nlohmann::json j{{"call_id", start.call_id}};
+  if (is_capsule_target(member)) j["capsule"] = capsule_of(member);
+  else j["member"] = member;
+  j["status"] = to_string(start.status);
   if (!start.member_task_id.empty()) j["task_id"] = start.member_task_id;
   if (!output.empty()) j["output"] = output;
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -54,6 +59,22 @@ std::string not_callable(const std::string& member, const std::vector<std::strin
                     ". Nothing was sent.");
 }
 
+std::string not_spawnable(const std::string& capsule, const std::vector<std::string>& capsules) {
+  if (capsules.empty())
+    return tool_error("this member has no delegate tool: its capsule's capabilities.spawn.allow lists no "
+                      "capsule. Nothing was started.");
+  std::string names;
+  for (const auto& c : capsules) names += (names.empty() ? "" : ", ") + c;
+  return tool_error("\"" + capsule + "\" is not a capsule you may delegate to; you may delegate to: " + names +
+                    ". Nothing was started.");
+}
+
+std::string too_many_children(std::size_t at_once) {
+  return tool_error("this task already has " + std::to_string(at_once) +
+                    " delegations out, the most that run at once; nothing was started. End your turn: "
+                    "their answers are added after it, and you may delegate again then.");
+}
+
 std::string still_pending(const std::string& member, const std::string& call_id) {
   return tool_error("call " + call_id + " to " + member + " has not had its answer delivered yet, so "
                     "this call was refused and nothing was sent. End your turn now; the answer is "
@@ -65,8 +86,8 @@ std::string call_while_ending(const std::string& member) {
 }
 
 std::string ewa_no_callees() {
-  return tool_error("end-without-answer is only for a member that may call other members; this one "
-                    "may call none.");
+  return tool_error("end-without-answer is only for a member that may call other members or delegate; "
+                    "this one may do neither.");
 }
 
 std::string ewa_not_member_sent() {

@@ -23,6 +23,9 @@ std::string call_ended_at_once(const CallStart& start, const std::string& member
 // call-member tool errors (nothing was sent).
 std::string tool_error(const std::string& text);
 std::string not_callable(const std::string& member, const std::vector<std::string>& callees);
+// A delegation to a capsule outside spawn.allow, or one too many at once.
+std::string not_spawnable(const std::string& capsule, const std::vector<std::string>& capsules);
+std::string too_many_children(std::size_t at_once);
 std::string still_pending(const std::string& member, const std::string& call_id);
 std::string call_while_ending(const std::string& member);
 

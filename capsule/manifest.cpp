@@ -48,10 +48,31 @@ std::vector<ScriptCall> parse_calls(const Value& v) {
   return calls;
 }
 
+std::vector<ScriptDelegation> parse_delegations(const Value& v) {
+  std::vector<ScriptDelegation> out;
+  auto one = [&](const Value& d) {
+    d.expect_map({"capsule", "task"});
+    ScriptDelegation del;
+    Value c = d.require("capsule");
+    del.capsule = c.string();
+    if (auto p = names::capsule_name_problem(del.capsule)) c.fail("the capsule name " + *p);
+    del.task = d.require("task").text();
+    return del;
+  };
+  if (v.is_seq()) {
+    for (const auto& d : v.items()) out.push_back(one(d));
+    if (out.empty()) v.fail("lists no delegations", "name at least one {capsule, task}");
+  } else {
+    out.push_back(one(v));
+  }
+  return out;
+}
+
 ScriptTurn parse_turn(const Value& v) {
-  v.expect_map({"call", "reply", "end_without_answer", "think_ms", "fail"});
+  v.expect_map({"call", "delegate", "reply", "end_without_answer", "think_ms", "fail"});
   ScriptTurn t;
   if (auto c = v.get("call")) t.calls = parse_calls(*c);
+  if (auto d = v.get("delegate")) t.delegations = parse_delegations(*d);
   if (auto r = v.get("reply")) t.reply = r->text();
   if (auto e = v.get("end_without_answer")) t.end_without_answer = e->string();
   if (auto f = v.get("fail")) t.fail = f->string();
@@ -60,12 +81,12 @@ ScriptTurn parse_turn(const Value& v) {
   if (endings > 1)
     v.fail_with("E-MAN-003", "holds more than one of reply, end_without_answer and fail",
                 "keep one way for this turn to end the task");
-  if (endings == 1 && !t.calls.empty())
-    v.fail_with("E-MAN-003", "both calls members and ends the task in the same turn",
+  if (endings == 1 && (!t.calls.empty() || !t.delegations.empty()))
+    v.fail_with("E-MAN-003", "both calls (or delegates) and ends the task in the same turn",
                 "put the call in one turn and the reply in the next");
-  if (endings == 0 && t.calls.empty())
-    v.fail("neither calls a member nor ends the task",
-           "give the turn a call, reply, end_without_answer or fail");
+  if (endings == 0 && t.calls.empty() && t.delegations.empty())
+    v.fail("neither calls a member, delegates nor ends the task",
+           "give the turn a call, delegate, reply, end_without_answer or fail");
   return t;
 }
 
@@ -226,6 +247,25 @@ void parse_spawn_allow(const Value& v, const std::string& self, std::vector<Caps
   }
 }
 
+// A script turn's `delegate` names a capsule of capabilities.spawn.allow (E-MAN-003).
+void check_script_delegations(const Manifest& m, const std::string& label) {
+  auto check = [&](const std::vector<ScriptTurn>& turns, const std::string& where) {
+    for (std::size_t i = 0; i < turns.size(); ++i)
+      for (const auto& d : turns[i].delegations) {
+        const bool listed = std::any_of(m.spawn_allow.begin(), m.spawn_allow.end(),
+                                        [&](const CapsuleRef& r) { return r.name == d.capsule; });
+        if (!listed)
+          throw Failure("E-MAN-003",
+                        label + ": " + where + "[" + std::to_string(i) + "].delegate: '" + d.capsule +
+                          "' is not listed in capabilities.spawn.allow, so this capsule may not delegate to it",
+                        "add " + d.capsule + "@<its exact version> to capabilities.spawn.allow, or delegate to a listed capsule");
+      }
+  };
+  check(m.inference.turns, "inference.turns");
+  for (std::size_t r = 0; r < m.inference.routes.size(); ++r)
+    check(m.inference.routes[r].turns, "inference.routes[" + std::to_string(r) + "].turns");
+}
+
 Authentication parse_authentication(const Value& v) {
   v.expect_map({"scheme", "credentials"});
   Authentication a;
@@ -372,6 +412,7 @@ Manifest parse_manifest(const std::string& text, const std::string& label) {
     else if (t->node()["retain"].IsDefined())
       t->fail("retain is empty", "give max_sessions, max_age or both, or remove trace.retain");
   }
+  check_script_delegations(m, label);
   return m;
 }
 

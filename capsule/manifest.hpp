@@ -49,6 +49,12 @@ struct ScriptCall {
   std::string task; // a template: {{task}}, {{member}}, {{answer.NAME}}, {{answers}}
 };
 
+// One `delegate` tool call a script turn makes (decisions.md §6): its answer is {{answer.CAPSULE}}.
+struct ScriptDelegation {
+  std::string capsule; // an entry of capabilities.spawn.allow, by name
+  std::string task;    // a template, as a call's
+};
+
 // One model turn of a script (decisions.md §3).
 struct ScriptTurn {
   std::vector<ScriptCall> calls;
@@ -56,6 +62,7 @@ struct ScriptTurn {
   std::optional<std::string> end_without_answer;
   std::optional<std::string> fail;
   std::int64_t think_ms = 0;
+  std::vector<ScriptDelegation> delegations; // made after the turn's calls
 };
 
 struct ScriptRoute {

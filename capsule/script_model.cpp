@@ -2,6 +2,7 @@
 #include "capsule/script_model.hpp"
 
 #include "actors/atoms.hpp"
+#include "messages/child_spawn.hpp"
 #include "messages/model_turn.hpp"
 #include "messages/runtime_tools.hpp"
 
@@ -49,10 +50,10 @@ std::string fill(const std::string& tpl, const ModelTurnRequest& req) {
       out += req.member;
     } else if (key == "answers") {
       out += req.continuation;
-    } else if (key.rfind("answer.", 0) == 0) {
+    } else if (key.rfind("answer.", 0) == 0) { // a member's answer, or a sub-capsule's
       const std::string name = key.substr(7);
       for (const auto& a : req.answers)
-        if (a.member == name) out += a.text;
+        if (a.member == name || a.member == capsule_target(name)) out += a.text;
     } else {
       out.append(tpl, open, close + 2 - open);
     }
@@ -84,6 +85,9 @@ ModelTurn play(const ScriptTurn& entry, const ModelTurnRequest& req) {
   for (const auto& c : entry.calls)
     t.tool_calls.push_back(ToolCall{id_prefix + std::to_string(t.tool_calls.size()), tool_name::call_member,
                                     call_member_arguments(c.member, fill(c.task, req))});
+  for (const auto& d : entry.delegations)
+    t.tool_calls.push_back(ToolCall{id_prefix + std::to_string(t.tool_calls.size()), tool_name::delegate,
+                                    delegate_arguments(d.capsule, fill(d.task, req))});
   if (entry.end_without_answer)
     t.tool_calls.push_back(ToolCall{id_prefix + std::to_string(t.tool_calls.size()), tool_name::end_without_answer,
                                     end_without_answer_arguments(fill(*entry.end_without_answer, req))});

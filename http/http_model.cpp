@@ -247,7 +247,7 @@ http_model_actor::behavior_type http_model(self_ptr self, HttpModelSetup setup) 
       ChatRequest chat;
       chat.model = st.setup.model;
       chat.transcript = req.transcript;
-      chat.tools = runtime_tools(req.callees);
+      chat.tools = runtime_tools(req.callees, req.capsules);
       chat.stream = st.setup.stream;
       chat.max_tokens = st.setup.max_tokens;
       chat.temperature = st.setup.temperature;

@@ -59,9 +59,9 @@ bool supported_version(const std::string& v) {
   return v == mcp_protocol_version || v == "2025-06-18" || v == "2025-03-26";
 }
 
-json tools_json(const std::vector<std::string>& callees) {
+json tools_json(const McpTurn& turn) {
   json tools = json::array();
-  for (const auto& t : runtime_tools(callees))
+  for (const auto& t : runtime_tools(turn.callees, turn.capsules))
     tools.push_back({{"name", t.name}, {"description", t.description}, {"inputSchema", t.parameters}});
   return tools;
 }
@@ -117,15 +117,14 @@ std::variant<PlainAnswer, McpCallFor> mcp_step(const PlainRequest& r, const std:
     return rpc_result(id, json{{"protocolVersion", version},
                                {"capabilities", {{"tools", {{"listChanged", false}}}}},
                                {"serverInfo", {{"name", "mur"}, {"version", "1"}}},
-                               {"instructions", "The runtime's tools for this member's turn: call-member gives another member work."}});
+                               {"instructions", "The runtime's tools for this member's turn: call-member gives another member work, delegate hands a task to a sub-capsule."}});
   }
   if (method == "ping") return rpc_result(id, json::object());
-  const auto& callees = turns[*turn].callees;
-  if (method == "tools/list") return rpc_result(id, json{{"tools", tools_json(callees)}});
+  if (method == "tools/list") return rpc_result(id, json{{"tools", tools_json(turns[*turn])}});
   if (method == "tools/call") {
     if (!params.contains("name") || !params["name"].is_string()) return rpc_error(id, -32602, "tools/call needs a name");
     const std::string name = params["name"].get<std::string>();
-    const auto tools = runtime_tools(callees);
+    const auto tools = runtime_tools(turns[*turn].callees, turns[*turn].capsules);
     if (std::none_of(tools.begin(), tools.end(), [&](const FunctionTool& t) { return t.name == name; }))
       return rpc_error(id, -32602, "unknown tool: " + name.substr(0, 80));
     json args = params.contains("arguments") ? params["arguments"] : json::object();

@@ -30,7 +30,8 @@ inline constexpr const char* mcp_protocol_version = "2025-11-25";
 // The turn a request is judged against: its token and the tools it may use.
 struct McpTurn {
   std::string token;                 // the per-turn bearer (never printed)
-  std::vector<std::string> callees;  // call-member's enum; empty ⇒ no tools
+  std::vector<std::string> callees;  // call-member's enum
+  std::vector<std::string> capsules; // delegate's enum (both empty ⇒ no tools)
 };
 
 // A tools/call to answer once the task has its result: the JSON-RPC id and the call.

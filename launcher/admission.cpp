@@ -44,18 +44,6 @@ std::vector<ResolvedCapsule> resolve_spawn_allow(const Manifest& m, const StoreR
   return out;
 }
 
-std::optional<Warning> spawn_not_run_warning(const Manifest& m, const std::string& who) {
-  if (m.spawn_allow.empty()) return std::nullopt;
-  std::vector<std::string> refs;
-  for (const auto& c : m.spawn_allow) refs.push_back(c.text());
-  return Warning{"W-RUN-009",
-                 who + " declares capabilities.spawn.allow (" + joined(refs) +
-                   "), but delegation does not run in this version of mur: it is checked, and no "
-                   "capsule is ever spawned",
-                 "expect no delegated children from " + m.name +
-                   "; have it call formation members instead, or remove capabilities.spawn.allow"};
-}
-
 Admission admit(const Roster& roster, const StoreRoots& stores) {
   const auto& ms = roster.members;
   std::map<std::string, std::size_t> index;
@@ -237,9 +225,6 @@ Admission admit(const Roster& roster, const StoreRoots& stores) {
           "reaches a member that has ended",
         "in " + m.declared.capsule + "'s murmur.yaml set lifecycle.after_task: sleep, so it stays for the "
           "formation's later calls"});
-  // W-RUN-009: spawn.allow is declared and checked, but nothing is spawned in this version.
-  for (const auto& m : a.members)
-    if (auto w = spawn_not_run_warning(m.capsule.manifest, ref(m.declared))) a.warnings.push_back(std::move(*w));
   return a;
 }
 

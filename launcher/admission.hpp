@@ -10,8 +10,7 @@
 //   spawn.allow capsule name is the name of a member that member may call (E-ROS-010).
 // Warnings (no refusal): W-ROS-001 a callee with more callers than tasks it holds at once,
 // W-RUN-008 a caller whose egress lacks localhost, W-ROS-002 a script calling outside its
-// edges, W-ROS-003 a callee whose lifecycle.after_task is exit (it ends after one task),
-// W-RUN-009 a member that declares spawn.allow (delegation does not run in this version).
+// edges, W-ROS-003 a callee whose lifecycle.after_task is exit (it ends after one task).
 // Checks 1–5 read no store. Within a check, members go in roster order. There is no lock
 // file here, so E-REG-005 does not exist.
 //
@@ -70,8 +69,6 @@ struct Admission {
 std::vector<ResolvedCapsule> resolve_spawn_allow(const Manifest& m, const StoreRoots& stores,
                                                  const std::string& who);
 
-// W-RUN-009 for a capsule that declares capabilities.spawn.allow; nullopt when it declares none.
-std::optional<Warning> spawn_not_run_warning(const Manifest& m, const std::string& who);
 
 // Runs checks 2–10 on a parsed roster; throws Failure with the first refusal's code.
 Admission admit(const Roster& roster, const StoreRoots& stores);

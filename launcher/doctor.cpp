@@ -72,6 +72,11 @@ void print_members(const Admission& a, std::ostream& out) {
   for (const auto& e : a.edges) edges += (edges.empty() ? "" : ", ") + e.from + " \xE2\x86\x92 " + e.to;
   if (a.roster.reach_all) out << "  reachability (all): " << (edges.empty() ? "none" : edges) << "\n";
   else out << "  reachability: " << (edges.empty() ? "none" : edges) << "\n";
+  std::string spawns; // who may delegate to which sub-capsules (not members: children)
+  for (const auto& m : a.members)
+    for (const auto& s : m.capsule.manifest.spawn_allow)
+      spawns += (spawns.empty() ? "" : ", ") + m.declared.name + " \xE2\x86\x92 " + s.text();
+  if (!spawns.empty()) out << "  delegation: " << spawns << "\n";
 }
 
 Report examine(const ProjectPath& where) {
@@ -114,8 +119,6 @@ Report examine(const ProjectPath& where) {
       if (!r.has_roster) {
         for (auto& w : inference_warnings(m, "capsule " + m.name + "@" + m.version, process_env_lookup()))
           r.warnings.push_back(std::move(w));
-        if (auto w = spawn_not_run_warning(m, "capsule " + m.name + "@" + m.version))
-          r.warnings.push_back(std::move(*w));
       }
     } catch (const Failure& f) {
       r.refusal = f;
@@ -142,6 +145,11 @@ void print_text(const Report& r, std::ostream& out) {
           << "  " << to_string(m.lifecycle.task_acceptance) << "/" << to_string(m.lifecycle.after_task)
           << "  " << (m.accepts_peer_tasks ? "serves peers" : "refuses peers") << "  "
           << (m.authentication ? "authenticated door" : "public door") << "\n";
+      if (!m.spawn_allow.empty()) {
+        std::string spawns;
+        for (const auto& s : m.spawn_allow) spawns += (spawns.empty() ? "" : ", ") + s.text();
+        out << "  may delegate to: " << spawns << "\n";
+      }
     }
     if (!r.has_roster)
       for (const auto& w : r.warnings) out << "  \xE2\x9A\xA0  " << w.code << ": " << w.message << "\n";
@@ -170,6 +178,9 @@ void print_json(const Report& r, std::ostream& out) {
       members.push_back({{"name", m.declared.name}, {"capsule", m.declared.capsule}, {"version", m.declared.version},
                          {"entry", i == a.entry}, {"serves_peers", m.capsule.manifest.accepts_peer_tasks},
                          {"authenticated", m.capsule.manifest.authentication.has_value()}});
+      json spawn = json::array();
+      for (const auto& s : m.capsule.manifest.spawn_allow) spawn.push_back(s.text());
+      members.back()["spawn_allow"] = std::move(spawn);
     }
     json edges = json::array();
     for (const auto& e : a.edges) edges.push_back({{"from", e.from}, {"to", e.to}});

@@ -118,6 +118,7 @@ void start_turn(self_ptr self, std::uint64_t id, const ModelTurnRequest& req) {
   json in{{"session", {{"id", session_of(req.task_id)}, {"mode", resume ? "resume" : "new"}}},
           {"member", req.member},
           {"callees", req.callees},
+          {"capsules", req.capsules},
           {"task", req.task_text},
           {"message", resume ? req.continuation : req.task_text},
           {"turn", req.turn},
@@ -234,7 +235,7 @@ harness_actor::behavior_type harness_model(self_ptr self, HarnessSetup setup) {
       t.task = caf::actor_cast<task_handle>(self->current_sender());
       t.promise = self->make_response_promise<ModelTurn>();
       t.task_id = req.task_id;
-      t.grant = McpTurn{fresh_token(), req.callees};
+      t.grant = McpTurn{fresh_token(), req.callees, req.capsules};
       auto rp = t.promise;
       if (t.task) self->monitor(t.task);
       st.turns.emplace(id, std::move(t));

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mur {
@@ -42,6 +43,13 @@ struct SpawnTarget {
   std::string capsule;
   std::string version;
 };
+
+// A delegation's target as the task names it (its answers, its fence, who gave no answer):
+// "capsule:<name>", never a member's name (admission refuses a capsule named like a callee).
+inline constexpr std::string_view capsule_prefix = "capsule:";
+inline bool is_capsule_target(const std::string& target) { return target.rfind(capsule_prefix, 0) == 0; }
+inline std::string capsule_target(const std::string& capsule) { return std::string(capsule_prefix) + capsule; }
+inline std::string capsule_of(const std::string& target) { return target.substr(capsule_prefix.size()); }
 
 struct EndChild {
   std::string call_id;

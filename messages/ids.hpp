@@ -19,6 +19,7 @@ inline constexpr std::string_view task = "tsk_";
 inline constexpr std::string_view context = "ctx_";
 inline constexpr std::string_view message = "msg_";
 inline constexpr std::string_view member_call = "mcl_";
+inline constexpr std::string_view delegation = "dlg_";
 inline constexpr std::string_view event = "evt_";
 
 // A fresh UUIDv7 as 32 lowercase hex digits (libsodium's CSPRNG supplies the random bits).

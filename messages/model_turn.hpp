@@ -32,10 +32,12 @@ struct ModelTurnRequest {
   std::int32_t step = 0;               // 0-based request within the turn (after tool results)
   std::string member;                  // this member's name ("" outside a formation)
   std::vector<std::string> callees;    // whom call-member may name (roster order); empty ⇒ no tools
-  std::vector<MemberText> answers;     // latest output per member (its no-answer text if none)
+  std::vector<std::string> capsules;   // whom delegate may name (spawn.allow order); empty ⇒ no delegate
+  std::vector<MemberText> answers;     // latest output per member, and per sub-capsule as
+                                       // "capsule:NAME" (its no-answer text if none)
   std::string continuation;            // the last continuation message (fenced answers), or ""
   Transcript transcript;               // the whole conversation so far
-  MUR_FIELDS(task_id, task_text, turn, step, member, callees, answers, continuation, transcript)
+  MUR_FIELDS(task_id, task_text, turn, step, member, callees, capsules, answers, continuation, transcript)
 };
 
 // What the trace records of one model request (never a key, never a prompt).

@@ -233,3 +233,42 @@ TEST_CASE_METHOD(chat_scene, "answers that arrive while the model is still in it
   CHECK(done.answer.find("final") == 0);
   CHECK(done.answer.find("without answers from tester") != std::string::npos);
 }
+
+TEST_CASE_METHOD(chat_scene, "a chat model delegates through the same path as call-member, and the answer is fenced as capsule:NAME",
+                 "[task][chat][delegation]") {
+  capsules = {"summarizer"};
+  play({tools({tc("d1", tool_name::delegate, delegate_arguments("summarizer", "sum the log")),
+               tc("d2", tool_name::delegate, delegate_arguments("other", "x")),
+               call_member("c1", "coder", "fix it")}),
+        says("Waiting."), says("All in.")});
+  REQUIRE(requests().size() == 2);
+  CHECK(requests()[0].capsules == std::vector<std::string>{"summarizer"});
+  CHECK(transcript(0)[0].content.find("delegate tool: summarizer") != std::string::npos);
+  const auto& d = call_to("capsule:summarizer");
+  CHECK(d.text == "sum the log");
+  CHECK(d.call_id.rfind("dlg_", 0) == 0);
+  CHECK(call_to("coder").call_id.rfind("mcl_", 0) == 0);
+  const auto results = tool_results(requests()[1]);
+  REQUIRE(results.size() == 3);
+  CHECK(results[0].find("\"capsule\":\"summarizer\"") != std::string::npos);
+  CHECK(results[1].find("\"other\" is not a capsule you may delegate to; you may delegate to: summarizer") != std::string::npos);
+  CHECK(egress_log().calls.size() == 2);
+  end_call("capsule:summarizer", "completed", "summed");
+  CHECK(requests().size() == 2); // coder is still out: one continuation for both
+  end_call("coder", "completed", "fixed");
+  REQUIRE(requests().size() == 3);
+  const std::string& cont = transcript(2).back().content;
+  CHECK(cont.find("Delegation " + d.call_id + " to capsule:summarizer: completed.") != std::string::npos);
+  CHECK(cont.find("<untrusted-content source=capsule:summarizer>\nsummed") != std::string::npos);
+  CHECK(cont.find("source=member:coder>\nfixed") != std::string::npos);
+  auto cont_event = events("task_continued");
+  REQUIRE(cont_event.size() == 1);
+  CHECK(cont_event[0]["delegations"] == 1);
+  CHECK(cont_event[0]["member_calls"] == 1);
+  auto delegation = events("delegation");
+  REQUIRE(delegation.size() == 1);
+  CHECK(delegation[0]["capsule"] == "summarizer");
+  CHECK(delegation[0]["child_task_id"] == "tsk_of_capsule:summarizer");
+  CHECK(events("call_refused").at(0)["capsule"] == "other");
+  CHECK(finished().answer == "All in.");
+}

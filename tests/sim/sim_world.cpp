@@ -1,5 +1,6 @@
 #include "sim_world.hpp"
 #include "sim_atoms.hpp"
+#include "sim_children.hpp"
 
 #include "actors/atoms.hpp"
 #include "actors/lifeline.hpp"
@@ -47,6 +48,7 @@ sim_network_actor::behavior_type network(sim_network_actor::stateful_pointer<Net
         return make_transport_error(TransportFailure::refused, "connection refused");
       std::vector<std::string> header;
       if (bearer.token) header.push_back("Bearer " + bearer.token->expose());
+      else if (bearer.door_token) header.push_back("Bearer " + bearer.door_token->expose());
       std::vector<std::string_view> views(header.begin(), header.end());
       req.verdict = verify_authorization(views, *it->second.second.issuer, it->second.second.verifier.get());
       if (req.method == "SubscribeToTask" && self->state.broken.count(to.url)) {
@@ -72,6 +74,7 @@ struct Running {
   std::string url;
   std::int32_t code = 137; // killed unless it said otherwise
   caf::actor watch;        // the member side of its lifeline (held here, as a process holds its thread)
+  caf::actor children;     // its child port, when its capsule may delegate (part of its "process")
   TaskView launch_task;    // --task: how the one task ended (what a real entry prints)
   bool alive = true;
 };
@@ -113,6 +116,7 @@ sim_spawner_actor::behavior_type spawner(spawner_actor* self, std::map<std::stri
     const std::string name = it->second;
     self->send(st.network, unplug_atom_v, st.members[name].url);
     st.members[name].alive = false;
+
     if (st.launcher) self->send(st.launcher, MemberExited{name, st.members[name].code, ""});
   });
   return {
@@ -138,6 +142,14 @@ sim_spawner_actor::behavior_type spawner(spawner_actor* self, std::map<std::stri
       ports.model = spawn_script_model(sys, m.inference);
       ports.supervisor = supervisor_port{self};
       ports.ids = st.ids;
+      caf::actor children;
+      if (!m.spawn_allow.empty()) {
+        auto port = spawn_sim_children(sys, SimChildrenSetup{st.knobs.installed, st.knobs.fail_children, st.network,
+                                                             st.ids, sm.formation_id, st.owned});
+        children = caf::actor_cast<caf::actor>(port);
+        ports.children = child_port{port};
+        st.owned->push_back(children);
+      }
       st.owned->push_back(caf::actor_cast<caf::actor>(ports.trace));
       st.owned->push_back(caf::actor_cast<caf::actor>(ports.model));
       const std::string session = launch.session_id;
@@ -149,6 +161,8 @@ sim_spawner_actor::behavior_type spawner(spawner_actor* self, std::map<std::stri
       r.member = member;
       r.trace = trace;
       r.url = url;
+      r.children = children;
+      if (children) self->send(caf::actor_cast<sim_children_actor>(children), caf::link_atom_v, member);
       st.members[sm.name] = r;
       st.by_addr[member.address()] = sm.name;
       self->monitor(member);
@@ -186,6 +200,7 @@ sim_spawner_actor::behavior_type spawner(spawner_actor* self, std::map<std::stri
       // As SIGKILL ends a whole process: the member and its door (its tasks follow the door).
       self->send_exit(it->second.member, caf::exit_reason::kill);
       if (it->second.door) self->send_exit(it->second.door, caf::exit_reason::kill);
+
     },
     [=](hang_atom, const std::string& name) { // as SIGSTOP: its door answers nothing from now on
       auto it = self->state.members.find(name);
@@ -209,6 +224,10 @@ sim_spawner_actor::behavior_type spawner(spawner_actor* self, std::map<std::stri
       if (it == self->state.members.end()) return std::vector<std::string>{};
       self->delegate(it->second.trace, trace_atom_v);
       return caf::delegated<std::vector<std::string>>{};
+    },
+    [=](children_atom, const std::string& name) -> caf::actor {
+      auto it = self->state.members.find(name);
+      return it == self->state.members.end() ? caf::actor{} : it->second.children;
     },
     [=](caf::get_atom, const std::string& name) -> member_handle { // a member's actor (for tests)
       auto it = self->state.members.find(name);

@@ -50,7 +50,8 @@ using sim_spawner_actor = spawn_port::extend_with<supervisor_port>::extend<
   caf::reacts_to<hang_atom, std::string>,
   caf::replies_to<caf::get_atom, std::string, caf::get_atom>::with<TaskView>, // how a member's launch task ended
   caf::replies_to<trace_atom, std::string>::with<std::vector<std::string>>,   // a member's trace lines
-  caf::replies_to<caf::get_atom, std::string>::with<member_handle>>;           // a member's actor (null once gone)
+  caf::replies_to<caf::get_atom, std::string>::with<member_handle>,            // a member's actor (null once gone)
+  caf::replies_to<children_atom, std::string>::with<caf::actor>>;             // a member's child port (null: none)
 
 using progress_log_actor = progress_port::extend<caf::replies_to<caf::get_atom>::with<std::vector<FormationProgress>>>;
 
@@ -61,6 +62,8 @@ struct Knobs {
   std::set<std::string> broken_streams;    // subscriptions to their doors break at once: the
                                            // request is answered with the task as it is, then
                                            // the subscriber is told TaskStreamLost
+  std::map<std::string, Manifest> installed; // capsules a delegation may start, by "name@version"
+  std::set<std::string> fail_children;     // capsule names whose children fail to start
 };
 
 // Manifests by member name (the roster's name, not the capsule's). `ids` is handed to every

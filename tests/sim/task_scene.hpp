@@ -135,6 +135,7 @@ struct scene : fixture {
   caf::actor egress;
   caf::actor model;
   caf::actor task;
+  std::vector<std::string> capsules; // spawn.allow names: set before start for a member that may delegate
 
   void start(const Inference& inf, std::string submitter = "operator", std::vector<std::string> callees = {"coder", "tester"},
              std::map<std::string, CallStart> starts = {}, int max_turns = 10) {
@@ -155,8 +156,9 @@ struct scene : fixture {
     setup.task.submitter = std::move(submitter);
     setup.member = "lead";
     setup.callees = std::move(callees);
+    setup.capsules = capsules;
     setup.max_turns = max_turns;
-    setup.system_text = system_message("", setup.member, setup.callees); // as the member actor builds it
+    setup.system_text = system_message("", setup.member, setup.callees, setup.capsules); // as the member actor builds it
     // The fakes are untyped (they record what they get): cast to the ports they stand in for.
     setup.model = caf::actor_cast<model_port>(model);
     setup.egress = caf::actor_cast<call_port>(egress);

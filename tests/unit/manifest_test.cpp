@@ -176,7 +176,7 @@ TEST_CASE("every field error names its key path (E-MAN-002)", "[manifest]") {
 }
 
 TEST_CASE("script errors name the turn at fault", "[manifest]") {
-  refused(head + "inference: {turns: [{}]}\n", "E-MAN-002", "inference.turns[0]: neither calls a member nor ends the task");
+  refused(head + "inference: {turns: [{}]}\n", "E-MAN-002", "inference.turns[0]: neither calls a member, delegates nor ends the task");
   refused(head + "inference: {turns: [{reply: a}, {say: b}]}\n", "E-MAN-002", "inference.turns[1].say: is not a known key");
   refused(head + "inference: {turns: [{call: {member: Coder, task: x}}]}\n", "E-MAN-002", "inference.turns[0].call.member");
   refused(head + "inference: {turns: [{call: {member: coder}}]}\n", "E-MAN-002", "inference.turns[0].call.task: is required");
@@ -265,4 +265,29 @@ TEST_CASE("capabilities.spawn.allow refusals name the entry (E-MAN-002)", "[mani
   refused(head + "capabilities: {spawn: {allow: [[helper, 1.0.0]]}}\n", "E-MAN-002", "capabilities.spawn.allow[0]");
   refused(head + "capabilities: {spawn: {deny: [helper@1.0.0]}}\n", "E-MAN-002", "capabilities.spawn");
   refused(head + "capabilities: {spawn: [helper@1.0.0]}\n", "E-MAN-002", "capabilities.spawn");
+}
+
+TEST_CASE("a script turn delegates to capsules of spawn.allow (E-MAN-003 for any other)", "[manifest][spawn]") {
+  const std::string allow = "capabilities: {spawn: {allow: [helper@1.0.0, tool@2.0.0]}}\n";
+  Manifest m = parse_manifest(head + allow +
+                                "inference: {turns: [{delegate: {capsule: helper, task: 'do {{task}}'}}, "
+                                "{call: {member: b, task: x}, delegate: [{capsule: tool, task: t}, {capsule: helper, task: h}]}, "
+                                "{reply: '{{answer.helper}}'}]}\n",
+                              "murmur.yaml");
+  REQUIRE(m.inference.turns.size() == 3);
+  REQUIRE(m.inference.turns[0].delegations.size() == 1);
+  CHECK(m.inference.turns[0].delegations[0].capsule == "helper");
+  CHECK(m.inference.turns[0].delegations[0].task == "do {{task}}");
+  CHECK(m.inference.turns[1].calls.size() == 1);
+  REQUIRE(m.inference.turns[1].delegations.size() == 2);
+  CHECK(m.inference.turns[1].delegations[0].capsule == "tool");
+  refused(head + "inference: {turns: [{delegate: {capsule: helper, task: x}}]}\n", "E-MAN-003",
+          "inference.turns[0].delegate: 'helper' is not listed in capabilities.spawn.allow");
+  refused(head + allow + "inference: {routes: [{match: a, turns: [{reply: r}]}, {match: b, turns: [{reply: r}, {delegate: {capsule: other, task: x}}]}]}\n",
+          "E-MAN-003", "inference.routes[1].turns[1].delegate: 'other' is not listed");
+  refused(head + allow + "inference: {turns: [{delegate: {capsule: helper, task: x}, reply: done}]}\n", "E-MAN-003",
+          "both calls (or delegates) and ends the task in the same turn");
+  refused(head + allow + "inference: {turns: [{delegate: {capsule: helper}}]}\n", "E-MAN-002", "task");
+  refused(head + allow + "inference: {turns: [{delegate: []}]}\n", "E-MAN-002", "lists no delegations");
+  refused(head + allow + "inference: {turns: [{delegate: {capsule: Helper, task: x}}]}\n", "E-MAN-002", "the capsule name");
 }

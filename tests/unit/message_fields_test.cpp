@@ -1,6 +1,7 @@
 // Each message struct lists its fields once (MUR_FIELDS): equality and inspection see every
 // field of the struct, the type-ID block names every type, and registration follows the block.
 #include "messages/a2a_task.hpp"
+#include "messages/child_spawn.hpp"
 #include "messages/call_status.hpp"
 #include "messages/door_call.hpp"
 #include "messages/door_request.hpp"
@@ -178,7 +179,8 @@ TEST_CASE("registration registers exactly the block's types under their block na
   CHECK(cfg.type_names_by_rtti.count(std::type_index(typeid(Bearer))) == 0); // unsafe: never registered
   CHECK(cfg.type_names_by_rtti.size() > before);
   const auto block_size = caf::id_block::mur::end - caf::id_block::mur::begin;
-  CHECK(block_size == 31);
+  CHECK(cfg.type_names_by_rtti.at(std::type_index(typeid(StartChild))) == "mur::StartChild");
+  CHECK(block_size == 34);
 }
 
 TEST_CASE("call statuses, task exits and formation events print the words they always printed", "[vocabulary]") {

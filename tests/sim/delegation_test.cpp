@@ -1,0 +1,284 @@
+// Delegation to sub-capsules (issue 13) in whole simulated formations: the `delegate` tool of a
+// script, the child started through the (simulated) child port, its answer fenced as
+// capsule:<name> in the same one continuation as member answers, and how children end.
+#include "formation_fixture.hpp"
+
+using namespace mur;
+using namespace mur::sim;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::string capsule_yaml(const std::string& name, const std::string& inference) {
+  return "name: " + name + "\nversion: 1.0.0\n" + inference;
+}
+
+Knobs installed(std::vector<std::pair<std::string, std::string>> capsules) {
+  Knobs k;
+  for (auto& [name, inference] : capsules)
+    k.installed.emplace(name + "@1.0.0", formation_fixture::manifest(capsule_yaml(name, inference)));
+  return k;
+}
+
+std::string delegating_lead(const std::string& turns, const std::string& allow = "[summarizer@1.0.0]") {
+  return entry_yaml("lead-c", "inference: {turns: " + turns + "}\n",
+                    "capabilities: {network: {allow: [localhost]}, spawn: {allow: " + allow + "}}\n");
+}
+
+struct delegation_fixture : formation_fixture {
+  caf::actor children(const std::string& member) { return ask<caf::actor>(spawner, children_atom_v, member); }
+  std::vector<nlohmann::json> child_trace(const caf::actor& port, const std::string& call_id) {
+    std::vector<nlohmann::json> out;
+    for (const auto& line : ask<std::vector<std::string>>(port, trace_atom_v, call_id))
+      out.push_back(nlohmann::json::parse(line));
+    return out;
+  }
+  static std::vector<nlohmann::json> of_type(const std::vector<nlohmann::json>& t, const std::string& type) {
+    std::vector<nlohmann::json> out;
+    for (const auto& e : t)
+      if (e["event_type"] == type) out.push_back(e);
+    return out;
+  }
+  bool child_alive(const caf::actor& port, const std::string& call_id) { return ask<bool>(port, caf::get_atom_v, call_id); }
+  DoorReply operator_request(const std::string& member, DoorRequest req) {
+    req.verdict.kind = DoorAuthorization::Kind::Ok;
+    req.verdict.credential = "operator";
+    req.verdict.scopes = {"SendMessage", "GetTask", "ListTasks", "CancelTask"};
+    return ask<DoorReply>(door_of(member), req);
+  }
+};
+
+} // namespace
+
+TEST_CASE_METHOD(delegation_fixture, "a delegation is answered and fenced as capsule:NAME in the next turn",
+                 "[sim][delegation]") {
+  launch({{"lead", delegating_lead("[{delegate: {capsule: summarizer, task: 'sum {{task}}'}}, "
+                                   "{reply: 'got {{answer.summarizer}} | {{answers}}'}]")}},
+         {}, "the report", installed({{"summarizer", "inference: {turns: [{think_ms: 300, reply: 'short {{task}}'}]}\n"}}));
+  run_for(2s);
+  const TaskView done = launch_task("lead");
+  REQUIRE(done.state == TaskState::completed);
+  CHECK(done.answer.rfind("got short sum the report | ", 0) == 0);
+  CHECK(done.answer.find("Delegation dlg_") != std::string::npos);
+  CHECK(done.answer.find("<untrusted-content source=capsule:summarizer>\nshort sum the report") != std::string::npos);
+
+  auto started = events("lead", "delegation_start");
+  REQUIRE(started.size() == 1);
+  const std::string dlg = started[0]["call_id"];
+  CHECK(dlg.rfind("dlg_", 0) == 0);
+  CHECK(started[0]["capsule"] == "summarizer");
+  auto ended = events("lead", "delegation");
+  REQUIRE(ended.size() == 1);
+  CHECK(ended[0]["status"] == "completed");
+  CHECK(ended[0]["delivered"] == true);
+  CHECK(ended[0]["task"] == "sum the report");
+  CHECK(ended[0]["output"] == "short sum the report");
+  CHECK(ended[0]["child_task_id"] == started[0]["child_task_id"]);
+  CHECK(events("lead", "member_call").empty());
+  auto cont = events("lead", "task_continued");
+  REQUIRE(cont.size() == 1);
+  CHECK(cont[0]["delegations"] == 1);
+  CHECK(cont[0]["member_calls"] == 0);
+
+  // The child: its own session in the same formation, one task, ended after it (after_task: exit).
+  auto port = children("lead");
+  auto child = child_trace(port, dlg);
+  REQUIRE(!child.empty());
+  CHECK(child.front()["event_type"] == "session_start");
+  CHECK(child.front()["formation_id"] == trace("lead").front()["formation_id"]);
+  CHECK(child.front()["session_id"] == started[0]["child_session"]);
+  CHECK(!child.front().contains("formation_member"));
+  auto child_tasks = of_type(child, "task_start");
+  REQUIRE(child_tasks.size() == 1);
+  CHECK(child_tasks[0]["task_id"] == started[0]["child_task_id"]);
+  CHECK(child_tasks[0]["origin"] == "user"); // sent with its operator credential, not as a member
+  CHECK(of_type(child, "task_end").at(0)["state"] == "completed");
+  CHECK(!child_alive(port, dlg));
+}
+
+TEST_CASE_METHOD(delegation_fixture, "a child that cannot start, and one whose task fails, are named like members that gave none",
+                 "[sim][delegation]") {
+  Knobs k = installed({{"summarizer", "inference: {turns: [{reply: 'never'}]}\n"},
+                       {"checker", "inference: {turns: [{fail: 'the checker broke'}]}\n"}});
+  k.fail_children = {"summarizer"};
+  launch({{"lead", delegating_lead("[{delegate: [{capsule: summarizer, task: a}, {capsule: checker, task: b}]}, "
+                                   "{reply: '{{answers}}'}]",
+                                   "[summarizer@1.0.0, checker@1.0.0]")}},
+         {}, "go", k);
+  run_for(2s);
+  const TaskView done = launch_task("lead");
+  REQUIRE(done.state == TaskState::completed);
+  CHECK(done.answer.find("No answer came from: capsule:summarizer (call dlg_") != std::string::npos);
+  CHECK(done.answer.find("capsule:checker (call dlg_") != std::string::npos);
+  auto ended = events("lead", "delegation");
+  REQUIRE(ended.size() == 2);
+  for (const auto& e : ended) CHECK(e["status"] == "failed");
+  CHECK(ended[0]["capsule"] == "summarizer");
+  CHECK(ended[0]["output"].get<std::string>().find("could not be started") != std::string::npos);
+  CHECK(ended[1]["output"] == "the checker broke");
+  CHECK(events("lead", "delegation_start").size() == 1); // only the checker ever held its task
+  CHECK(events("lead", "task_continued").at(0)["delegations"] == 2);
+}
+
+TEST_CASE_METHOD(delegation_fixture, "two delegations and a member call are answered in one continuation",
+                 "[sim][delegation]") {
+  launch({{"lead", delegating_lead("[{call: {member: helper, task: h}, delegate: [{capsule: summarizer, task: s}, "
+                                   "{capsule: checker, task: c}]}, {reply: '{{answers}}'}]",
+                                   "[summarizer@1.0.0, checker@1.0.0]")},
+          {"helper", callee_yaml("helper-c", "inference: {turns: [{think_ms: 700, reply: 'helped'}]}\n")}},
+         {{"lead", {"helper"}}}, "go",
+         installed({{"summarizer", "inference: {turns: [{think_ms: 200, reply: 'summed'}]}\n"},
+                    {"checker", "inference: {turns: [{think_ms: 1500, reply: 'checked'}]}\n"}}));
+  run_for(3s);
+  const TaskView done = launch_task("lead");
+  REQUIRE(done.state == TaskState::completed);
+  for (const char* fence : {"source=member:helper>\nhelped", "source=capsule:summarizer>\nsummed",
+                            "source=capsule:checker>\nchecked"})
+    CHECK(done.answer.find(fence) != std::string::npos);
+  auto cont = events("lead", "task_continued");
+  REQUIRE(cont.size() == 1);
+  CHECK(cont[0]["member_calls"] == 1);
+  CHECK(cont[0]["delegations"] == 2);
+  CHECK(cont[0]["continuation_number"] == 1);
+}
+
+TEST_CASE_METHOD(delegation_fixture, "a capsule outside spawn.allow, a second delegation to one capsule and a fifth at once are refused",
+                 "[sim][delegation]") {
+  launch({{"lead", delegating_lead("[{delegate: [{capsule: c1, task: a}, {capsule: c1, task: again}, {capsule: c2, task: b}, "
+                                   "{capsule: c3, task: c}, {capsule: c4, task: d}, {capsule: c5, task: e}]}, {reply: '{{answers}}'}]",
+                                   "[c1@1.0.0, c2@1.0.0, c3@1.0.0, c4@1.0.0, c5@1.0.0]")}},
+         {}, "go",
+         installed({{"c1", "inference: {turns: [{reply: one}]}\n"}, {"c2", "inference: {turns: [{reply: two}]}\n"},
+                    {"c3", "inference: {turns: [{reply: three}]}\n"}, {"c4", "inference: {turns: [{reply: four}]}\n"},
+                    {"c5", "inference: {turns: [{reply: five}]}\n"}}));
+  run_for(2s);
+  auto refused = events("lead", "call_refused");
+  REQUIRE(refused.size() == 2);
+  CHECK(refused[0]["capsule"] == "c1");
+  CHECK(refused[0]["cause"] == "call_outstanding");
+  CHECK(refused[1]["capsule"] == "c5");
+  CHECK(refused[1]["cause"] == "too_many_children");
+  CHECK(refused[1]["reason"].get<std::string>().find("4 delegations out") != std::string::npos);
+  CHECK(events("lead", "delegation").size() == 4);
+  CHECK(launch_task("lead").state == TaskState::completed);
+}
+
+TEST_CASE_METHOD(delegation_fixture, "the parent's task canceled: the child's task is canceled and the child ends",
+                 "[sim][delegation][ending]") {
+  launch({{"lead", delegating_lead("[{delegate: {capsule: summarizer, task: slow}}, {reply: '{{answers}}'}]")}}, {}, "",
+         installed({{"summarizer", "inference: {turns: [{think_ms: 60000, reply: late}]}\n"}}));
+  run_for(500ms);
+  DoorRequest send;
+  send.method = "SendMessage";
+  send.text = "go";
+  send.return_immediately = true;
+  const DoorReply sent = operator_request("lead", send);
+  REQUIRE(sent.ok());
+  run_for(1s);
+  auto started = events("lead", "delegation_start");
+  REQUIRE(started.size() == 1);
+  const std::string dlg = started[0]["call_id"];
+  auto port = children("lead");
+  CHECK(child_alive(port, dlg));
+  DoorRequest cancel;
+  cancel.method = "CancelTask";
+  cancel.task_id = sent.task.id;
+  CHECK(operator_request("lead", cancel).task.state == TaskState::canceled);
+  run_for(1s);
+  auto ended = events("lead", "delegation");
+  REQUIRE(ended.size() == 1);
+  CHECK(ended[0]["status"] == "abandoned");
+  auto child = child_trace(port, dlg);
+  CHECK(of_type(child, "task_end").at(0)["exit_status"] == "canceled");
+  CHECK(child.back()["event_type"] == "session_end");
+  CHECK(!child_alive(port, dlg));
+}
+
+TEST_CASE_METHOD(delegation_fixture, "the parent killed: its child's spawner lifeline closes and the child winds down",
+                 "[sim][delegation][ending]") {
+  launch({{"lead", delegating_lead("[{delegate: {capsule: summarizer, task: slow}}, {reply: '{{answers}}'}]")}}, {}, "go",
+         installed({{"summarizer", "inference: {turns: [{think_ms: 60000, reply: late}]}\n"}}));
+  run_for(1s);
+  auto started = events("lead", "delegation_start");
+  REQUIRE(started.size() == 1);
+  const std::string dlg = started[0]["call_id"];
+  auto port = children("lead");
+  CHECK(child_alive(port, dlg));
+  self->send(spawner, KillMember{"lead"}); // as SIGKILL: no code of the parent runs
+  sched.run();
+  run_for(1s);
+  CHECK(!member_actor("lead"));
+  CHECK(events("lead", "delegation").empty()); // the parent recorded nothing more
+  auto child = child_trace(port, dlg);
+  CHECK(of_type(child, "task_end").at(0)["exit_status"] == "canceled");
+  CHECK(child.back()["event_type"] == "session_end");
+  CHECK(!child_alive(port, dlg));
+}
+
+TEST_CASE_METHOD(delegation_fixture, "the launcher killed: members and their children end",
+                 "[sim][delegation][ending]") {
+  launch({{"lead", delegating_lead("[{delegate: {capsule: summarizer, task: slow}}, {reply: '{{answers}}'}]")}}, {}, "go",
+         installed({{"summarizer", "inference: {turns: [{think_ms: 60000, reply: late}]}\n"}}));
+  run_for(1s);
+  auto started = events("lead", "delegation_start");
+  REQUIRE(started.size() == 1);
+  const std::string dlg = started[0]["call_id"];
+  auto port = children("lead");
+  REQUIRE(child_alive(port, dlg));
+  anon_send_exit(launcher, caf::exit_reason::kill);
+  sched.run();
+  run_for(1s);
+  CHECK(!member_actor("lead"));
+  CHECK(events("lead", "delegation").at(0)["status"] == "abandoned");
+  CHECK(!child_alive(port, dlg));
+}
+
+TEST_CASE_METHOD(delegation_fixture, "end-without-answer names the child further down that gave none",
+                 "[sim][delegation]") {
+  const std::string worker =
+    "name: worker-c\nversion: 1.0.0\n"
+    "inference: {turns: [{delegate: {capsule: checker, task: c}}, {end_without_answer: 'the check did not come'}]}\n"
+    "lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: sleep}\n"
+    "exports: {peer_tasks: {accept: true}}\n"
+    "capabilities: {network: {allow: [localhost]}, spawn: {allow: [checker@1.0.0]}}\n"
+    "network: {authentication: {scheme: bearer}}\n";
+  launch({{"lead", entry_yaml("lead-c", "inference: {turns: [{call: {member: worker, task: w}}, {reply: '{{answers}}'}]}\n")},
+          {"worker", worker}},
+         {{"lead", {"worker"}}}, "go", installed({{"checker", "inference: {turns: [{fail: 'broken'}]}\n"}}));
+  run_for(2s);
+  auto worker_end = events("worker", "task_end");
+  REQUIRE(worker_end.size() == 1);
+  CHECK(worker_end[0]["exit_status"] == "no_answer");
+  CHECK(worker_end[0]["no_answer_below"] == nlohmann::json::array({{{"member", "capsule:checker"}, {"status", "failed"}}}));
+  auto call = events("lead", "member_call");
+  REQUIRE(call.size() == 1);
+  CHECK(call[0]["status"] == "no_answer");
+  const TaskView done = launch_task("lead");
+  CHECK(done.answer.find("No answer came from: worker (call mcl_") != std::string::npos);
+  CHECK(done.answer.find("further down, nothing came from capsule:checker (failed)") != std::string::npos);
+}
+
+TEST_CASE_METHOD(delegation_fixture, "a child past delegation_deadline_secs ends the delegation timed out, and the child is ended",
+                 "[sim][delegation][ending]") {
+  launch({{"lead", entry_yaml("lead-c", "inference: {turns: [{delegate: {capsule: summarizer, task: slow}}, {reply: '{{answers}}'}]}\n"
+                                        "lifecycle: {delegation_deadline_secs: 5}\n",
+                              "capabilities: {network: {allow: [localhost]}, spawn: {allow: [summarizer@1.0.0]}}\n")}},
+         {}, "go", installed({{"summarizer", "inference: {turns: [{think_ms: 60000, reply: late}]}\n"}}));
+  advance(4900ms);
+  auto started = events("lead", "delegation_start");
+  REQUIRE(started.size() == 1);
+  const std::string dlg = started[0]["call_id"];
+  auto port = children("lead");
+  CHECK(events("lead", "delegation").empty());
+  CHECK(child_alive(port, dlg));
+  advance(200ms);
+  run_for(1s);
+  auto ended = events("lead", "delegation");
+  REQUIRE(ended.size() == 1);
+  CHECK(ended[0]["status"] == "timed_out");
+  CHECK(ended[0]["output"].get<std::string>().find("within the call deadline of 5 s") != std::string::npos);
+  CHECK(launch_task("lead").answer.find("No answer came from: capsule:summarizer") != std::string::npos);
+  auto child = child_trace(port, dlg);
+  CHECK(of_type(child, "task_end").at(0)["exit_status"] == "canceled");
+  CHECK(!child_alive(port, dlg));
+}
