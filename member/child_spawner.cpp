@@ -35,11 +35,14 @@ std::vector<std::string> child_environment(const std::vector<std::string>& paren
   return env;
 }
 
+// `sleep`, not `exit`, after its task: a child that exited the moment its task ended would take
+// its door with it before its parent read the answer (the parent follows the task after
+// SendMessage returned). Its parent ends it (EndChild) once the delegation ended.
 std::vector<std::string> child_argv(const std::string& capsule, const std::string& version,
                                     const std::string& store_root, const std::string& workdir) {
   return {"mur", "run", "--capsule", capsule, "--capsule-version", version, "--store-root", store_root,
           "--json", "--spawn-grant-stdin", "--lifecycle-task-acceptance", "single",
-          "--lifecycle-after-task", "exit", "--workdir", workdir};
+          "--lifecycle-after-task", "sleep", "--workdir", workdir};
 }
 
 namespace {

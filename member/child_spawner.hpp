@@ -4,7 +4,7 @@
 // Invariant: StartChild for an entry of the capsule's own spawn.allow starts at most one child per
 // delegation id, in a fresh private directory `<parent session dir>/children/<dlg>/` (0700): a
 // `mur run --capsule NAME --capsule-version V --capsule-sha256 H --store-root R --json
-// --spawn-grant-stdin --lifecycle-task-acceptance single --lifecycle-after-task exit --workdir D`
+// --spawn-grant-stdin --lifecycle-task-acceptance single --lifecycle-after-task sleep --workdir D`
 // in its own process group, whose environment is the parent's minus every MURMUR_FORMATION_* and
 // MURMUR_SPAWNER*, plus MURMUR_FORMATION_ID (when the parent is in a formation) and
 // MURMUR_SPAWNER_LIFELINE=3 — the read end of a pipe whose only write end this process keeps.
@@ -14,7 +14,8 @@
 // stdout line names them (and this formation), or with `failure` — a sentence with no url and no
 // token — when it is not installed, cannot start, exits, or says nothing usable within 30 s (then
 // its group is killed). EndChild (and the port's own end) closes that child's lifeline; a child
-// not gone 25 s later is SIGKILLed, group and all; each is reaped by its thread (ChildProcesses).
+// not gone 25 s later is SIGKILLed, group and all (the child waits after its one task — `sleep` —
+// until its parent, having read the answer, ends it so); each is reaped by its thread (ChildProcesses).
 // Seed: "A sub-capsule a member delegates to is not a member: it shares the formation's id and
 // nothing else. It ends with the member that started it, through a lifeline of its own whose
 // other end only that member's process holds" (formations.txt, "How a formation ends").

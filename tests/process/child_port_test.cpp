@@ -226,7 +226,13 @@ TEST_CASE("the child port starts a delegated child whose door opens only to its 
   CHECK(done.status == 200);
   CHECK(done.body.dump().find("helper did: sort the list") != std::string::npos);
 
-  // One task, then it exits: the port reaps it.
+  // It keeps its door after its one task (its parent reads the answer there), until EndChild.
+  mur::DoorRequest again;
+  again.method = "GetTask";
+  again.task_id = done.body["result"]["task"].value("id", std::string());
+  if (again.task_id.empty()) again.task_id = done.body["result"].value("id", std::string());
+  CHECK(post(s.child.url, again, token).body.dump().find("helper did: sort the list") != std::string::npos);
+  self->send(port, mur::EndChild{id});
   CHECK(gone_within(static_cast<pid_t>(s.child.pid), std::chrono::seconds(30)));
   for (const auto& line : trace_lines(trace)) CHECK(line.dump().find("mdt1.") == std::string::npos);
 }
