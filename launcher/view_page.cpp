@@ -4,8 +4,7 @@
 namespace mur::view_page {
 
 const char* html() {
-  return R"MURVIEW(
-<!doctype html>
+  return R"MURVIEW(<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -94,6 +93,7 @@ const char* js() {
     return one.length > n ? one.slice(0, n - 1) + '\u2026' : one;
   }
   function status(s) { return el('span', 'status ' + s, s); }
+  function quote(text, n) { return text ? el('span', 'text', '\u201c' + short(text, n) + '\u201d') : ''; }
   function elapsed(startedAt, durationMs) {
     if (durationMs !== null && durationMs !== undefined) return el('span', 'mono', secs(durationMs));
     const e = el('span', 'mono ticking', '');
@@ -117,7 +117,7 @@ const char* js() {
     for (const t of m.tasks) {
       const li = el('li', 'task');
       li.append(el('span', 'mono', t.task_id.slice(0, 12) + '\u2026 '), status(t.status), ' ', elapsed(t.started_at, t.duration_ms),
-        ' ', el('span', 'text', '\u201c' + short(t.text, 60) + '\u201d'));
+        ' ', quote(t.text, 60));
       ul.append(li);
     }
     if (!m.tasks.length) ul.append(el('li', 'none', 'no task'));
@@ -130,7 +130,7 @@ const char* js() {
     li.dataset.caller = c.caller;
     li.dataset.callee = c.callee;
     li.append(el('b', '', c.caller + ' \u2192 ' + c.callee), ' ', status(c.status), ' ', elapsed(c.started_at, null),
-      ' ', el('span', 'text', '\u201c' + short(c.text, 80) + '\u201d'));
+      ' ', quote(c.text, 80));
     return li;
   }
 
@@ -157,7 +157,8 @@ const char* js() {
     const what = c.tool === 'end-without-answer' ? c.caller + ' end-without-answer' : c.caller + ' \u2192 ' + c.callee;
     li.append(el('span', 'mono', '+' + secs(c.start_ms) + ' '), el('span', 'call', what), ' ', status(c.status));
     if (c.status !== 'refused') li.append(' ', elapsed(c.started_at, c.duration_ms));
-    if (c.reason) li.append(' ', el('span', 'text', '\u201c' + short(c.reason, 80) + '\u201d'));
+    if (c.reason) li.append(' ', quote(c.reason, 80));
+    if (c.tool === 'end-without-answer' && c.text) li.append(' (reason given: ', quote(c.text, 80), ')');
     if (c.task) {
       const ul = el('ul');
       ul.append(taskItem(c.task));

@@ -42,13 +42,14 @@ void collect(const TaskNode& t, std::int64_t t0, std::int64_t now, std::map<std:
     it->second->tasks.push_back(json{{"task_id", t.task_id}, {"status", t.status}, {"origin", t.origin},
                                      {"start_ms", t.started_at - t0}, {"started_at", t.started_at},
                                      {"duration_ms", duration(t.duration_ms)},
-                                     {"elapsed_ms", t.duration_ms < 0 ? now - t.started_at : t.duration_ms},
+                                     {"elapsed_ms", t.duration_ms >= 0 ? json(t.duration_ms) : now < 0 ? json(nullptr) : json(now - t.started_at)},
                                      {"text", t.text}, {"answer", t.answer.empty() ? t.reason : t.answer}});
   for (const auto& c : t.calls) {
-    if (c.status == "running")
+    if (c.status == "running" && now >= 0) // the text sent is in the callee's task until the call ends
       in_flight.push_back(json{{"call_id", c.call_id}, {"caller", c.caller}, {"callee", c.callee}, {"status", c.status},
                                {"start_ms", c.started_at - t0}, {"started_at", c.started_at},
-                               {"elapsed_ms", std::max<std::int64_t>(0, now - c.started_at)}, {"text", c.text},
+                               {"elapsed_ms", std::max<std::int64_t>(0, now - c.started_at)},
+                               {"text", c.text.empty() && c.task ? c.task->text : c.text},
                                {"member_task_id", c.member_task_id}});
     if (c.task) collect(*c.task, t0, now, by_member, in_flight);
   }
@@ -149,7 +150,8 @@ json ViewSource::state(bool running, std::int64_t now_ms) const {
   std::map<std::string, Member*> by_member;
   for (auto& m : members) by_member[m.name] = &m;
   json in_flight = json::array();
-  for (const auto& t : tree.roots) collect(t, tree.started_at, now_ms, by_member, in_flight);
+  // Once it has ended, nothing is in flight (a call the end cut short stays `running` in the tree).
+  for (const auto& t : tree.roots) collect(t, tree.started_at, running ? now_ms : -1, by_member, in_flight);
   json ms = json::array();
   for (const auto& m : members)
     ms.push_back(json{{"name", m.name}, {"session_id", m.session_id}, {"capsule", m.capsule}, {"version", m.version},
