@@ -86,7 +86,7 @@ std::string get(std::uint16_t port, const std::string& path, const std::string& 
 
 } // namespace
 
-TEST_CASE("view state: a running call is in flight, then ended in the tree; a half-written line waits", "[view]") {
+TEST_CASE("view state: a running call is in flight, then ended in the tree, and a half-written line waits", "[view]") {
   SessionDir s;
   auto v = mur::ViewSource::session("ses_x", s.dir.string());
   CHECK_FALSE(v.poll()); // no file yet
