@@ -39,6 +39,7 @@ struct CallNode {
   std::string text;      // the task sent
   std::string output;    // the answer (or the failure's text)
   std::string reason;    // why it was refused
+  std::string tool = "call-member"; // or "end-without-answer": a refused end-without-answer (text: its reason)
   std::string member_task_id;
   std::unique_ptr<TaskNode> task; // the callee's task, when its trace holds it
 };
