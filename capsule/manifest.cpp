@@ -28,9 +28,21 @@ Enum one_of(const Value& v, std::initializer_list<std::pair<const char*, Enum>> 
   v.fail("'" + s + "' is not one of " + list, "use one of " + list);
 }
 
+// One item, or a non-empty list of items (a turn's `call` and `delegate`).
+template <class Item, class ReadOne>
+std::vector<Item> one_or_list(const Value& v, ReadOne one, const char* empty_problem, const char* empty_fix) {
+  std::vector<Item> out;
+  if (v.is_seq()) {
+    for (const auto& c : v.items()) out.push_back(one(c));
+    if (out.empty()) v.fail(empty_problem, empty_fix);
+  } else {
+    out.push_back(one(v));
+  }
+  return out;
+}
+
 std::vector<ScriptCall> parse_calls(const Value& v) {
-  std::vector<ScriptCall> calls;
-  auto one = [&](const Value& c) {
+  return one_or_list<ScriptCall>(v, [](const Value& c) {
     c.expect_map({"member", "task"});
     ScriptCall call;
     Value m = c.require("member");
@@ -38,19 +50,11 @@ std::vector<ScriptCall> parse_calls(const Value& v) {
     if (auto p = names::member_name_problem(call.member)) m.fail("the member name " + *p);
     call.task = c.require("task").text();
     return call;
-  };
-  if (v.is_seq()) {
-    for (const auto& c : v.items()) calls.push_back(one(c));
-    if (calls.empty()) v.fail("lists no calls", "name at least one {member, task}");
-  } else {
-    calls.push_back(one(v));
-  }
-  return calls;
+  }, "lists no calls", "name at least one {member, task}");
 }
 
 std::vector<ScriptDelegation> parse_delegations(const Value& v) {
-  std::vector<ScriptDelegation> out;
-  auto one = [&](const Value& d) {
+  return one_or_list<ScriptDelegation>(v, [](const Value& d) {
     d.expect_map({"capsule", "task"});
     ScriptDelegation del;
     Value c = d.require("capsule");
@@ -58,14 +62,7 @@ std::vector<ScriptDelegation> parse_delegations(const Value& v) {
     if (auto p = names::capsule_name_problem(del.capsule)) c.fail("the capsule name " + *p);
     del.task = d.require("task").text();
     return del;
-  };
-  if (v.is_seq()) {
-    for (const auto& d : v.items()) out.push_back(one(d));
-    if (out.empty()) v.fail("lists no delegations", "name at least one {capsule, task}");
-  } else {
-    out.push_back(one(v));
-  }
-  return out;
+  }, "lists no delegations", "name at least one {capsule, task}");
 }
 
 ScriptTurn parse_turn(const Value& v) {

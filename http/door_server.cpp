@@ -35,6 +35,7 @@
 #include <http_parser.h>
 #include <restinio/all.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
@@ -391,15 +392,40 @@ void DoorServer::stop() {
 namespace mur {
 namespace {
 
+class RestinioResponder;
+
 struct ListenerShared {
   LoopbackListener::Handler handler;
   std::size_t max_body = 0;
   std::atomic<std::uint16_t> port{0};
-  std::mutex mu;
+  std::mutex mu;         // guards every responder's state and the open streams
   bool stopping = false; // then no answer is written any more
+  std::vector<std::weak_ptr<RestinioResponder>> streams; // opened, maybe closed since
 };
 
-class RestinioResponder final : public PlainResponder {
+restinio::http_status_line_t plain_status_line(int status) {
+  const char* reason = "Service Unavailable";
+  switch (status) {
+  case 200: reason = "OK"; break;
+  case 202: reason = "Accepted"; break;
+  case 400: reason = "Bad Request"; break;
+  case 401: reason = "Unauthorized"; break;
+  case 403: reason = "Forbidden"; break;
+  case 404: reason = "Not Found"; break;
+  case 405: reason = "Method Not Allowed"; break;
+  case 406: reason = "Not Acceptable"; break;
+  case 413: reason = "Payload Too Large"; break;
+  case 415: reason = "Unsupported Media Type"; break;
+  case 421: reason = "Misdirected Request"; break;
+  default: break;
+  }
+  return restinio::http_status_line_t{restinio::http_status_code_t{static_cast<std::uint16_t>(status)}, reason};
+}
+
+// A stream's writes are made under the shared lock (the builder is not thread-safe); a write's
+// completion comes on the io thread and takes no lock (it only marks the peer gone), so a write
+// completed at once cannot deadlock.
+class RestinioResponder final : public PlainResponder, public std::enable_shared_from_this<RestinioResponder> {
 public:
   RestinioResponder(std::shared_ptr<ListenerShared> sh, restinio::request_handle_t req)
     : sh_(std::move(sh)), req_(std::move(req)) {}
@@ -409,34 +435,52 @@ public:
       if (done_ || sh_->stopping) return;
       done_ = true;
     }
-    write(std::move(a));
-  }
-  void write(PlainAnswer a) { // the lock is not held
-    auto resp = req_->create_response(
-      restinio::http_status_line_t{restinio::http_status_code_t{static_cast<std::uint16_t>(a.status)}, reason(a.status)});
+    auto resp = req_->create_response(plain_status_line(a.status));
     for (auto& [name, value] : a.headers) resp.append_header(name, value);
     resp.set_body(std::move(a.body)).done();
   }
-  bool done_ = false;
+  bool stream_open(int status, std::vector<std::pair<std::string, std::string>> headers) override {
+    std::lock_guard<std::mutex> lock(sh_->mu);
+    if (done_ || sh_->stopping) return false;
+    done_ = true;
+    stream_.emplace(req_->create_response<restinio::chunked_output_t>(plain_status_line(status)));
+    for (auto& [name, value] : headers) stream_->append_header(name, value);
+    open_ = true;
+    flush_locked({}); // the headers go now: the client learns the stream is open
+    auto& ss = sh_->streams;
+    ss.erase(std::remove_if(ss.begin(), ss.end(), [](const auto& w) { return w.expired(); }), ss.end());
+    ss.push_back(weak_from_this());
+    return true;
+  }
+  bool stream_write(std::string chunk, std::function<void(bool)> sent) override {
+    std::lock_guard<std::mutex> lock(sh_->mu);
+    if (!open_ || sh_->stopping || gone_->load()) return false;
+    stream_->append_chunk(std::move(chunk));
+    flush_locked(std::move(sent));
+    return true;
+  }
+  void stream_close() override {
+    std::lock_guard<std::mutex> lock(sh_->mu);
+    close_locked();
+  }
+  void close_locked() {
+    if (!open_) return;
+    open_ = false;
+    stream_->done();
+  }
 
 private:
-  static std::string reason(int status) {
-    switch (status) {
-    case 200: return "OK";
-    case 202: return "Accepted";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 406: return "Not Acceptable";
-    case 413: return "Payload Too Large";
-    case 415: return "Unsupported Media Type";
-    default: return "Service Unavailable";
-    }
+  void flush_locked(std::function<void(bool)> sent) {
+    stream_->flush([gone = gone_, sent = std::move(sent)](const restinio::asio_ns::error_code& ec) {
+      if (ec) gone->store(true);
+      if (sent) sent(!ec);
+    });
   }
   std::shared_ptr<ListenerShared> sh_;
   restinio::request_handle_t req_;
+  bool done_ = false, open_ = false;
+  std::optional<restinio::response_builder_t<restinio::chunked_output_t>> stream_;
+  std::shared_ptr<std::atomic<bool>> gone_ = std::make_shared<std::atomic<bool>>(false);
 };
 
 } // namespace
@@ -447,7 +491,7 @@ struct LoopbackListener::Impl {
   bool stopped = false;
 };
 
-LoopbackListener::LoopbackListener(Handler handler, std::size_t max_body) : impl_(std::make_unique<Impl>()) {
+LoopbackListener::LoopbackListener(Handler handler, std::size_t max_body, std::uint16_t port) : impl_(std::make_unique<Impl>()) {
   auto sh = std::make_shared<ListenerShared>();
   sh->handler = std::move(handler);
   sh->max_body = max_body;
@@ -471,7 +515,7 @@ LoopbackListener::LoopbackListener(Handler handler, std::size_t max_body) : impl
       restinio::own_io_context(),
       restinio::server_settings_t<traits>{}
         .address("127.0.0.1")
-        .port(0)
+        .port(port)
         .acceptor_post_bind_hook([sh](restinio::asio_ns::ip::tcp::acceptor& a) { sh->port = a.local_endpoint().port(); })
         .handle_request_timeout(std::chrono::minutes(30))
         .read_next_http_message_timelimit(std::chrono::seconds(60))
@@ -479,7 +523,10 @@ LoopbackListener::LoopbackListener(Handler handler, std::size_t max_body) : impl
         .request_handler(on_request),
       1);
   } catch (const std::exception& e) {
-    throw Failure("E-RUN-047", std::string("the tool server could not listen on 127.0.0.1: ") + e.what(),
+    if (port != 0)
+      throw Failure("E-RUN-051", "cannot serve the port 127.0.0.1:" + std::to_string(port) + ": " + e.what(),
+                    "choose another port, or end what holds it (ss -ltnp shows it)");
+    throw Failure("E-RUN-047", std::string("could not listen on 127.0.0.1: ") + e.what(),
                   "check that loopback networking works on this machine");
   }
 }
@@ -494,6 +541,9 @@ void LoopbackListener::stop() {
   impl_->stopped = true;
   {
     std::lock_guard<std::mutex> lock(impl_->shared->mu);
+    for (const auto& w : impl_->shared->streams)
+      if (auto r = w.lock()) r->close_locked(); // the last chunk; the server's stop closes the connection
+    impl_->shared->streams.clear();
     impl_->shared->stopping = true;
   }
   impl_->server->stop();

@@ -1,10 +1,15 @@
-// loopback_listener.hpp — a small HTTP server on 127.0.0.1 (an OS-chosen port) that hands each
-// request to one handler and lets the answer be given later, from any thread. The member's
-// loopback MCP tool server runs on it (member/harness_model.cpp).
+// loopback_listener.hpp — a small HTTP server on 127.0.0.1 (an OS-chosen port, or a given one)
+// that hands each request to one handler and lets the answer be given later, from any thread,
+// either whole or as a stream of chunks (an SSE response). The member's loopback MCP tool server
+// runs on it (member/harness_model.cpp), and so does `mur view` (launcher/view_server.hpp).
 //
 // Invariant: it binds 127.0.0.1 only; a request body over `max_body` is answered 413 before the
-// handler sees it; each request is answered at most once, by the handler's responder (one used
-// after stop() does nothing; stopping closes what is open). It prints nothing. Implemented in http/door_server.cpp, the one translation unit that includes RESTinio.
+// handler sees it; each request is answered at most once, by the handler's responder — either
+// `answer` or `stream_open` (then any number of `stream_write`, then `stream_close`), whichever
+// comes first; the other is then refused (returns false / does nothing). A responder used after
+// stop() does nothing; stopping ends every open stream and closes what is open. A stream whose
+// peer has gone reports it: its next `stream_write` returns false. It prints nothing.
+// Implemented in http/door_server.cpp, the one translation unit that includes RESTinio.
 #pragma once
 
 #include <cstddef>
@@ -35,13 +40,22 @@ class PlainResponder {
 public:
   virtual ~PlainResponder() = default;
   virtual void answer(PlainAnswer a) = 0;
+  // A streaming answer: status and headers now, the body in chunks as they come (chunked
+  // transfer encoding). False when the request was already answered or the listener stopped.
+  virtual bool stream_open(int status, std::vector<std::pair<std::string, std::string>> headers) = 0;
+  // Sends one chunk. `sent` (optional) is called once, from the listener's thread, with whether
+  // the chunk reached the socket. False (and `sent` never called) when the stream is not open:
+  // never opened, closed, its peer gone, or the listener stopped.
+  virtual bool stream_write(std::string chunk, std::function<void(bool sent)> sent = {}) = 0;
+  virtual void stream_close() = 0; // ends the stream; idempotent
 };
 
 class LoopbackListener {
 public:
   using Handler = std::function<void(PlainRequest, std::shared_ptr<PlainResponder>)>;
-  // Binds and serves; returns once listening. Throws mur::Failure (E-RUN-047).
-  LoopbackListener(Handler handler, std::size_t max_body);
+  // Binds 127.0.0.1:`port` (0: the OS chooses) and serves; returns once listening. Throws
+  // mur::Failure (E-RUN-047; E-RUN-051 for a given port that cannot be bound).
+  LoopbackListener(Handler handler, std::size_t max_body, std::uint16_t port = 0);
   ~LoopbackListener();
   LoopbackListener(const LoopbackListener&) = delete;
   LoopbackListener& operator=(const LoopbackListener&) = delete;

@@ -15,6 +15,7 @@
 #include "launcher/doctor.hpp"
 #include "launcher/template_check.hpp"
 #include "launcher/trace_list.hpp"
+#include "launcher/view_command.hpp"
 #include "capsule/murmur_home.hpp"
 #include "messages/duration.hpp"
 #include "messages/failure.hpp"
@@ -137,8 +138,8 @@ int dispatch(int argc, char** argv) {
 
   // run
   std::string roster, capsule, capsule_version, manifest_dir, workdir, task, deadline, resume;
-  bool run_json = false, verbose = false;
-  int port = 0;
+  bool run_json = false, verbose = false, ui = false;
+  int port = 0, ui_port = 0;
   auto* run = app.add_subcommand("run", "Launch a formation (--roster) or one capsule session (--capsule/--manifest)");
   auto* roster_opt = run->add_option("--roster", roster, "project directory or its roster.yaml (default: ./roster.yaml)")
                        ->expected(0, 1);
@@ -151,6 +152,8 @@ int dispatch(int argc, char** argv) {
   auto* deadline_opt = run->add_option("--deadline", deadline, "end the formation after DUR (500ms, 90s, 10m, 2h, 7d; --roster)");
   auto* port_opt = run->add_option("--port", port, "serve the door on 127.0.0.1:N (--capsule/--manifest)");
   auto* verbose_opt = run->add_flag("-v,--verbose", verbose, "(--roster) print each task, call and answer on stderr as it happens");
+  auto* ui_opt = run->add_flag("--ui", ui, "(--roster) serve the formation's live view on 127.0.0.1 (the URL is printed on stderr)");
+  auto* ui_port_opt = run->add_option("--ui-port", ui_port, "(--roster --ui) serve the view on 127.0.0.1:N")->needs(ui_opt);
   auto* resume_opt = run->add_option("--resume", resume, "")->expected(0, 1)->group("");
   RunCapsuleOptions one; // hidden flags the launcher passes to each member
   auto* sha_opt = run->add_option("--capsule-sha256", one.capsule_sha256, "")->group("");
@@ -189,6 +192,13 @@ int dispatch(int argc, char** argv) {
   auto* trace_list = trace->add_subcommand(
     "list", "List formations ($MURMUR_HOME/formations) and the sessions in the current directory's .murmur/, newest first");
   trace_list->add_flag("--json", trace_list_json, "print one JSON object {formations, sessions}");
+
+  // view
+  int view_port = 0;
+  auto* view = app.add_subcommand(
+    "view", "Serve a formation's (or a session's) live view on 127.0.0.1: members, tasks, calls in flight, the tree");
+  view->add_option("TARGET", target, "frm_… or ses_…")->required();
+  auto* view_port_opt = view->add_option("--port", view_port, "serve on 127.0.0.1:N (default: a port the system chooses)");
 
   // token
   TokenQuery token_query;
@@ -286,6 +296,7 @@ int dispatch(int argc, char** argv) {
       if (!manifest_dir.empty()) refuse_in_mode(version_opt, "mur run --manifest", "the folder's murmur.yaml names its version");
       refuse_in_mode(deadline_opt, mode, "--deadline ends a formation (mur run --roster); stop a session with Ctrl-C or mur stop ses_…");
       refuse_in_mode(verbose_opt, mode, "a session prints its progress without it");
+      refuse_in_mode(ui_opt, mode, "it serves a formation's view; watch a session with mur view ses_…");
     }
     if (task_opt->count() > 0) refuse_empty_task(task, "--task TEXT or --task @FILE");
     if (!deadline.empty()) {
@@ -298,13 +309,17 @@ int dispatch(int argc, char** argv) {
     }
     if (port_opt->count() > 0 && (port < 1 || port > 65535))
       throw UsageError("E-CLI-003", "--port " + std::to_string(port) + " is not a TCP port", "give a port from 1 to 65535");
+    if (ui_port_opt->count() > 0 && (ui_port < 1 || ui_port > 65535))
+      throw UsageError("E-CLI-003", "--ui-port " + std::to_string(ui_port) + " is not a TCP port", "give a port from 1 to 65535");
     if (!roster_mode) {
       one.capsule = capsule, one.capsule_version = capsule_version, one.manifest_dir = manifest_dir;
       one.workdir = workdir, one.task = task, one.json = run_json;
       one.port = port;
       return cmd_run_capsule(one);
     }
-    return cmd_run_roster(RunRosterOptions{roster, task, run_json, deadline, verbose});
+    RunRosterOptions ro{roster, task, run_json, deadline, verbose};
+    ro.ui = ui, ro.ui_port = ui_port;
+    return cmd_run_roster(ro);
   }
   if (*send) {
     refuse_empty_task(text, "mur send TARGET \"TEXT\"");
@@ -323,6 +338,11 @@ int dispatch(int argc, char** argv) {
     return cmd_trace_show(target, trace_json, trace_full);
   }
   if (*trace_list) return cmd_trace_list(trace_list_json);
+  if (*view) {
+    if (view_port_opt->count() > 0 && (view_port < 1 || view_port > 65535))
+      throw UsageError("E-CLI-003", "--port " + std::to_string(view_port) + " is not a TCP port", "give a port from 1 to 65535");
+    return cmd_view(target, static_cast<std::uint16_t>(view_port));
+  }
   if (*token) return cmd_token(token_query);
   if (*formations_rm) return cmd_formations_rm(removal);
   return exit_usage;

@@ -14,6 +14,7 @@
 #include "launcher/project_path.hpp"
 #include "launcher/template_check.hpp"
 #include "launcher/trace_follow.hpp"
+#include "launcher/view_command.hpp"
 #include "os/process_spawn.hpp"
 #include "launcher/process_spawner.hpp"
 #include "os/process_start.hpp"
@@ -203,6 +204,13 @@ int cmd_run_roster(const RunRosterOptions& o) {
   const std::string project = canonical(admission.roster.project_dir);
   const std::string formation_id = ids::mint(ids::formation);
   const std::string me_start = process_start_of(::getpid());
+  // --ui: the live view listens before anything starts (a port it cannot serve refuses the launch).
+  std::unique_ptr<FormationView> view;
+  if (o.ui) {
+    std::vector<std::string> names;
+    for (const auto& m : admission.members) names.push_back(m.declared.name);
+    view = std::make_unique<FormationView>(formation_id, project, names, static_cast<std::uint16_t>(o.ui_port));
+  }
 
   std::vector<PlannedMember> planned;
   std::vector<MemberLaunch> launches;
@@ -311,6 +319,7 @@ int cmd_run_roster(const RunRosterOptions& o) {
     for (const auto& a : {network}) self->send_exit(a, caf::exit_reason::user_shutdown);
   }
   watcher.stop();
+  if (view) view->finish(); // the last state, once the members' traces are whole
   // A signal the launcher caught decides the code, even if the entry (in our process group, so
   // it saw a terminal's ^C too) ended first.
   const int sig = caught.load();

@@ -1,5 +1,5 @@
 // cmd_run_roster.hpp — `mur run --roster [DIR|DIR/roster.yaml] [--task TEXT|@FILE] [--json]
-// [--deadline DUR] [-v]`: admits the roster, then runs the launcher actor with the real ports
+// [--deadline DUR] [-v] [--ui [--ui-port N]]`: admits the roster, then runs the launcher actor with the real ports
 // (process spawner, HTTP door network) until the formation ends.
 //
 // Invariant: SIGINT/SIGTERM/SIGHUP are blocked before any thread starts and reach the launcher
@@ -23,6 +23,8 @@ struct RunRosterOptions {
   bool json = false;
   std::string deadline; // "" ⇒ none
   bool verbose = false;
+  bool ui = false;      // --ui: serve the formation's live view (launcher/view_command.hpp)
+  int ui_port = 0;      // --ui-port N (0: the OS chooses)
 };
 
 int cmd_run_roster(const RunRosterOptions& options);

@@ -83,6 +83,7 @@ struct Builder {
       } else if ((type == "delegation_start" || type == "delegation") && !str(e, "call_id").empty()) {
         CallNode& c = call(str(e, "call_id"), task_id, s);
         c.kind = "delegation";
+        c.tool = "delegate";
         c.call_id = str(e, "call_id");
         c.callee = "capsule:" + str(e, "capsule");
         if (!str(e, "child_task_id").empty()) c.member_task_id = str(e, "child_task_id");
@@ -101,12 +102,21 @@ struct Builder {
         const std::string key = "refused/" + s.session_id + "/" + std::to_string(refusals++);
         CallNode& c = call(key, task_id, s);
         c.callee = str(e, "member");
-        if (!str(e, "capsule").empty()) c.kind = "delegation", c.callee = "capsule:" + str(e, "capsule");
+        if (!str(e, "capsule").empty()) c.kind = "delegation", c.tool = "delegate", c.callee = "capsule:" + str(e, "capsule");
         c.status = "refused";
         c.started_at = at;
         c.duration_ms = 0;
         c.reason = str(e, "reason");
         c.text = str(e, "task");
+      } else if (type == "end_without_answer_refused") { // shown like a refused call, under its task
+        const std::string key = "refused/" + s.session_id + "/" + std::to_string(refusals++);
+        CallNode& c = call(key, task_id, s);
+        c.tool = "end-without-answer";
+        c.status = "refused";
+        c.started_at = at;
+        c.duration_ms = 0;
+        c.reason = str(e, "refusal");
+        c.text = str(e, "reason");
       }
     }
   }
@@ -208,7 +218,13 @@ void render_task(std::ostringstream& out, const TaskNode& t, std::int64_t t0, in
 
 void render_call(std::ostringstream& out, const CallNode& c, std::int64_t t0, int depth, std::size_t width) {
   out << std::string(depth * 2, ' ') << "+" << secs(c.started_at - t0) << "  " << (c.call_id.empty() ? "-" : c.call_id)
-      << "  " << (c.caller.empty() ? "-" : c.caller) << " \xE2\x86\x92 " << c.callee << "  " << c.status;
+      << "  " << (c.caller.empty() ? "-" : c.caller);
+  if (c.tool == "end-without-answer") {
+    out << "  end-without-answer  " << c.status << "  " << quoted(c.reason, width) << "  (reason given: "
+        << quoted(c.text, width) << ")\n";
+    return;
+  }
+  out << " \xE2\x86\x92 " << c.callee << "  " << c.status;
   if (c.duration_ms >= 0 && c.status != "refused") out << "  " << secs(c.duration_ms);
   if (!c.reason.empty()) out << "  " << quoted(c.reason, width);
   if (!c.task) { // nobody's trace holds the callee's side: show what the caller's holds
@@ -244,7 +260,7 @@ json call_json(const CallNode& c, std::int64_t t0) {
               {"start_ms", c.started_at - t0}, {"started_at", c.started_at},
               {"duration_ms", c.duration_ms < 0 ? json(nullptr) : json(c.duration_ms)},
               {"delivered", c.delivered}, {"truncated", c.truncated}, {"text", c.text}, {"output", c.output},
-              {"reason", c.reason}, {"member_task_id", c.member_task_id},
+              {"reason", c.reason}, {"tool", c.tool}, {"member_task_id", c.member_task_id},
               {"task", c.task ? task_json(*c.task, t0) : json(nullptr)}};
 }
 

@@ -43,6 +43,7 @@ struct CallNode {
   std::string text;      // the task sent
   std::string output;    // the answer (or the failure's text)
   std::string reason;    // why it was refused
+  std::string tool = "call-member"; // "delegate" for a delegation, or "end-without-answer": a refused end-without-answer (text: its reason)
   std::string member_task_id; // the callee's task (a delegation: its child's task)
   std::string child_session;  // a delegation: the child's session
   std::unique_ptr<TaskNode> task; // the callee's task, when its trace holds it

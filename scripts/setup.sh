@@ -47,3 +47,6 @@ install_for_command node nodejs npm
 # Python 3 runs the agent programs of examples/harness and of some process tests (standard
 # library only).
 install_for_command python3 python3
+# Chromium (headless) opens mur view's page in the browser test (tests/browser) and makes the
+# screenshot docs/images/view.png.
+install_for_command chromium chromium

@@ -10,6 +10,7 @@ if command -v npm >/dev/null; then
   (cd tests/interop && npm ci --no-audit --no-fund >/dev/null)
   (cd tests/models && npm ci --no-audit --no-fund >/dev/null)
   (cd tests/harness && npm ci --no-audit --no-fund >/dev/null)
+  (cd tests/browser && npm ci --no-audit --no-fund >/dev/null)
 fi
 cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=${MUR_BUILD_TYPE:-Debug} >/dev/null
 cmake --build "$BUILD_DIR" -j"$(nproc)"

@@ -3,7 +3,8 @@
 // task → coder's call → reviewer's task (JSON and text); `mur trace list` lists the formation
 // and, from the project directory, the entry's session; `mur trace show frm_… --follow` prints
 // the calls and answers as they come and ends (exit 0) when the formation is stopped;
-// `run --roster -v` prints the same lines on stderr; a session id with --follow is E-TRC-003.
+// `run --roster -v` prints the same lines on stderr; a session id with --follow is E-TRC-003; a
+// refused end-without-answer shows in the tree and the --follow lines like a refused call.
 #include <catch2/catch.hpp>
 
 #include "formation_fixture.hpp"
@@ -170,4 +171,47 @@ TEST_CASE("a refused call is in the tree and in the -v lines", "[process][trace]
   CHECK(refused);
   Ran human = run_command({MUR_BINARY, "trace", "show", frm}, f.env);
   CHECK(human.out.find("lead" + arrow + "coder  refused") != std::string::npos);
+}
+
+TEST_CASE("a refused end-without-answer is in the tree and in the --follow lines", "[process][trace]") {
+  // examples/review's coder ends a task naming a database without an answer; sent by mur send
+  // (not by a formation member), that end is refused, and the refusal is traced.
+  FormationFixture f;
+  LaunchedMur run({MUR_BINARY, "run", "--roster", f.project.path, "--json"}, f.env);
+  Serving s = serve(run);
+  const std::string frm = s.id();
+  std::string coder;
+  for (const auto& p : s.formation["peers"])
+    if (p["name"] == "coder") coder = p["session_id"];
+  REQUIRE(!coder.empty());
+  LaunchedMur follow({MUR_BINARY, "trace", "show", frm, "--follow"}, f.env);
+  CHECK(follow.read_line().find("following formation " + frm) == 0);
+  run_command({MUR_BINARY, "send", coder, "Delete the database"}, f.env);
+  for (std::string l;;) { // each read is bounded: a line that never comes fails the test
+    l = follow.read_line();
+    REQUIRE(!l.empty());
+    if (l.find("coder  end-without-answer  refused  \"tool error:") != std::string::npos) break;
+  }
+  REQUIRE(run_command({MUR_BINARY, "stop", frm}, f.env).exit_code == 0);
+  CHECK(run.wait() == 128 + SIGTERM);
+  CHECK(follow.wait() == 0);
+
+  Ran shown = run_command({MUR_BINARY, "trace", "show", frm, "--json"}, f.env);
+  REQUIRE(shown.exit_code == 0);
+  json tr = json::parse(shown.out, nullptr, false);
+  REQUIRE(tr["tasks"].size() == 1);
+  CHECK(tr["tasks"][0]["member"] == "coder");
+  int refusals = 0;
+  for (const auto& c : tr["tasks"][0]["calls"])
+    if (c["tool"] == "end-without-answer") {
+      ++refusals;
+      CHECK(c["status"] == "refused");
+      CHECK(c["caller"] == "coder");
+      CHECK(c["text"] == "I do not make destructive changes without a human in the loop");
+      CHECK(c["reason"].get<std::string>().find("not sent by a formation member") != std::string::npos);
+    }
+  CHECK(refusals == 1);
+  Ran human = run_command({MUR_BINARY, "trace", "show", frm}, f.env);
+  CHECK(human.out.find("coder  end-without-answer  refused  \"tool error:") != std::string::npos);
+  CHECK(human.out.find("(reason given: \"I do not make destructive changes") != std::string::npos);
 }

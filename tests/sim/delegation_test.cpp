@@ -40,6 +40,18 @@ struct delegation_fixture : formation_fixture {
     return out;
   }
   bool child_alive(const caf::actor& port, const std::string& call_id) { return ask<bool>(port, caf::get_atom_v, call_id); }
+  // The entry `lead` delegates its launch task to a child that thinks for a minute; returns the
+  // delegation's id once the child holds its task.
+  std::string start_slow_child() {
+    launch({{"lead", delegating_lead("[{delegate: {capsule: summarizer, task: slow}}, {reply: '{{answers}}'}]")}}, {}, "go",
+           installed({{"summarizer", "inference: {turns: [{think_ms: 60000, reply: late}]}\n"}}));
+    run_for(1s);
+    auto started = events("lead", "delegation_start");
+    REQUIRE(started.size() == 1);
+    const std::string dlg = started[0]["call_id"];
+    REQUIRE(child_alive(children("lead"), dlg));
+    return dlg;
+  }
   DoorReply operator_request(const std::string& member, DoorRequest req) {
     req.verdict.kind = DoorAuthorization::Kind::Ok;
     req.verdict.credential = "operator";
@@ -196,14 +208,8 @@ TEST_CASE_METHOD(delegation_fixture, "the parent's task canceled: the child's ta
 
 TEST_CASE_METHOD(delegation_fixture, "the parent killed: its child's spawner lifeline closes and the child winds down",
                  "[sim][delegation][ending]") {
-  launch({{"lead", delegating_lead("[{delegate: {capsule: summarizer, task: slow}}, {reply: '{{answers}}'}]")}}, {}, "go",
-         installed({{"summarizer", "inference: {turns: [{think_ms: 60000, reply: late}]}\n"}}));
-  run_for(1s);
-  auto started = events("lead", "delegation_start");
-  REQUIRE(started.size() == 1);
-  const std::string dlg = started[0]["call_id"];
+  const std::string dlg = start_slow_child();
   auto port = children("lead");
-  CHECK(child_alive(port, dlg));
   self->send(spawner, KillMember{"lead"}); // as SIGKILL: no code of the parent runs
   sched.run();
   run_for(1s);
@@ -217,14 +223,8 @@ TEST_CASE_METHOD(delegation_fixture, "the parent killed: its child's spawner lif
 
 TEST_CASE_METHOD(delegation_fixture, "the launcher killed: members and their children end",
                  "[sim][delegation][ending]") {
-  launch({{"lead", delegating_lead("[{delegate: {capsule: summarizer, task: slow}}, {reply: '{{answers}}'}]")}}, {}, "go",
-         installed({{"summarizer", "inference: {turns: [{think_ms: 60000, reply: late}]}\n"}}));
-  run_for(1s);
-  auto started = events("lead", "delegation_start");
-  REQUIRE(started.size() == 1);
-  const std::string dlg = started[0]["call_id"];
+  const std::string dlg = start_slow_child();
   auto port = children("lead");
-  REQUIRE(child_alive(port, dlg));
   anon_send_exit(launcher, caf::exit_reason::kill);
   sched.run();
   run_for(1s);

@@ -109,9 +109,12 @@ TEST_CASE("a delegation is a call to capsule:NAME with the child's task nested, 
   CHECK(text.find("      +0.22s  capsule:deep  t_d  ok") != std::string::npos); // depth 3: task, call, task, call, task
   const json j = mur::trace_tree_json(tree);
   CHECK(j[0]["calls"][0]["kind"] == "delegation");
+  CHECK(j[0]["calls"][0]["tool"] == "delegate");
+  CHECK(j[0]["calls"][2]["tool"] == "delegate"); // the refused one
   CHECK(j[0]["calls"][0]["child_session"] == "ses_h");
   CHECK(j[0]["calls"][0]["task"]["calls"][0]["task"]["task_id"] == "t_d");
   CHECK(j[0]["calls"][1]["kind"] == "call");
+  CHECK(j[0]["calls"][1]["tool"] == "call-member");
   CHECK(j[0]["calls"][1]["child_session"].is_null());
 }
 

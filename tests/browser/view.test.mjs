@@ -1,0 +1,161 @@
+// mur view's page in a real headless browser (Debian's chromium, driven over the DevTools
+// protocol by playwright-core). A three-member formation — lead → coder → reviewer: the lead and
+// the coder are the scripted capsules of examples/review, the reviewer an http member whose model
+// (the replay server's `coder-gated` scenario) holds its answer until the test opens the gate —
+// runs one task with `mur run --roster --task … --ui`. While the reviewer is held, the page must
+// show all three members and the calls lead → coder and coder → reviewer as running; once the gate
+// opens, the formation ends and the page shows the finished tree. Then `mur view frm_…` serves the
+// ended formation: a request naming another host is refused (403), the page shows the same tree,
+// and mur view ends once the page has it. Every wait is a wait for a condition, with a generous
+// bound; nothing is timed.
+// With MUR_VIEW_SCREENSHOT=FILE, the page is also saved as a PNG while the calls are in flight
+// (docs/images/view.png is made so).
+// Run: MUR_BINARY=/path/to/mur node --test view.test.mjs
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
+import { chromium } from 'playwright-core';
+import { startReplay } from '../models/start_replay.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const examples = join(here, '../../examples/review');
+const MUR = process.env.MUR_BINARY || process.argv[2];
+assert.ok(MUR, 'set MUR_BINARY to the mur executable');
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const generous = 60_000; // a bound on every wait, never a speed asserted
+
+const home = mkdtempSync(join(tmpdir(), 'mur-view-'));
+const project = join(home, 'project');
+const children = [];
+let browser, replay;
+
+after(async () => {
+  await browser?.close();
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  replay?.kill('SIGTERM');
+  rmSync(home, { recursive: true, force: true });
+});
+
+const env = { ...process.env, MURMUR_HOME: join(home, 'murmur') };
+
+function mur(args, opts = {}) {
+  const r = spawnSync(MUR, args, { env, encoding: 'utf8', ...opts });
+  assert.equal(r.status, 0, `mur ${args.join(' ')}: ${r.stderr}`);
+  return r;
+}
+
+// Starts mur; resolves with {child, url, stderr(), exited} once it printed its `view: URL` line.
+function launch(args, cwd) {
+  const child = spawn(MUR, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let err = '';
+  const exited = new Promise((r) => child.once('exit', (code, sig) => r(code ?? 128)));
+  child.stdout.resume();
+  const url = new Promise((resolve, reject) => {
+    createInterface({ input: child.stderr }).on('line', (line) => {
+      err += line + '\n';
+      const m = /^view: (http:\/\/127\.0\.0\.1:\d+\/)$/.exec(line);
+      if (m) resolve(m[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`mur ${args.join(' ')} exited ${code} before its view line:\n${err}`)));
+  });
+  return url.then((u) => ({ child, url: u, stderr: () => err, exited }));
+}
+
+function get(url, headers) {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const arrow = ' \u2192 ';
+const inFlight = (caller, callee) => `#in-flight li.in-flight[data-caller="${caller}"][data-callee="${callee}"]`;
+
+// The finished tree: lead's task, its call to the coder, the coder's task, its call to the
+// reviewer, the reviewer's task — each ended, none running.
+async function assertFinishedTree(page) {
+  await page.waitForSelector('body[data-running="false"]', { timeout: generous });
+  const tree = page.locator('#tree');
+  const leadCall = tree.locator('li.tree-call[data-caller="lead"][data-callee="coder"]');
+  await assert.doesNotReject(leadCall.waitFor({ timeout: generous }));
+  assert.equal(await leadCall.getAttribute('data-status'), 'completed');
+  const coderCall = leadCall.locator('li.tree-call[data-caller="coder"][data-callee="reviewer"]');
+  assert.equal(await coderCall.getAttribute('data-status'), 'completed');
+  assert.equal(await coderCall.locator('li.tree-task[data-member="reviewer"]').count(), 1);
+  assert.equal(await tree.locator('.status.running').count(), 0);
+  assert.match(await tree.innerText(), /reviewer ok/);
+  assert.equal(await page.locator('#in-flight li.in-flight').count(), 0);
+}
+
+test('the page shows the members, the calls in flight, then the finished tree; mur view shows it after the end', async () => {
+  // The formation: examples/review's lead and coder, a gated http reviewer.
+  const started = await startReplay();
+  replay = started.server;
+  mkdirSync(project);
+  for (const c of ['lead', 'coder']) mur(['install', '-g', join(examples, 'capsules', c)]);
+  const reviewer = join(home, 'reviewer');
+  mkdirSync(reviewer);
+  writeFileSync(join(reviewer, 'murmur.yaml'),
+    'name: review-reviewer\nversion: 1.0.0\n' +
+    `inference: {transport: http, endpoint: '${started.endpoint}', model: coder-gated}\n` +
+    'lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: sleep}\n' +
+    'exports: {peer_tasks: {accept: true}}\nnetwork: {authentication: {scheme: bearer}}\n');
+  mur(['install', '-g', reviewer]);
+  copyFileSync(join(examples, 'roster.yaml'), join(project, 'roster.yaml'));
+
+  const run = await launch(['run', '--roster', project, '--task', 'occupy the reviewer with a flag', '--ui'], project);
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+  const page = await browser.newPage({ viewport: { width: 1000, height: 420 } });
+  const outside = [];
+  page.on('request', (r) => { if (!r.url().startsWith(run.url)) outside.push(r.url()); });
+  await page.goto(run.url);
+
+  // Every member, by name, in its own card.
+  for (const name of ['lead', 'coder', 'reviewer'])
+    await page.waitForSelector(`.member[data-member="${name}"] h3:text-is("${name}")`, { timeout: generous });
+  // The calls in flight while the reviewer's model is held: caller → callee, running.
+  for (const [caller, callee] of [['lead', 'coder'], ['coder', 'reviewer']]) {
+    const row = page.locator(inFlight(caller, callee));
+    await row.waitFor({ timeout: generous });
+    const text = await row.innerText();
+    assert.ok(text.includes(caller + arrow + callee), text);
+    assert.match(text, /running/);
+  }
+  assert.equal(await page.locator('body').getAttribute('data-running'), 'true');
+  if (process.env.MUR_VIEW_SCREENSHOT) await page.screenshot({ path: process.env.MUR_VIEW_SCREENSHOT, fullPage: true });
+
+  // Open the gate: the reviewer answers, the task ends, the formation ends.
+  await fetch(started.endpoint.replace(/\/v1$/, '') + '/__replay/release?gate=coder', { method: 'POST' });
+  await assertFinishedTree(page);
+  assert.equal(await run.exited, 0, run.stderr());
+  assert.deepEqual(outside, [], 'the page asked for nothing outside its own origin');
+  const frm = /formation (frm_[0-9a-f]{32})/.exec(run.stderr())?.[1];
+  assert.ok(frm, run.stderr());
+
+  // mur view of the ended formation.
+  const view = await launch(['view', frm], project);
+  const port = new URL(view.url).port;
+  const rebound = await get(view.url, { Host: `rebound.example:${port}` });
+  assert.equal(rebound.statusCode, 403);
+  const foreign = await get(view.url + 'events', { Origin: 'http://rebound.example' });
+  assert.equal(foreign.statusCode, 403);
+  const csp = (await get(view.url)).headers['content-security-policy'];
+  assert.match(csp, /default-src 'self'/);
+  const again = await browser.newPage();
+  await again.goto(view.url);
+  for (const name of ['lead', 'coder', 'reviewer'])
+    await again.waitForSelector(`.member[data-member="${name}"]`, { timeout: generous });
+  await assertFinishedTree(again);
+  assert.equal(await view.exited, 0, view.stderr());
+});

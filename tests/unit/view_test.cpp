@@ -1,0 +1,187 @@
+// mur view's parts without a browser: the state made from a session's trace file as it grows
+// (a running call in flight, then ended and in the tree; a half-written line waits), the server
+// over a real loopback socket (the page with its CSP, the SSE stream's first state and the next
+// one published, a foreign Host or Origin refused, the last state's delivery), and a refused
+// end-without-answer in the tree and the watch lines.
+#include "launcher/trace_follow.hpp"
+#include "launcher/trace_tree.hpp"
+#include "launcher/view_server.hpp"
+#include "launcher/view_state.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+json ev(const std::string& type, std::int64_t at, json fields = json::object()) {
+  fields["event_type"] = type;
+  fields["timestamp"] = at;
+  return fields;
+}
+
+struct SessionDir {
+  fs::path dir;
+  SessionDir() {
+    char tmpl[] = "/tmp/mur-view-unit-XXXXXX";
+    dir = ::mkdtemp(tmpl);
+  }
+  ~SessionDir() { fs::remove_all(dir); }
+  void append(const std::string& bytes) { std::ofstream(dir / "trace.jsonl", std::ios::app) << bytes; }
+  void line(const json& j) { append(j.dump() + "\n"); }
+};
+
+// A plain HTTP/1.1 client on one socket: sends a request, reads what comes within a bound.
+struct Client {
+  int fd = -1;
+  explicit Client(std::uint16_t port) {
+    fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+  }
+  ~Client() { ::close(fd); }
+  void send(const std::string& req) { REQUIRE(::write(fd, req.data(), req.size()) == static_cast<ssize_t>(req.size())); }
+  // Reads until `got` holds `needle` (true) or the bound passes or the peer closes (false).
+  bool read_until(const std::string& needle, std::chrono::seconds bound = std::chrono::seconds(20)) {
+    const auto until = std::chrono::steady_clock::now() + bound;
+    while (got.find(needle) == std::string::npos) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return false;
+      pollfd p{fd, POLLIN, 0};
+      if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) return false;
+      char buf[4096];
+      const ssize_t n = ::read(fd, buf, sizeof buf);
+      if (n <= 0) return got.find(needle) != std::string::npos;
+      got.append(buf, static_cast<std::size_t>(n));
+    }
+    return true;
+  }
+  std::string got;
+};
+
+std::string get(std::uint16_t port, const std::string& path, const std::string& host, const std::string& extra = "") {
+  Client c(port);
+  c.send("GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\n" + extra + "Connection: close\r\n\r\n");
+  c.read_until("\r\n\r\n");
+  c.read_until("</html>", std::chrono::seconds(2)); // the body, when it is the page
+  return c.got;
+}
+
+} // namespace
+
+TEST_CASE("view state: a running call is in flight, then ended in the tree, and a half-written line waits", "[view]") {
+  SessionDir s;
+  auto v = mur::ViewSource::session("ses_x", s.dir.string());
+  CHECK_FALSE(v.poll()); // no file yet
+  s.line(ev("session_start", 1000, {{"capsule_name", "lead-cap"}, {"capsule_version", "1.0.0"}}));
+  s.line(ev("task_start", 1100, {{"task_id", "t1"}, {"origin", "user"}, {"text", "do it"}}));
+  s.line(ev("member_call_start", 1200, {{"task_id", "t1"}, {"call_id", "mcl_1"}, {"member", "coder"}, {"member_task_id", "t9"}}));
+  s.append(ev("member_call", 1700, {{"task_id", "t1"}, {"call_id", "mcl_1"}}).dump().substr(0, 20)); // not whole
+  REQUIRE(v.poll());
+  json st = v.state(true, 1500);
+  CHECK(st["session_id"] == "ses_x");
+  CHECK(st["running"] == true);
+  REQUIRE(st["members"].size() == 1);
+  CHECK(st["members"][0]["capsule"] == "lead-cap");
+  CHECK(st["members"][0]["state"] == "running");
+  REQUIRE(st["members"][0]["tasks"].size() == 1);
+  CHECK(st["members"][0]["tasks"][0]["status"] == "running");
+  CHECK(st["members"][0]["tasks"][0]["elapsed_ms"] == 400);
+  REQUIRE(st["in_flight"].size() == 1);
+  CHECK(st["in_flight"][0]["callee"] == "coder");
+  CHECK(st["in_flight"][0]["status"] == "running");
+  CHECK(st["in_flight"][0]["elapsed_ms"] == 300);
+  CHECK(st["tasks"][0]["calls"][0]["status"] == "running");
+  CHECK_FALSE(v.poll()); // nothing whole was added
+
+  // Another session: the call ends, then the task and the session.
+  SessionDir s2;
+  auto w = mur::ViewSource::session("ses_y", s2.dir.string());
+  s2.line(ev("session_start", 1000, {{"capsule_name", "lead-cap"}, {"capsule_version", "1.0.0"}}));
+  s2.line(ev("task_start", 1100, {{"task_id", "t1"}, {"origin", "user"}, {"text", "do it"}}));
+  s2.line(ev("member_call_start", 1200, {{"task_id", "t1"}, {"call_id", "mcl_1"}, {"member", "coder"}}));
+  REQUIRE(w.poll());
+  s2.line(ev("member_call", 1700, {{"task_id", "t1"}, {"call_id", "mcl_1"}, {"member", "coder"}, {"status", "completed"},
+                                   {"duration_ms", 500}, {"output", "done"}}));
+  s2.line(ev("task_end", 1800, {{"task_id", "t1"}, {"exit_status", "ok"}, {"answer", "all done"}}));
+  s2.line(ev("session_end", 1900, {{"exit_status", "ok"}}));
+  REQUIRE(w.poll());
+  st = w.state(false, 5000);
+  CHECK(st["running"] == false);
+  CHECK(st["in_flight"].empty());
+  CHECK(st["members"][0]["state"] == "ended ok");
+  CHECK(st["members"][0]["tasks"][0]["duration_ms"] == 700);
+  CHECK(st["tasks"][0]["calls"][0]["status"] == "completed");
+  CHECK(st["tasks"][0]["calls"][0]["duration_ms"] == 500);
+}
+
+TEST_CASE("view server: the page with its CSP, the SSE stream, a foreign Host or Origin refused", "[view]") {
+  mur::ViewServer server;
+  const std::string url = server.url();
+  const auto port = static_cast<std::uint16_t>(std::stoi(url.substr(std::string("http://127.0.0.1:").size())));
+  const std::string host = "127.0.0.1:" + std::to_string(port);
+
+  const std::string page = get(port, "/", host);
+  CHECK(page.rfind("HTTP/1.1 200", 0) == 0);
+  CHECK(page.find("Content-Security-Policy: default-src 'self'") != std::string::npos);
+  CHECK(page.find("<script src=\"/view.js\"") != std::string::npos);
+  CHECK(page.find("http://", page.find("\r\n\r\n")) == std::string::npos); // the page names no other site
+  CHECK(get(port, "/view.js", "localhost:" + std::to_string(port)).rfind("HTTP/1.1 200", 0) == 0);
+  CHECK(get(port, "/", "rebound.example:" + std::to_string(port)).rfind("HTTP/1.1 403", 0) == 0);
+  CHECK(get(port, "/", "127.0.0.1:1").rfind("HTTP/1.1 403", 0) == 0);
+  CHECK(get(port, "/events", host, "Origin: http://rebound.example\r\n").rfind("HTTP/1.1 403", 0) == 0);
+  CHECK(get(port, "/nothing", host).rfind("HTTP/1.1 404", 0) == 0);
+
+  server.publish(json{{"running", true}, {"n", 1}});
+  Client sse(port);
+  sse.send("GET /events HTTP/1.1\r\nHost: " + host + "\r\n\r\n");
+  REQUIRE(sse.read_until("data: {\"n\":1,\"running\":true}\n\n")); // the current state, on connecting
+  CHECK(sse.got.find("text/event-stream") != std::string::npos);
+  CHECK_FALSE(server.wait_delivered(std::chrono::milliseconds(1))); // no last state yet
+  server.publish(json{{"running", false}, {"n", 2}});
+  REQUIRE(sse.read_until("data: {\"n\":2,\"running\":false}\n\n"));
+  CHECK(server.wait_delivered(std::chrono::seconds(20)));
+  server.stop();
+  server.stop(); // idempotent
+}
+
+TEST_CASE("a refused end-without-answer: under its task in the tree and the JSON, and a watch line", "[view][trace]") {
+  mur::SessionEvents coder{"coder", "ses_c",
+                           {ev("session_start", 1000), ev("task_start", 1100, {{"task_id", "t1"}, {"text", "drop it"}}),
+                            ev("end_without_answer_refused", 1200, {{"task_id", "t1"}, {"reason", "I will not"},
+                                                                    {"refusal", "tool error: not sent by a member"}}),
+                            ev("task_end", 1300, {{"task_id", "t1"}, {"exit_status", "ok"}, {"answer", "no"}})}};
+  const mur::TraceTree tree = mur::build_trace_tree({coder});
+  REQUIRE(tree.roots.size() == 1);
+  REQUIRE(tree.roots[0].calls.size() == 1);
+  const auto& c = tree.roots[0].calls[0];
+  CHECK(c.tool == "end-without-answer");
+  CHECK(c.status == "refused");
+  CHECK(c.reason == "tool error: not sent by a member");
+  CHECK(c.text == "I will not");
+  const std::string text = mur::render_trace_tree(tree, 0);
+  CHECK(text.find("  -  coder  end-without-answer  refused  \"tool error: not sent by a member\"  (reason given: \"I will not\")") !=
+        std::string::npos);
+  const json j = mur::trace_tree_json(tree);
+  CHECK(j[0]["calls"][0]["tool"] == "end-without-answer");
+  std::map<std::string, std::string> origins;
+  const std::string line = mur::watch_line(coder.events[2], "coder", origins);
+  CHECK(line.find("coder  end-without-answer  refused  \"tool error: not sent by a member\"") != std::string::npos);
+}
