@@ -4,7 +4,9 @@
 // token the port answered in the Bearer — never to a formation token (401); the grant is in
 // neither its argv nor its environment; EndChild closes its spawner lifeline, and the child
 // records `spawner_ended {spawned_by}` before its `session_end` and is gone; a capsule outside
-// spawn.allow or not installed is answered with a sentence and no process.
+// spawn.allow or not installed is answered with a sentence and no process; the grant line reaches
+// the child's stdin and the Bearer's token opens under its key; a child deaf to its lifeline is
+// killed once the grace ran out; one that exits first or stays silent fails its start.
 #include <catch2/catch.hpp>
 
 #include "launched_mur.hpp"
@@ -19,6 +21,8 @@
 #include "messages/formation_authority.hpp"
 #include "messages/ids.hpp"
 #include "messages/message_types.hpp"
+#include "messages/spawn_grant.hpp"
+#include "messages/door_token.hpp"
 
 #include <caf/all.hpp>
 #include <nlohmann/json.hpp>
@@ -273,4 +277,101 @@ TEST_CASE("a child that cannot start is answered with a sentence and no process"
   Started bad_id = start(self, port, mur::StartChild{"../escape", "dlg-helper", "1.0.0", ""});
   CHECK(bad_id.child.failure.find("delegation id") != std::string::npos);
   CHECK(!fs::exists(w.session_dir + "/escape"));
+}
+
+namespace {
+
+// A stand-in for `mur` (the port starts whatever program it is given): a shell script in `dir`.
+std::string script(const std::string& dir, const std::string& body) {
+  const std::string path = dir + "/fake-mur.sh";
+  std::ofstream(path) << "#!/bin/sh\n" << body;
+  fs::permissions(path, fs::perms::owner_all);
+  return path;
+}
+
+// The pid a stand-in wrote into its working directory (the child's directory), waited for.
+pid_t pid_in(const std::string& dir) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < until) {
+    const std::string text = read_bytes(dir + "/pid.txt");
+    if (!text.empty() && text.back() == '\n') return static_cast<pid_t>(std::stol(text));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return -1;
+}
+
+} // namespace
+
+TEST_CASE("the grant reaches the child's stdin, and a child deaf to its lifeline is killed after the grace",
+          "[process][delegation]") {
+  PortWorld w;
+  TempDir bin;
+  auto setup = w.setup();
+  setup.program = script(bin.path, "cat > grant.txt\necho $$ > pid.txt\n"
+                                   "echo '{\"session_id\":\"ses_0192f0c0a1b2c3d4e5f60718293a4b5c\",\"url\":\"127.0.0.1:9\","
+                                   "\"pid\":1,\"formation_id\":\"" + w.formation_id + "\"}'\n"
+                                   "trap '' TERM\nexec sleep 60\n");
+  setup.end_grace = std::chrono::milliseconds(1000);
+  caf::actor_system sys{config()};
+  caf::scoped_actor self{sys};
+  auto port = mur::spawn_child_spawner(sys, setup);
+  PortGuard guard{self, port, w.processes};
+  const std::string id = dlg();
+  Started s = start(self, port, mur::StartChild{id, "dlg-helper", "1.0.0", ""});
+  INFO(s.child.failure);
+  REQUIRE(s.child.failure.empty());
+  CHECK(s.child.url == "http://127.0.0.1:9");
+  const std::string dir = w.session_dir + "/children/" + id;
+  const pid_t pid = pid_in(dir);
+  REQUIRE(pid > 0);
+
+  // One line: the key, the parent's session, the delegation; the Bearer's token opens with that key.
+  const std::string grant = read_bytes(dir + "/grant.txt");
+  REQUIRE(!grant.empty());
+  CHECK(grant.back() == '\n');
+  CHECK(grant.find('\n') == grant.size() - 1);
+  mur::SpawnGrant g = mur::parse_spawn_grant(grant);
+  CHECK(g.spawned_by == w.session_id);
+  CHECK(g.delegation == id);
+  REQUIRE(s.bearer.door_token);
+  auto opened = mur::DoorTokenIssuer(g.key.bytes()).open(s.bearer.door_token->expose());
+  REQUIRE(opened);
+  CHECK(opened->credential == "operator");
+
+  // It ignores its lifeline's end: the grace runs out and its group is killed (and reaped).
+  self->send(port, mur::EndChild{id});
+  CHECK(gone_within(pid, std::chrono::seconds(30)));
+}
+
+TEST_CASE("a child that exits before reporting, or says nothing, fails its start with a sentence",
+          "[process][delegation]") {
+  PortWorld w;
+  TempDir bin;
+  caf::actor_system sys{config()};
+  caf::scoped_actor self{sys};
+  {
+    auto setup = w.setup();
+    setup.program = script(bin.path, "cat > /dev/null\necho 'door at http://127.0.0.1:5/ for you' >&2\n"
+                                     "echo 'boom: it failed' >&2\nexit 3\n");
+    auto port = mur::spawn_child_spawner(sys, setup);
+    PortGuard guard{self, port, w.processes};
+    Started s = start(self, port, mur::StartChild{dlg(), "dlg-helper", "1.0.0", ""});
+    CHECK(s.child.failure.find("dlg-helper exited (code 3) before reporting its session") != std::string::npos);
+    CHECK(s.child.failure.find("boom: it failed") != std::string::npos);
+    CHECK(s.child.failure.find("http://") == std::string::npos); // never a door's url
+    CHECK(!s.bearer.door_token);
+  }
+  {
+    auto setup = w.setup();
+    setup.program = script(bin.path, "echo $$ > pid.txt\nexec sleep 60\n");
+    setup.ready_deadline = std::chrono::milliseconds(1000);
+    auto port = mur::spawn_child_spawner(sys, setup);
+    PortGuard guard{self, port, w.processes};
+    const std::string id = dlg();
+    Started s = start(self, port, mur::StartChild{id, "dlg-helper", "1.0.0", ""});
+    CHECK(s.child.failure.find("dlg-helper did not report its session within 1s") != std::string::npos);
+    const pid_t pid = pid_in(w.session_dir + "/children/" + id);
+    REQUIRE(pid > 0);
+    CHECK(gone_within(pid, std::chrono::seconds(30))); // its group was killed
+  }
 }
