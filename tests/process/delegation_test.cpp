@@ -2,8 +2,9 @@
 // to a sub-capsule installed in the project store. The child's answer reaches the entry's task
 // and its session lives under the parent's session directory; `kill -9` of the parent member
 // ends the child within 1 s (its spawner lifeline); `kill -9` of the launcher ends members and
-// children; the child's door refuses a formation token with 401; the grant is never in the
-// child's argv or environment, nor in any file, stdout or stderr; `mur ps` nests the child.
+// children, and `mur stop frm_…` names a child's spawner_ended ending; the child's door refuses
+// a formation token with 401; the grant is never in the child's argv or environment, nor in any
+// file, stdout or stderr; `mur ps` nests the child.
 #include <catch2/catch.hpp>
 
 #include "formation_fixture.hpp"
@@ -295,5 +296,22 @@ TEST_CASE("kill -9 of the launcher: members and their children are gone", "[proc
   CHECK(run.wait() == 128 + SIGKILL);
   for (pid_t pid : s.pids) CHECK(gone_within(pid, generous));
   CHECK(gone_within(child["pid"].get<pid_t>(), generous));
+  CHECK(formation_processes(s.id()).empty());
+}
+
+TEST_CASE("mur stop frm_… ends a member's child with it and names its ending", "[process][delegation]") {
+  DelegationProject p;
+  LaunchedMur run({MUR_BINARY, "run", "--roster", p.project.path, "--json", "--task", "slow work"}, p.env,
+                  p.project.path);
+  Serving s = serve(run);
+  const json child = p.child_record();
+  REQUIRE(child.is_object());
+  Ran stop = run_command({MUR_BINARY, "stop", s.id()}, p.env, p.project.path);
+  INFO(stop.out << stop.err);
+  CHECK(stop.exit_code == 0);
+  CHECK(stop.out.find("child:    " + child["session_id"].get<std::string>() + "  helper@1.0.0  spawner_ended") !=
+        std::string::npos);
+  CHECK(gone_within(child["pid"].get<pid_t>(), generous));
+  run.wait();
   CHECK(formation_processes(s.id()).empty());
 }
