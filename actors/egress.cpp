@@ -385,7 +385,7 @@ void start_child(egress_actor* self, const std::string& call_id, const std::stri
         }
         Call& c = it->second;
         if (!started.failure.empty()) {
-          end_call(self, call_id, CallStatus::failed, c.req.member + " could not be started: " + started.failure);
+          end_call(self, call_id, CallStatus::failed, started.failure); // the port's sentence names the capsule
           return;
         }
         c.child_started = true;

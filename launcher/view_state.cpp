@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -78,16 +79,40 @@ bool ViewSource::poll() {
     files_[path] = File{sessions_.size(), 0};
     sessions_.push_back(SessionEvents{member, session_id, {}});
   };
+  // Delegated children live under their parent's session directory, at any depth
+  // (children/<dlg_…>/.murmur/<ses_…>/): each is shown as `capsule:<name>`.
+  std::function<void(const std::string&)> add_children = [&](const std::string& session_dir) {
+    std::error_code ec;
+    for (const auto& d : fs::directory_iterator(session_dir + "/children", ec)) {
+      std::error_code ec2;
+      for (const auto& s : fs::directory_iterator(d.path() / ".murmur", ec2)) {
+        const std::string dir = s.path().string();
+        if (!ids::is_valid(s.path().filename().string(), ids::session)) continue;
+        const std::string path = dir + "/trace.jsonl";
+        if (!files_.count(path)) {
+          auto j = json::parse(first_line(path), nullptr, false);
+          if (!j.is_object()) continue; // not flushed yet: next poll
+          add(path, "capsule:" + str(j, "capsule_name"), s.path().filename().string());
+        }
+        add_children(dir);
+      }
+    }
+  };
   if (!session_dir_.empty()) {
     const std::string path = session_dir_ + "/trace.jsonl";
     if (!files_.count(path)) add(path, "", session_id_);
+    add_children(session_dir_);
   } else {
     for (const auto& root : formation_roots(formation_id_, project_dir_)) {
       std::error_code ec;
       for (const auto& s : fs::directory_iterator(root, ec)) {
         const std::string dir = s.path().string();
         const std::string path = dir + "/trace.jsonl";
-        if (!ids::is_valid(s.path().filename().string(), ids::session) || others_.count(dir) || files_.count(path)) continue;
+        if (!ids::is_valid(s.path().filename().string(), ids::session) || others_.count(dir)) continue;
+        if (files_.count(path)) {
+          add_children(dir);
+          continue;
+        }
         const std::string line = first_line(path);
         if (line.empty()) continue; // not flushed yet: next poll
         auto j = json::parse(line, nullptr, false);
@@ -96,6 +121,7 @@ bool ViewSource::poll() {
           continue;
         }
         add(path, str(j, "formation_member"), s.path().filename().string());
+        add_children(dir);
       }
     }
   }

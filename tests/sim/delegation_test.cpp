@@ -126,7 +126,7 @@ TEST_CASE_METHOD(delegation_fixture, "a child that cannot start, and one whose t
   REQUIRE(ended.size() == 2);
   for (const auto& e : ended) CHECK(e["status"] == "failed");
   CHECK(ended[0]["capsule"] == "summarizer");
-  CHECK(ended[0]["output"].get<std::string>().find("could not be started") != std::string::npos);
+  CHECK(ended[0]["output"].get<std::string>().find("cannot be started") != std::string::npos);
   CHECK(ended[1]["output"] == "the checker broke");
   CHECK(events("lead", "delegation_start").size() == 1); // only the checker ever held its task
   CHECK(events("lead", "task_continued").at(0)["delegations"] == 2);

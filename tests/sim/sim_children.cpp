@@ -62,14 +62,14 @@ sim_children_actor::behavior_type children(children_actor* self, SimChildrenSetu
       auto& st = self->state;
       auto it = st.setup.installed.find(sc.capsule + "@" + sc.version);
       if (it == st.setup.installed.end() || st.setup.fail_start.count(sc.capsule))
-        return {ChildStarted{sc.call_id, "", "", 0, sc.capsule + "@" + sc.version + " did not start (simulated)"}, Bearer{}};
+        return {ChildStarted{sc.call_id, "", "", 0, sc.capsule + "@" + sc.version + " cannot be started (simulated)"}, Bearer{}};
       auto& sys = self->system();
       const Manifest& m = it->second;
       LaunchOptions launch;
       launch.session_id = st.clock->mint(ids::session);
       launch.formation_id = st.setup.formation_id;
       launch.task_acceptance = "single";
-      launch.after_task = "exit";
+      launch.after_task = "sleep"; // as the real port: it ends when the parent ends the delegation
       MemberPorts ports;
       ports.trace = spawn_trace_recorder(sys, launch.session_id, {}, st.setup.ids);
       ports.network = network_port{st.setup.network};

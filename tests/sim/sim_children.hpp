@@ -3,7 +3,7 @@
 // its own operator credential opens (no formation verifier: a formation token is refused 401),
 // and a spawner lifeline the port holds (its EndChild, or the port's own end, closes it).
 // Invariant: as in the real adapter (member/child_spawner.cpp), a child is started for one
-// delegation with task_acceptance single and after_task exit, inherits the formation id and
+// delegation with task_acceptance single and after_task sleep (it ends when EndChild closes its lifeline, once the parent has read its answer), inherits the formation id and
 // nothing else of its parent, and learns of its parent's end only through its lifeline. When
 // the parent member ends in any way (`(caf::link_atom, parent)` names it), every lifeline the
 // port holds closes, as a process's write ends close when it exits; the port itself stays, so

@@ -185,3 +185,27 @@ TEST_CASE("a refused end-without-answer: under its task in the tree and the JSON
   const std::string line = mur::watch_line(coder.events[2], "coder", origins);
   CHECK(line.find("coder  end-without-answer  refused  \"tool error: not sent by a member\"") != std::string::npos);
 }
+
+TEST_CASE("view state: a delegated child under its parent's session is a member capsule:NAME, its delegation in flight", "[view][delegation]") {
+  SessionDir s;
+  auto v = mur::ViewSource::session("ses_p", s.dir.string());
+  s.line(ev("session_start", 1000, {{"capsule_name", "planner"}, {"capsule_version", "1.0.0"}}));
+  s.line(ev("task_start", 1100, {{"task_id", "t1"}, {"origin", "user"}, {"text", "plan"}}));
+  s.line(ev("delegation_start", 1200, {{"task_id", "t1"}, {"call_id", "dlg_1"}, {"capsule", "summarizer"},
+                                       {"child_session", "ses_00000000000000000000000000000001"}, {"child_task_id", "t7"}}));
+  REQUIRE(v.poll());
+  CHECK(v.state(true, 1300)["members"].size() == 1); // the child has written nothing yet
+  const fs::path child = s.dir / "children" / "dlg_1" / ".murmur" / "ses_00000000000000000000000000000001";
+  fs::create_directories(child);
+  std::ofstream(child / "trace.jsonl")
+    << ev("session_start", 1150, {{"capsule_name", "summarizer"}, {"capsule_version", "1.0.0"}, {"spawned_by", "ses_p"}}).dump() << "\n"
+    << ev("task_start", 1210, {{"task_id", "t7"}, {"origin", "user"}, {"text", "sum"}}).dump() << "\n";
+  REQUIRE(v.poll());
+  json st = v.state(true, 1500);
+  REQUIRE(st["members"].size() == 2);
+  CHECK(st["members"][1]["name"] == "capsule:summarizer");
+  CHECK(st["members"][1]["tasks"][0]["status"] == "running");
+  REQUIRE(st["in_flight"].size() == 1);
+  CHECK(st["in_flight"][0]["callee"] == "capsule:summarizer");
+  CHECK(st["tasks"][0]["calls"][0]["task"]["task_id"] == "t7"); // the child's task nested under its delegation
+}
