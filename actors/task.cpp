@@ -127,6 +127,9 @@ void trace_member_call(task_ptr self, const PendingCall& c, const std::string& s
   f["status"] = status;
   f["task"] = capped(c.task_text);
   f["duration_ms"] = duration_ms;
+  // The event is written when the outcome is delivered (or abandoned), which may be well after the
+  // call ended: how long ago the call was made places its start exactly.
+  f["since_call_ms"] = ms_between(c.made, self->clock().now());
   f["output"] = output;
   f["truncated"] = truncated;
   f["delivered"] = delivered;

@@ -77,7 +77,9 @@ struct Builder {
         }
         c.status = str(e, "status");
         c.duration_ms = num(e, "duration_ms");
-        c.started_at = at - c.duration_ms; // member_call is written when the call ends
+        // member_call is written when its answer is delivered: since_call_ms (when recorded) says
+        // how long ago the call was made; else it ended then, duration_ms after it began.
+        c.started_at = at - (e.contains("since_call_ms") ? num(e, "since_call_ms") : c.duration_ms);
         c.output = str(e, "output");
         c.delivered = e.value("delivered", false), c.truncated = e.value("truncated", false);
       } else if ((type == "delegation_start" || type == "delegation") && !str(e, "call_id").empty()) {
@@ -95,7 +97,7 @@ struct Builder {
         }
         c.status = str(e, "status");
         c.duration_ms = num(e, "duration_ms");
-        c.started_at = at - c.duration_ms; // written when the delegation ends
+        c.started_at = at - (e.contains("since_call_ms") ? num(e, "since_call_ms") : c.duration_ms); // as member_call
         c.output = str(e, "output");
         c.delivered = e.value("delivered", false), c.truncated = e.value("truncated", false);
       } else if (type == "call_refused") {

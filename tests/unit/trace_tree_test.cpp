@@ -195,3 +195,23 @@ TEST_CASE("trace tree: a task that ended without an answer shows its reason and 
         std::string::npos);
   CHECK(mur::trace_tree_json(tree)[0]["no_answer_below"] == json::array({"coder no_answer"}));
 }
+
+TEST_CASE("calls whose answers are delivered together start when they were made (since_call_ms)", "[trace][tree]") {
+  // coder answered at 1130 but its member_call is written at 1300, when the slower delegation's
+  // answer arrived too and both were delivered in one continuation.
+  json quick = call(1300, "t1", "mcl_a", "coder", "t_c", 30);
+  quick["since_call_ms"] = 200;
+  json slow = ev("delegation", 1300, {{"task_id", "t1"}, {"call_id", "dlg_b"}, {"capsule", "helper"}, {"status", "completed"},
+                                      {"duration_ms", 190}, {"since_call_ms", 195}, {"delivered", true}});
+  SessionEvents lead{"lead", "ses_l", {start(1000), task_start(1090, "t1", "user", "go"), slow, quick, task_end(1310, "t1", "ok")}};
+  const auto tree = mur::build_trace_tree({lead});
+  REQUIRE(tree.roots.size() == 1);
+  const auto& calls = tree.roots[0].calls;
+  REQUIRE(calls.size() == 2);
+  CHECK(calls[0].call_id == "mcl_a"); // made at 1100, before the delegation (1105)
+  CHECK(calls[0].started_at == 1100);
+  CHECK(calls[0].duration_ms == 30);
+  CHECK(calls[1].call_id == "dlg_b");
+  CHECK(calls[1].started_at == 1105);
+  CHECK(calls[1].callee == "capsule:helper");
+}
