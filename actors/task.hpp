@@ -59,10 +59,6 @@ struct TaskSetup {
   IdClockSpec ids;                    // call ids (mcl_), stream "<task id>/task"
 };
 
-// At most this many delegations of one task run at once (a further one is refused as a tool
-// error until an answer is delivered). Each runs a whole `mur run` process.
-inline constexpr std::size_t max_children_at_once = 4;
-
 // True when a task's submitter credential is a formation member (`member:<name>`).
 bool sent_by_member(const TaskView& task);
 

@@ -375,9 +375,16 @@ std::variant<ResolvedCapsule, ResolveMiss> resolve_capsule(const StoreRoots& roo
                            std::string(scope == StoreScope::global ? " -g" : "") + " --force"};
     return ResolvedCapsule{std::move(c), std::move(*manifest)};
   }
+  // The project store is <project>/.murmur/artifacts: `mur install` without -g fills the one of
+  // the directory it runs in, so the Fix names that directory.
+  std::string project = roots.project;
+  const std::string tail = "/.murmur/artifacts";
+  if (project.size() >= tail.size() && project.compare(project.size() - tail.size(), tail.size(), tail) == 0)
+    project.resize(project.size() - tail.size());
   return ResolveMiss{"not installed at this version (looked in " + roots.project + " and " +
                        roots.global + ")",
-                     "install it: mur install <capsule folder> (add -g for the global store)"};
+                     "install it: mur install -g <capsule folder> (the global store), or run mur install <capsule folder> "
+                     "in " + (project.empty() ? std::string(".") : project) + " (its project store)"};
 }
 
 } // namespace mur

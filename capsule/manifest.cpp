@@ -3,6 +3,7 @@
 #include "capsule/capsule_names.hpp"
 #include "capsule/http_inference.hpp"
 #include "capsule/yaml_reader.hpp"
+#include "messages/child_spawn.hpp"
 #include "messages/duration.hpp"
 
 #include <algorithm>
@@ -247,8 +248,23 @@ void parse_spawn_allow(const Value& v, const std::string& self, std::vector<Caps
 // A script turn's `delegate` names a capsule of capabilities.spawn.allow (E-MAN-003).
 void check_script_delegations(const Manifest& m, const std::string& label) {
   auto check = [&](const std::vector<ScriptTurn>& turns, const std::string& where) {
-    for (std::size_t i = 0; i < turns.size(); ++i)
-      for (const auto& d : turns[i].delegations) {
+    for (std::size_t i = 0; i < turns.size(); ++i) {
+      const auto& ds = turns[i].delegations;
+      const std::string at = label + ": " + where + "[" + std::to_string(i) + "].delegate";
+      if (ds.size() > max_children_at_once)
+        throw Failure("E-MAN-003",
+                      at + ": " + std::to_string(ds.size()) + " delegations in one turn, but at most " +
+                        std::to_string(max_children_at_once) + " run at once: the rest would be refused",
+                      "delegate to at most " + std::to_string(max_children_at_once) +
+                        " capsules in a turn, and to the others in a later turn");
+      for (std::size_t a = 0; a < ds.size(); ++a)
+        for (std::size_t b = a + 1; b < ds.size(); ++b)
+          if (ds[a].capsule == ds[b].capsule)
+            throw Failure("E-MAN-003",
+                          at + "[" + std::to_string(b) + "]: '" + ds[b].capsule +
+                            "' again in the same turn: one delegation per capsule may be out at a time, so the second would be refused",
+                          "give " + ds[b].capsule + " the whole task once, or delegate to it again in a later turn");
+      for (const auto& d : ds) {
         const bool listed = std::any_of(m.spawn_allow.begin(), m.spawn_allow.end(),
                                         [&](const CapsuleRef& r) { return r.name == d.capsule; });
         if (!listed)
@@ -257,6 +273,7 @@ void check_script_delegations(const Manifest& m, const std::string& label) {
                           "' is not listed in capabilities.spawn.allow, so this capsule may not delegate to it",
                         "add " + d.capsule + "@<its exact version> to capabilities.spawn.allow, or delegate to a listed capsule");
       }
+    }
   };
   check(m.inference.turns, "inference.turns");
   for (std::size_t r = 0; r < m.inference.routes.size(); ++r)

@@ -279,8 +279,9 @@ int dispatch(int argc, char** argv) {
       for (const auto* o : {accept_opt, after_opt})
         refuse_in_mode(o, mode, "each member's lifecycle is its manifest's (the launcher sets the entry's)");
       refuse_in_mode(port_opt, mode, "every member's door takes a port of its own; see them with mur ps");
-      for (const auto* o : {sha_opt, store_opt, entry_opt, grant_opt})
+      for (const auto* o : {sha_opt, store_opt, entry_opt})
         refuse_in_mode(o, mode, "it is the launcher's own flag for the members it starts");
+      refuse_in_mode(grant_opt, mode, "it is how a delegating member starts its sub-capsule, never a formation");
     } else {
       if (capsule.empty() && manifest_dir.empty())
         throw UsageError("E-CLI-003", "mur run: say what to run",

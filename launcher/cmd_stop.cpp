@@ -174,6 +174,15 @@ int cmd_stop(const std::string& target, double timeout_seconds) {
     if (rec) remove_running_record(target);
     throw Failure("E-RUN-022", "no running session " + target, "list what runs with mur ps");
   }
+  if (!rec->spawned_by.empty()) { // a delegated child ends with its parent, which holds its lifeline
+    auto parent = read_running_record(rec->spawned_by);
+    if (parent && record_is_live(*parent))
+      throw Failure("E-RUN-053",
+                    "session " + target + " is a delegated child of " + rec->spawned_by +
+                      ", which is running: the child ends when its parent's task no longer needs it, or with its parent",
+                    "stop its parent: mur stop " + rec->spawned_by +
+                      (parent->formation_id.empty() ? std::string() : " (or its formation: mur stop " + parent->formation_id + ")"));
+  }
   const std::string how = stop_session(*rec, grace);
   if (how == "still running")
     throw Failure("E-RUN-024", "session " + target + " is still running", "check it with mur ps");

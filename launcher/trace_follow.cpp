@@ -1,4 +1,5 @@
 #include "launcher/trace_follow.hpp"
+#include "launcher/trace_growth.hpp"
 
 #include "launcher/session_traces.hpp"
 #include "launcher/trace_tree.hpp"
@@ -31,12 +32,6 @@ std::string secs(std::int64_t ms) {
 }
 
 // The first whole line of a file ("" when it has none yet).
-std::string first_line(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  if (!in || !std::getline(in, line) || in.eof()) return "";
-  return line;
-}
 
 constexpr std::size_t watch_width = 60;
 
@@ -99,7 +94,7 @@ std::vector<std::string> TraceFollower::poll(bool all) {
       const std::string dir = s.path().string();
       const std::string path = dir + "/trace.jsonl";
       if (!ids::is_valid(s.path().filename().string(), ids::session) || others_.count(dir) || files_.count(path)) continue;
-      const std::string line = first_line(path);
+      const std::string line = first_trace_line(path);
       if (line.empty()) continue; // not flushed yet: next poll
       auto j = json::parse(line, nullptr, false);
       if (!j.is_object() || str(j, "formation_id") != formation_id_) {
@@ -110,20 +105,8 @@ std::vector<std::string> TraceFollower::poll(bool all) {
     }
   }
   // What each file gained, whole lines only.
-  for (auto& [path, f] : files_) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) continue;
-    in.seekg(static_cast<std::streamoff>(f.offset));
-    std::string rest((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const auto end = rest.rfind('\n');
-    if (end == std::string::npos) continue;
-    f.offset += end + 1;
-    std::istringstream lines(rest.substr(0, end + 1));
-    for (std::string line; std::getline(lines, line);) {
-      auto j = json::parse(line, nullptr, false);
-      if (j.is_object()) held_.push_back(Held{num(j, "timestamp"), read_++, f.member, std::move(j)});
-    }
-  }
+  for (auto& [path, f] : files_)
+    for (auto& j : read_new_events(path, f.offset)) held_.push_back(Held{num(j, "timestamp"), read_++, f.member, std::move(j)});
   std::stable_sort(held_.begin(), held_.end(),
                    [](const Held& a, const Held& b) { return a.at != b.at ? a.at < b.at : a.order < b.order; });
   const std::int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(

@@ -170,6 +170,10 @@ TraceTree build_trace_tree(const std::vector<SessionEvents>& sessions) {
       claimed.insert(c.member_task_id);
     }
   for (auto& [id, t] : b.tasks) {
+    // A recorder stamps an event when it writes it, so a busy member may stamp its task_start a
+    // little late: a call is never shown as starting before the task that made it.
+    for (auto& c : t->calls)
+      if (t->started_at > 0 && c.started_at < t->started_at) c.started_at = t->started_at;
     by_start(t->calls);
     // A call naming a task that is not the callee's must not adopt it.
     for (auto& c : t->calls)

@@ -1,6 +1,7 @@
 #include "launcher/view_state.hpp"
 
 #include "launcher/session_traces.hpp"
+#include "launcher/trace_growth.hpp"
 #include "launcher/trace_fields.hpp"
 #include "messages/ids.hpp"
 
@@ -19,13 +20,6 @@ using json = nlohmann::json;
 using trace_fields::num;
 using trace_fields::str;
 
-// The first whole line of a file ("" when it has none yet).
-std::string first_line(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  if (!in || !std::getline(in, line) || in.eof()) return "";
-  return line;
-}
 
 json duration(std::int64_t ms) { return ms < 0 ? json(nullptr) : json(ms); }
 
@@ -46,8 +40,11 @@ void collect(const TaskNode& t, std::int64_t t0, std::int64_t now, std::map<std:
                                      {"elapsed_ms", t.duration_ms >= 0 ? json(t.duration_ms) : now < 0 ? json(nullptr) : json(now - t.started_at)},
                                      {"text", t.text}, {"answer", t.answer.empty() ? t.reason : t.answer}});
   for (const auto& c : t.calls) {
+    // A call whose callee's task has ended waits only for its round's other answers: `answered`.
+    const bool answered = c.task && c.task->status != "running";
     if (c.status == "running" && now >= 0) // the text sent is in the callee's task until the call ends
-      in_flight.push_back(json{{"call_id", c.call_id}, {"caller", c.caller}, {"callee", c.callee}, {"status", c.status},
+      in_flight.push_back(json{{"call_id", c.call_id}, {"caller", c.caller}, {"callee", c.callee},
+                               {"status", answered ? "answered" : c.status},
                                {"start_ms", c.started_at - t0}, {"started_at", c.started_at},
                                {"elapsed_ms", std::max<std::int64_t>(0, now - c.started_at)},
                                {"text", c.text.empty() && c.task ? c.task->text : c.text},
@@ -90,7 +87,7 @@ bool ViewSource::poll() {
         if (!ids::is_valid(s.path().filename().string(), ids::session)) continue;
         const std::string path = dir + "/trace.jsonl";
         if (!files_.count(path)) {
-          auto j = json::parse(first_line(path), nullptr, false);
+          auto j = json::parse(first_trace_line(path), nullptr, false);
           if (!j.is_object()) continue; // not flushed yet: next poll
           add(path, "capsule:" + str(j, "capsule_name"), s.path().filename().string());
         }
@@ -100,7 +97,10 @@ bool ViewSource::poll() {
   };
   if (!session_dir_.empty()) {
     const std::string path = session_dir_ + "/trace.jsonl";
-    if (!files_.count(path)) add(path, "", session_id_);
+    if (!files_.count(path)) { // named as in its formation, else by its capsule (once its first line is written)
+      auto j = json::parse(first_trace_line(path), nullptr, false);
+      if (j.is_object()) add(path, str(j, "formation_member").empty() ? str(j, "capsule_name") : str(j, "formation_member"), session_id_);
+    }
     add_children(session_dir_);
   } else {
     for (const auto& root : formation_roots(formation_id_, project_dir_)) {
@@ -113,7 +113,7 @@ bool ViewSource::poll() {
           add_children(dir);
           continue;
         }
-        const std::string line = first_line(path);
+        const std::string line = first_trace_line(path);
         if (line.empty()) continue; // not flushed yet: next poll
         auto j = json::parse(line, nullptr, false);
         if (!j.is_object() || str(j, "formation_id") != formation_id_) {
@@ -127,22 +127,11 @@ bool ViewSource::poll() {
   }
   // What each file gained, whole lines only.
   bool read = false;
-  for (auto& [path, f] : files_) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) continue;
-    in.seekg(static_cast<std::streamoff>(f.offset));
-    std::string rest((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const auto end = rest.rfind('\n');
-    if (end == std::string::npos) continue;
-    f.offset += end + 1;
-    std::istringstream lines(rest.substr(0, end + 1));
-    for (std::string line; std::getline(lines, line);) {
-      auto j = json::parse(line, nullptr, false);
-      if (!j.is_object()) continue;
+  for (auto& [path, f] : files_)
+    for (auto& j : read_new_events(path, f.offset)) {
       sessions_[f.session].events.push_back(std::move(j));
       read = true;
     }
-  }
   return read;
 }
 

@@ -110,6 +110,18 @@ void on_ready_line(spawner_actor* self, const std::string& call_id, const std::s
   auto j = nlohmann::json::parse(line, nullptr, false);
   if (!j.is_object()) return refuse(self, call_id, c.capsule + "'s first line was not a readiness line");
   auto text = [&](const char* k) { return j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string(); };
+  if (j.contains("error") && j["error"].is_object()) { // `mur run --json` refused to start: its code, reason and Fix
+    const auto& e = j["error"];
+    auto field = [&](const char* k) {
+      std::string v = e.contains(k) && e[k].is_string() ? e[k].get<std::string>() : std::string();
+      return v.find("://") == std::string::npos ? v : std::string(); // never a url (a door's, a model server's)
+    };
+    std::string why = c.capsule + " refused to start";
+    if (!field("code").empty()) why += ": " + field("code");
+    if (!field("message").empty()) why += ": " + field("message");
+    if (!field("fix").empty()) why += ". Fix: " + field("fix");
+    return refuse(self, call_id, why);
+  }
   const std::string ses = text("session_id");
   std::string url = text("url");
   if (ses.empty()) return refuse(self, call_id, c.capsule + "'s readiness line named no session");

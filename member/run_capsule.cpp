@@ -76,7 +76,8 @@ void print_ready(const RunCapsuleOptions& o, const Manifest& m, const std::strin
   std::cerr << m.name << " " << m.version << " ready\n  session " << ses << "\n  door    " << url
             << "\n  workdir " << workdir << "\n";
   if (!formation_id.empty()) std::cerr << "  formation " << formation_id << "\n";
-  std::cerr << "  send it a task: mur send " << ses << " \"…\"; stop it with Ctrl-C\n";
+  if (o.task.empty()) std::cerr << "  send it a task: mur send " << ses << " \"…\"; stop it with Ctrl-C\n";
+  else std::cerr << "  it runs the task given with --task, then ends; stop it sooner with Ctrl-C\n";
 }
 
 void print_answer(const RunCapsuleOptions& o, const TaskView& t) {
@@ -239,7 +240,9 @@ Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manif
   if (formation.bundle) rec.formation_launcher = formation.bundle->launcher;
   if (grant) rec.spawned_by = grant->spawned_by;
   rec.started_at = now_ms();
-  rec.operator_token = operator_token;
+  // A delegated child's operator credential is its parent's alone: not on disk, so no `mur send`
+  // or `mur token` of the same user reaches its door (`mur stop` still ends an orphan by signal).
+  if (!grant) rec.operator_token = operator_token;
   rec.credential_tokens = credential_tokens;
   write_running_record(rec);
   print_ready(o, m, s.id, s.server->url(), s.workdir, formation.id);

@@ -14,6 +14,7 @@
 
 #include "messages/message_fields.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -37,6 +38,11 @@ struct ChildStarted {
   std::string failure;    // "" ⇒ started; else why not (for the model: a sentence, no secret)
   MUR_FIELDS(call_id, session_id, url, pid, failure)
 };
+
+// At most this many delegations of one task run at once (a further one is refused as a tool
+// error until an answer is delivered; a script turn that makes more is refused when read). Each
+// runs a whole `mur run` process.
+inline constexpr std::size_t max_children_at_once = 4;
 
 // One `capabilities.spawn.allow` entry as the runtime hands it on (not a message).
 struct SpawnTarget {

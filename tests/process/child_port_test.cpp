@@ -343,7 +343,7 @@ TEST_CASE("the grant reaches the child's stdin, and a child deaf to its lifeline
   CHECK(gone_within(pid, std::chrono::seconds(30)));
 }
 
-TEST_CASE("a child that exits before reporting, or says nothing, fails its start with a sentence",
+TEST_CASE("a child that exits before reporting, refuses to start or says nothing fails its start with a sentence",
           "[process][delegation]") {
   PortWorld w;
   TempDir bin;
@@ -373,5 +373,28 @@ TEST_CASE("a child that exits before reporting, or says nothing, fails its start
     const pid_t pid = pid_in(w.session_dir + "/children/" + id);
     REQUIRE(pid > 0);
     CHECK(gone_within(pid, std::chrono::seconds(30))); // its group was killed
+  }
+  { // `mur run --json` refused to start (its error line): the code, the reason and the Fix reach the parent
+    auto setup = w.setup();
+    setup.program = script(bin.path,
+                           "cat > /dev/null\n"
+                           "echo '{\"error\":{\"code\":\"E-MOD-003\",\"message\":\"api_key names UX_KEY, which is not set\","
+                           "\"fix\":\"set UX_KEY in the environment of mur run\"}}'\nexit 1\n");
+    auto port = mur::spawn_child_spawner(sys, setup);
+    PortGuard guard{self, port, w.processes};
+    Started s = start(self, port, mur::StartChild{dlg(), "dlg-helper", "1.0.0", ""});
+    CHECK(s.child.failure.find("dlg-helper refused to start: E-MOD-003: api_key names UX_KEY, which is not set. "
+                               "Fix: set UX_KEY in the environment of mur run") != std::string::npos);
+    CHECK(!s.bearer.door_token);
+  }
+  { // ...and a message that holds a url is left out, the code kept
+    auto setup = w.setup();
+    setup.program = script(bin.path, "cat > /dev/null\n"
+                                     "echo '{\"error\":{\"code\":\"E-MOD-010\",\"message\":\"http://10.0.0.1:8080 refused\"}}'\nexit 1\n");
+    auto port = mur::spawn_child_spawner(sys, setup);
+    PortGuard guard{self, port, w.processes};
+    Started s = start(self, port, mur::StartChild{dlg(), "dlg-helper", "1.0.0", ""});
+    CHECK(s.child.failure.find("dlg-helper refused to start: E-MOD-010") != std::string::npos);
+    CHECK(s.child.failure.find("://") == std::string::npos);
   }
 }

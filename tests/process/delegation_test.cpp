@@ -233,9 +233,10 @@ TEST_CASE("kill -9 of the parent member: its child is gone within 1 s, and the g
   CHECK(child["spawned_by"] == s.entry["session_id"]);
   CHECK(child["formation_id"] == s.id());
 
-  // The grant is in neither its argv nor its environment; its token only in its 0600 record.
-  const std::string token = child.value("operator_token", "");
-  REQUIRE(!token.empty());
+  // The grant is in neither its argv nor its environment, and its operator token is not on disk
+  // at all: only the parent's process holds it (the door's 200 to it is child_port_test's).
+  CHECK_FALSE(child.contains("operator_token"));
+  const std::string token = "mdt1.";
   const std::string cmdline = read_bytes("/proc/" + std::to_string(child_pid) + "/cmdline");
   const std::string environ = read_bytes("/proc/" + std::to_string(child_pid) + "/environ");
   REQUIRE(!cmdline.empty());
@@ -251,7 +252,6 @@ TEST_CASE("kill -9 of the parent member: its child is gone within 1 s, and the g
   mur::FormationAuthority authority(s.id());
   CHECK(status_with(child["url"], authority.mint("parent", "idle").expose()) == 401);
   CHECK(status_with(child["url"], "") == 401);
-  CHECK(status_with(child["url"], token) == 200);
 
   // mur ps nests the child under its parent.
   Ran ps = run_command({MUR_BINARY, "ps"}, p.env);
@@ -306,6 +306,16 @@ TEST_CASE("mur stop frm_… ends a member's child with it and names its ending",
   Serving s = serve(run);
   const json child = p.child_record();
   REQUIRE(child.is_object());
+  // The child alone is not stopped while its parent runs (E-RUN-053), and nothing on disk reaches its door.
+  const std::string child_ses = child["session_id"].get<std::string>();
+  Ran alone = run_command({MUR_BINARY, "stop", child_ses}, p.env, p.project.path);
+  CHECK(alone.exit_code != 0);
+  CHECK(alone.err.find("E-RUN-053") != std::string::npos);
+  CHECK(alone.err.find("stop its parent: mur stop " + s.entry["session_id"].get<std::string>()) != std::string::npos);
+  CHECK(::kill(child["pid"].get<pid_t>(), 0) == 0);
+  Ran token = run_command({MUR_BINARY, "token", "operator", "--session", child_ses}, p.env, p.project.path);
+  CHECK(token.exit_code != 0);
+  CHECK(token.out.find("mdt1.") == std::string::npos);
   Ran stop = run_command({MUR_BINARY, "stop", s.id()}, p.env, p.project.path);
   INFO(stop.out << stop.err);
   CHECK(stop.exit_code == 0);

@@ -272,3 +272,25 @@ TEST_CASE_METHOD(chat_scene, "a chat model delegates through the same path as ca
   CHECK(events("call_refused").at(0)["capsule"] == "other");
   CHECK(finished().answer == "All in.");
 }
+
+TEST_CASE_METHOD(chat_scene, "a second delegation to one capsule and a fifth at once are refused, nothing started",
+                 "[task][chat][delegation]") {
+  capsules = {"c1", "c2", "c3", "c4", "c5"};
+  std::vector<ToolCall> calls;
+  for (const char* c : {"c1", "c1", "c2", "c3", "c4", "c5"})
+    calls.push_back(tc(std::string("d_") + c + std::to_string(calls.size()), tool_name::delegate, delegate_arguments(c, "x")));
+  play({tools(calls), says("Waiting."), says("done")});
+  CHECK(egress_log().calls.size() == 4);
+  const auto results = tool_results(requests().at(1));
+  REQUIRE(results.size() == 6);
+  CHECK(results[1].find("has not had its answer delivered yet") != std::string::npos);
+  CHECK(results[5].find("already has 4 delegations out") != std::string::npos);
+  auto refused = events("call_refused");
+  REQUIRE(refused.size() == 2);
+  CHECK(refused[0]["capsule"] == "c1");
+  CHECK(refused[0]["cause"] == "call_outstanding");
+  CHECK(refused[1]["capsule"] == "c5");
+  CHECK(refused[1]["cause"] == "too_many_children");
+  for (const char* c : {"c1", "c2", "c3", "c4"}) end_call(std::string("capsule:") + c, "completed", "ok");
+  CHECK(finished().answer == "done");
+}

@@ -78,12 +78,15 @@ sim_children_actor::behavior_type children(children_actor* self, SimChildrenSetu
       ports.ids = st.setup.ids;
       if (!m.spawn_allow.empty()) { // grandchildren: a child port of its own
         SimChildrenSetup grand = st.setup;
+        grand.parent_session = launch.session_id;
         auto port = spawn_sim_children(sys, std::move(grand));
         st.setup.owned->push_back(caf::actor_cast<caf::actor>(port));
         ports.children = child_port{port};
       }
       MemberSetup ms = member_setup(m, launch, std::move(ports));
       ms.authenticated = true; // a child's door always requires its operator credential
+      ms.spawned_by = st.setup.parent_session;
+      ms.delegation_id = sc.call_id;
       auto trace = ms.trace;
       auto member = spawn_member(sys, std::move(ms));
       self->monitor(member);

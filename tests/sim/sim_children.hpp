@@ -41,6 +41,7 @@ struct SimChildrenSetup {
   sim_network_actor network;
   IdClockSpec ids;
   std::string formation_id;                  // the parent's ("" outside one)
+  std::string parent_session;                // the parent's session id (the child's spawned_by)
   std::shared_ptr<std::vector<caf::actor>> owned; // ended by the fixture, whatever happens
 };
 

@@ -145,7 +145,7 @@ sim_spawner_actor::behavior_type spawner(spawner_actor* self, std::map<std::stri
       caf::actor children;
       if (!m.spawn_allow.empty()) {
         auto port = spawn_sim_children(sys, SimChildrenSetup{st.knobs.installed, st.knobs.fail_children, st.network,
-                                                             st.ids, sm.formation_id, st.owned});
+                                                             st.ids, sm.formation_id, launch.session_id, st.owned});
         children = caf::actor_cast<caf::actor>(port);
         ports.children = child_port{port};
         st.owned->push_back(children);

@@ -291,3 +291,14 @@ TEST_CASE("a script turn delegates to capsules of spawn.allow (E-MAN-003 for any
   refused(head + allow + "inference: {turns: [{delegate: []}]}\n", "E-MAN-002", "lists no delegations");
   refused(head + allow + "inference: {turns: [{delegate: {capsule: Helper, task: x}}]}\n", "E-MAN-002", "the capsule name");
 }
+
+TEST_CASE("a script turn may not delegate to more capsules than run at once, nor to one twice (E-MAN-003)", "[manifest][spawn]") {
+  const std::string allow = "capabilities: {spawn: {allow: [c1@1.0.0, c2@1.0.0, c3@1.0.0, c4@1.0.0, c5@1.0.0]}}\n";
+  auto turn = [&](const std::string& list) { return head + allow + "inference: {turns: [{delegate: [" + list + "]}]}\n"; };
+  CHECK(parse_manifest(turn("{capsule: c1, task: a}, {capsule: c2, task: b}, {capsule: c3, task: c}, {capsule: c4, task: d}"), "m")
+          .inference.turns[0].delegations.size() == 4);
+  refused(turn("{capsule: c1, task: a}, {capsule: c2, task: b}, {capsule: c3, task: c}, {capsule: c4, task: d}, {capsule: c5, task: e}"),
+          "E-MAN-003", "inference.turns[0].delegate: 5 delegations in one turn, but at most 4 run at once");
+  refused(turn("{capsule: c1, task: a}, {capsule: c2, task: b}, {capsule: c1, task: again}"), "E-MAN-003",
+          "inference.turns[0].delegate[2]: 'c1' again in the same turn");
+}

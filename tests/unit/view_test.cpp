@@ -208,4 +208,14 @@ TEST_CASE("view state: a delegated child under its parent's session is a member 
   REQUIRE(st["in_flight"].size() == 1);
   CHECK(st["in_flight"][0]["callee"] == "capsule:summarizer");
   CHECK(st["tasks"][0]["calls"][0]["task"]["task_id"] == "t7"); // the child's task nested under its delegation
+  CHECK(st["in_flight"][0]["status"] == "running");
+  CHECK(st["members"][0]["name"] == "planner"); // a plain session is named by its capsule
+  CHECK(st["in_flight"][0]["caller"] == "planner");
+  // The child answered; its delegation waits for the round's other answers: `answered`.
+  std::ofstream(child / "trace.jsonl", std::ios::app)
+    << ev("task_end", 1400, {{"task_id", "t7"}, {"exit_status", "ok"}, {"state", "completed"}, {"answer", "short"}}).dump() << "\n";
+  REQUIRE(v.poll());
+  st = v.state(true, 1500);
+  REQUIRE(st["in_flight"].size() == 1);
+  CHECK(st["in_flight"][0]["status"] == "answered");
 }

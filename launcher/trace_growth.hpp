@@ -1,0 +1,23 @@
+// trace_growth.hpp — reading a trace.jsonl while its session still writes it: its first whole
+// line, and the whole lines it gained since the last read.
+//
+// Invariant: only whole lines are read (a line still being written — no newline yet — waits for
+// the next read, and the offset stays before it); a line that is not a JSON object is skipped.
+// Read-only. Shared by `--follow` / `run -v` (trace_follow) and `mur view` (view_state).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mur {
+
+// The file's first line, once it is whole ("" before).
+std::string first_trace_line(const std::string& path);
+
+// The events of the whole lines after `offset`; `offset` moves past the last one read.
+std::vector<nlohmann::json> read_new_events(const std::string& path, std::uint64_t& offset);
+
+} // namespace mur
