@@ -325,3 +325,61 @@ TEST_CASE("mur stop frm_… ends a member's child with it and names its ending",
   run.wait();
   CHECK(formation_processes(s.id()).empty());
 }
+
+TEST_CASE("admission refuses each bad spawn.allow with the real binary: run --roster, doctor and install", "[process][delegation]") {
+  TempDir home, project, capsules;
+  const std::map<std::string, std::string> env{{"MURMUR_HOME", home.path}};
+  auto folder = [&](const std::string& name, const std::string& yaml) {
+    const std::string dir = capsules.path + "/" + name;
+    fs::create_directories(dir);
+    std::ofstream(dir + "/murmur.yaml") << yaml;
+    return dir;
+  };
+  auto lead = [](const std::string& allow) {
+    return "name: adm-lead\nversion: 1.0.0\ninference: {turns: [{reply: ok}]}\n"
+           "capabilities: {network: {allow: [localhost]}, spawn: {allow: [" + allow + "]}}\n"
+           "network: {authentication: {scheme: bearer}}\n";
+  };
+  const std::string worker = "name: adm-worker\nversion: 1.0.0\ninference: {turns: [{reply: w}]}\n"
+                             "exports: {peer_tasks: {accept: true}}\nnetwork: {authentication: {scheme: bearer}}\n";
+  std::ofstream(project.path + "/roster.yaml")
+    << "roster_version: 1\nmembers:\n  - {name: lead, capsule: adm-lead, version: 1.0.0, entry: true}\n"
+       "  - {name: worker, capsule: adm-worker, version: 1.0.0}\nreachability:\n  - {from: lead, to: [worker]}\n";
+  auto mur = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), MUR_BINARY);
+    return run_command(args, env, project.path);
+  };
+  REQUIRE(mur({"install", "-g", folder("adm-worker", worker)}).exit_code == 0);
+  REQUIRE(mur({"install", "-g", folder("helper", "name: helper\nversion: 1.0.0\n")}).exit_code == 0);
+  REQUIRE(mur({"install", "-g", folder("worker", "name: worker\nversion: 1.0.0\n")}).exit_code == 0);
+
+  auto refused_at_admission = [&](const std::string& allow, const std::string& code, const std::string& fragment) {
+    INFO(allow);
+    REQUIRE(mur({"install", "-g", "--force", folder("adm-lead", lead(allow))}).exit_code == 0);
+    for (const auto& args : {std::vector<std::string>{"doctor", project.path},
+                             std::vector<std::string>{"run", "--roster", project.path, "--task", "x"}}) {
+      Ran r = mur(args);
+      INFO(args[0] << ": " << r.out << r.err);
+      CHECK(r.exit_code != 0);
+      CHECK((r.out + r.err).find(code) != std::string::npos);
+      CHECK((r.out + r.err).find(fragment) != std::string::npos);
+      CHECK((r.out + r.err).find("Fix:") != std::string::npos);
+    }
+  };
+  refused_at_admission("helper@2.0.0", "E-ROS-009", "helper@2.0.0");   // not installed at that version
+  refused_at_admission("worker@1.0.0", "E-ROS-010", "worker");          // the name of a member it may call
+
+  // Not an exact version, or the capsule itself: the manifest is refused, so it never installs.
+  for (const auto& [allow, fragment] : std::vector<std::pair<std::string, std::string>>{
+         {"helper@latest", "is a floating tag"}, {"'helper@^1.0'", "capabilities.spawn.allow[0]"},
+         {"adm-lead@1.0.0", "names this capsule itself"}}) {
+    INFO(allow);
+    Ran install = mur({"install", "-g", "--force", folder("adm-lead", lead(allow))});
+    CHECK(install.exit_code != 0);
+    CHECK(install.err.find("E-MAN-002") != std::string::npos);
+    CHECK(install.err.find(fragment) != std::string::npos);
+    Ran doctor = mur({"doctor", capsules.path + "/adm-lead"});
+    CHECK(doctor.exit_code != 0);
+    CHECK(doctor.out.find("E-MAN-002") != std::string::npos);
+  }
+}
