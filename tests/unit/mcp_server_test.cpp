@@ -10,7 +10,7 @@ using json = nlohmann::json;
 
 namespace {
 
-const std::vector<McpTurn> turns{{"tok-one", {"coder", "tester"}}, {"tok-two", {}}};
+const std::vector<McpTurn> turns{{"tok-one", {"coder", "tester"}, {}}, {"tok-two", {}, {}}, {"tok-three", {}, {"summarizer"}}};
 
 PlainRequest post(std::string body, std::string token = "tok-one", std::vector<std::pair<std::string, std::string>> extra = {}) {
   PlainRequest r;
@@ -84,4 +84,22 @@ TEST_CASE("mcp: initialize, notifications, ping, tools/list and tools/call", "[m
 
   CHECK(json::parse(answer(post(rpc("resources/list").dump())).body)["error"]["code"] == -32601);
   CHECK(json::parse(answer(post(json::array().dump())).body)["error"]["code"] == -32600);
+}
+
+TEST_CASE("mcp: a member whose capsule may delegate lists delegate and forwards its calls", "[mcp][delegation]") {
+  const json listed = json::parse(answer(post(rpc("tools/list").dump(), "tok-three")).body);
+  REQUIRE(listed["result"]["tools"].size() == 2);
+  CHECK(listed["result"]["tools"][0]["name"] == "delegate");
+  CHECK(listed["result"]["tools"][0]["inputSchema"]["properties"]["capsule"]["enum"] == json({"summarizer"}));
+  CHECK(listed["result"]["tools"][1]["name"] == "end-without-answer");
+  // A member that may call but not delegate has no delegate tool.
+  CHECK(json::parse(answer(post(rpc("tools/call", {{"name", "delegate"}}).dump())).body)["error"]["code"] == -32602);
+  auto step = mcp_step(post(rpc("tools/call", {{"name", "delegate"}, {"arguments", {{"capsule", "summarizer"}, {"task", "sum"}}}}, 9).dump(),
+                            "tok-three"),
+                       turns);
+  REQUIRE(std::holds_alternative<McpCallFor>(step));
+  const auto& call = std::get<McpCallFor>(step);
+  CHECK(call.turn == 2);
+  CHECK(call.call.call.name == "delegate");
+  CHECK(json::parse(call.call.call.arguments) == json{{"capsule", "summarizer"}, {"task", "sum"}});
 }
