@@ -143,3 +143,23 @@ TEST_CASE("mur refuses bad usage with exit 2 and unknown input with a code", "[p
   CHECK(ps.exit_code == 0);
   CHECK(ps.out == "nothing is running\n");
 }
+
+TEST_CASE("examples/delegation runs as its README says", "[process][doctor][delegation]") {
+  Home home;
+  for (const char* c : {"planner", "researcher", "summarizer"}) {
+    Ran r = home.mur({"install", "-g", examples + "/delegation/capsules/" + c});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+  }
+  Ran doctor = home.mur({"doctor", examples + "/delegation"});
+  INFO(doctor.out << doctor.err);
+  CHECK(doctor.exit_code == 0);
+  CHECK(doctor.out.find("delegation: planner \xE2\x86\x92 summarizer@1.0.0") != std::string::npos);
+  TempDir work; // the entry's sessions go to the roster's project directory: a copy, not the source tree
+  std::filesystem::copy(examples + "/delegation", work.path + "/delegation", std::filesystem::copy_options::recursive);
+  Ran run = home.mur({"run", "--roster", work.path + "/delegation", "--task", "the release notes"});
+  INFO(run.out << run.err);
+  CHECK(run.exit_code == 0);
+  CHECK(run.out == "Plan. research: three sources agree (Find the facts about: the release notes) | summary: in short: "
+                   "Summarize in one line: the release notes\n");
+}
