@@ -1,6 +1,7 @@
 #include "launcher/member_process.hpp"
 
 #include "launcher/member_console.hpp"
+#include "os/pid_wait.hpp"
 
 #include <poll.h>
 #include <signal.h>
@@ -111,19 +112,7 @@ void read_until_eof(MemberProcess& p, int out, int err, int pidfd, MemberConsole
   }
 }
 
-int reap(MemberProcess& p) {
-  siginfo_t si{};
-  while (::waitid(P_PID, static_cast<id_t>(p.pid), &si, WEXITED | WNOWAIT) != 0 && errno == EINTR) {
-  }
-  std::lock_guard<std::mutex> lock(p.mu);
-  int status = 0;
-  pid_t r;
-  while ((r = ::waitpid(p.pid, &status, 0)) < 0 && errno == EINTR) {
-  }
-  p.reaped_ = true;
-  if (r < 0) return 1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
+int reap(MemberProcess& p) { return reap_under(p.pid, p.mu, p.reaped_); }
 
 } // namespace
 

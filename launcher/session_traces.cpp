@@ -111,21 +111,32 @@ std::vector<SessionTrace> sessions_under(const std::string& root) {
   return out;
 }
 
-std::vector<SessionTrace> child_sessions(const std::string& session_dir) {
-  std::vector<SessionTrace> out;
+std::vector<std::string> child_session_dirs(const std::string& session_dir) {
+  std::vector<std::string> out;
   std::error_code ec;
   std::vector<fs::path> dlgs;
   for (const auto& d : fs::directory_iterator(session_dir + "/children", ec))
     if (d.is_directory() && !d.is_symlink()) dlgs.push_back(d.path());
   std::sort(dlgs.begin(), dlgs.end());
   for (const auto& d : dlgs) {
-    auto found = sessions_under((d / ".murmur").string());
-    std::reverse(found.begin(), found.end()); // oldest first
-    for (auto& t : found) {
-      auto below = child_sessions(t.path);
-      out.push_back(std::move(t));
-      for (auto& b : below) out.push_back(std::move(b));
-    }
+    std::vector<std::string> in_dlg;
+    std::error_code ec2;
+    for (const auto& s : fs::directory_iterator(d / ".murmur", ec2))
+      if (ids::is_valid(s.path().filename().string(), ids::session)) in_dlg.push_back(s.path().string());
+    std::sort(in_dlg.begin(), in_dlg.end());
+    for (auto& s : in_dlg) out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::vector<SessionTrace> child_sessions(const std::string& session_dir) {
+  std::vector<SessionTrace> out;
+  for (const auto& dir : child_session_dirs(session_dir)) {
+    auto t = read_session_trace(dir);
+    if (!t) continue;
+    auto below = child_sessions(t->path);
+    out.push_back(std::move(*t));
+    for (auto& b : below) out.push_back(std::move(b));
   }
   return out;
 }

@@ -62,6 +62,10 @@ struct SessionTrace {
 
 std::optional<SessionTrace> read_session_trace(const std::string& session_dir);
 
+// The session directories of the children `session_dir`'s session delegated to, one level down
+// (`children/<dlg_…>/.murmur/<ses_…>`), in start order (session ids sort by time).
+std::vector<std::string> child_session_dirs(const std::string& session_dir);
+
 // Every delegated child's session under `session_dir` (children, then theirs), parents first.
 std::vector<SessionTrace> child_sessions(const std::string& session_dir);
 

@@ -79,20 +79,14 @@ bool ViewSource::poll() {
   // Delegated children live under their parent's session directory, at any depth
   // (children/<dlg_…>/.murmur/<ses_…>/): each is shown as `capsule:<name>`.
   std::function<void(const std::string&)> add_children = [&](const std::string& session_dir) {
-    std::error_code ec;
-    for (const auto& d : fs::directory_iterator(session_dir + "/children", ec)) {
-      std::error_code ec2;
-      for (const auto& s : fs::directory_iterator(d.path() / ".murmur", ec2)) {
-        const std::string dir = s.path().string();
-        if (!ids::is_valid(s.path().filename().string(), ids::session)) continue;
-        const std::string path = dir + "/trace.jsonl";
-        if (!files_.count(path)) {
-          auto j = json::parse(first_trace_line(path), nullptr, false);
-          if (!j.is_object()) continue; // not flushed yet: next poll
-          add(path, "capsule:" + str(j, "capsule_name"), s.path().filename().string());
-        }
-        add_children(dir);
+    for (const auto& dir : child_session_dirs(session_dir)) {
+      const std::string path = dir + "/trace.jsonl";
+      if (!files_.count(path)) {
+        auto j = json::parse(first_trace_line(path), nullptr, false);
+        if (!j.is_object()) continue; // not flushed yet: next poll
+        add(path, "capsule:" + str(j, "capsule_name"), fs::path(dir).filename().string());
       }
+      add_children(dir);
     }
   };
   if (!session_dir_.empty()) {

@@ -203,18 +203,7 @@ void ChildProcess::run(ChildLaunch launch, const ChildEvents& events) {
   }
   pidfd.reset();
 
-  siginfo_t si{};
-  while (::waitid(P_PID, static_cast<id_t>(pid), &si, WEXITED | WNOWAIT) != 0 && errno == EINTR) {
-  }
-  int status = 0;
-  pid_t r;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    while ((r = ::waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
-    }
-    reaped_ = true;
-  }
-  const int code = r < 0 ? 1 : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  const int code = reap_under(pid, mu_, reaped_);
   if (events.ended) events.ended(code, "");
 }
 
