@@ -36,6 +36,7 @@ struct DoorState {
   DoorSetup setup;
   std::map<std::string, Entry> tasks;   // by task id (ids sort by minting time)
   std::unordered_map<caf::actor_addr, std::string> by_actor; // a running task actor → its task id
+  std::unordered_map<caf::actor_addr, std::string> subscribed; // a stream (monitored) → its task id
   std::string running;                  // the task holding the slot, or ""
   std::set<std::string> queued;         // admitted, waiting for the slot; oldest id first
   std::deque<std::pair<std::int64_t, std::string>> retired; // (unix ms it ended, id), oldest first
@@ -84,13 +85,31 @@ void trace(door_actor* self, const char* type, json fields) {
 // Unix ms now: wall-clock time in a real session, a deterministic offset in a simulation.
 std::int64_t now_ms(door_actor* self) { return self->state.clock->now_ms(); }
 
+// A subscriber is monitored while it follows a task, so one that went (its client left, or it
+// fell behind and was dropped) leaves the task's list at once, not when the task ends.
+void subscribe(door_actor* self, Entry& e) {
+  auto who = self->current_sender();
+  if (!who) return;
+  self->monitor(caf::actor_cast<caf::actor>(who));
+  self->state.subscribed[who->address()] = e.view.id;
+  e.subscribers.push_back(std::move(who));
+}
+
+void unsubscribe_all(door_actor* self, Entry& e) {
+  for (auto& s : e.subscribers) {
+    self->demonitor(s->address());
+    self->state.subscribed.erase(s->address());
+  }
+  e.subscribers.clear();
+}
+
 // Sends the task's new state to every subscriber; drops them all at a terminal state.
 void publish(door_actor* self, Entry& e) {
   e.view.updated_ms = now_ms(self);
   for (auto& s : e.subscribers)
     self->send(caf::actor_cast<stream_listener>(s), TaskEvent{e.view, {}});
   if (is_terminal(e.view.state)) {
-    e.subscribers.clear();
+    unsubscribe_all(self, e);
     for (auto& w : e.waiters) w.deliver(with_task(e.view));
     e.waiters.clear();
   }
@@ -284,8 +303,7 @@ DoorReply handle(door_actor* self, const DoorRequest& req) {
   if (it == st.tasks.end() || !reachable(scoped, it->second)) return not_found(req.task_id);
   auto& e = it->second;
   if (req.method == "CancelTask") return cancel(self, e);
-  if (req.method == "SubscribeToTask" && !is_terminal(e.view.state))
-    e.subscribers.push_back(self->current_sender());
+  if (req.method == "SubscribeToTask" && !is_terminal(e.view.state)) subscribe(self, e);
   return with_task(e.view);
 }
 
@@ -308,6 +326,15 @@ door_handle::behavior_type door(door_actor* self, DoorSetup setup) {
   // the slot forever.
   self->set_down_handler([=](const caf::down_msg& dm) {
     auto& st = self->state;
+    if (auto sub = st.subscribed.find(dm.source); sub != st.subscribed.end()) { // a stream went
+      if (auto t = st.tasks.find(sub->second); t != st.tasks.end()) {
+        auto& subs = t->second.subscribers;
+        subs.erase(std::remove_if(subs.begin(), subs.end(), [&](const caf::strong_actor_ptr& p) { return p->address() == dm.source; }),
+                   subs.end());
+      }
+      st.subscribed.erase(sub);
+      return;
+    }
     auto owner = st.by_actor.find(dm.source);
     if (owner == st.by_actor.end()) return; // its task reported its end already
     const std::string id = std::move(owner->second);
@@ -331,7 +358,7 @@ door_handle::behavior_type door(door_actor* self, DoorSetup setup) {
       auto it = self->state.tasks.find(r.task.id);
       if (it == self->state.tasks.end()) return r;
       if (req.method == "SendStreamingMessage") {
-        it->second.subscribers.push_back(self->current_sender());
+        subscribe(self, it->second);
       } else if (req.method == "SendMessage" && !req.return_immediately) {
         // Blocking by default (A2A v1.0): answer when the task reaches a terminal state.
         auto rp = self->make_response_promise<DoorReply>();
@@ -348,9 +375,17 @@ door_handle::behavior_type door(door_actor* self, DoorSetup setup) {
     },
     [=](const ModelText& m) { // the answer as it streams: to subscribers only, never stored
       auto it = self->state.tasks.find(m.task_id);
-      if (it == self->state.tasks.end() || is_terminal(it->second.view.state)) return;
-      for (auto& s : it->second.subscribers)
-        self->send(caf::actor_cast<stream_listener>(s), TaskEvent{it->second.view, m.fragment});
+      if (it == self->state.tasks.end() || is_terminal(it->second.view.state) || it->second.subscribers.empty()) return;
+      // A fragment names its task by id only: the whole view (its request text can be a MiB)
+      // is not copied for every fragment and every subscriber.
+      TaskView ids;
+      ids.id = it->second.view.id;
+      ids.context_id = it->second.view.context_id;
+      ids.state = it->second.view.state;
+      // One message for every subscriber: CAF shares its content (copy on write), so a fragment
+      // costs its bytes once however many follow the task.
+      auto event = caf::make_message(TaskEvent{std::move(ids), m.fragment});
+      for (auto& s : it->second.subscribers) s->enqueue(self->ctrl(), caf::make_message_id(), event, self->context());
     },
     [=](const TaskFinished& f) {
       auto& st = self->state;

@@ -7,10 +7,12 @@
 //     `connection_t::consume_data` → `trigger_error_and_close`: the connection is closed with no
 //     answer, and no hook (handler, listener, logger) may write one. So those get a close, not
 //     400.
-//   - The handler runs only once the whole message (body included) has been read. So 413 is
-//     answered after a body of up to `read_limit` (8 MiB) was read; a Content-Length above that
-//     is refused by RESTinio's own limit at the end of the headers, before any of the body is
-//     read — again as a close without an answer. Likewise a request target or one header over
+//   - The handler runs only once the whole message (body included) has been read, and
+//     RESTinio reserves a body's Content-Length when the headers end. So a body a little over
+//     the door's limit (1 MiB, up to 64 KiB more) is read and then answered 413 by door_intake;
+//     a Content-Length beyond that is refused by RESTinio's own limit at the end of the headers,
+//     before any of the body is read or reserved — as a close without an answer (no hook may
+//     write a 413 there). A chunked body is cut the same way where it passes the limit. Likewise a request target or one header over
 //     the parser limits set below (2 MiB), or all headers over http_parser's (4 MiB, set
 //     process-wide): closed. Up to those limits the door answers 414/431 itself.
 //   - The parsed HTTP version never reaches the handler: RESTinio keeps http_parser's major and
@@ -25,6 +27,8 @@
 #include "http/door_intake.hpp"
 #include "http/http_refusal.hpp"
 #include "http/jsonrpc_call.hpp"
+#include "http/subscriber_queue.hpp"
+#include "http/connection_ceiling.hpp"
 #include "messages/door_request.hpp"
 #include "messages/door_token.hpp"
 #include "messages/failure.hpp"
@@ -50,7 +54,48 @@ using namespace std::chrono_literals;
 // One io thread (run_async below): no strand needed. Responses are completed from CAF threads;
 // RESTinio hands every write to the connection's executor (asio dispatch, a post from another
 // thread), so that stays safe without a strand.
-using traits = restinio::default_single_thread_traits_t;
+//
+// Every listener counts its connections (accepted and closed, as RESTinio reports them) and
+// closes one past its ceiling at once, before it costs more than the moment of its accept
+// (http/connection_ceiling.hpp). (RESTinio's own count limiter cannot sit beside it: in 0.6.16
+// it counts an accept the IP blocker denied as active for good, so each denial would shrink it
+// by one until the door never accepts again.)
+class ConnectionGate {
+public:
+  explicit ConnectionGate(std::size_t ceiling) : ceiling_(ceiling) {}
+  restinio::ip_blocker::inspection_result_t inspect(const restinio::ip_blocker::incoming_info_t&) noexcept {
+    std::lock_guard<std::mutex> lock(mu_);
+    return open_.size() < ceiling_ ? restinio::ip_blocker::allow() : restinio::ip_blocker::deny();
+  }
+  void state_changed(const restinio::connection_state::notice_t& n) noexcept {
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto cause = n.cause();
+    try {
+      if (restinio::holds_alternative<restinio::connection_state::accepted_t>(cause)) open_.insert(n.connection_id());
+      else if (restinio::holds_alternative<restinio::connection_state::closed_t>(cause)) open_.erase(n.connection_id());
+    } catch (...) { // out of memory for one id: the backing limiter still holds
+    }
+  }
+  std::size_t ceiling() const { return ceiling_; }
+
+private:
+  const std::size_t ceiling_;
+  std::mutex mu_; // one io thread calls both; the lock only keeps that assumption out of the rule
+  std::set<restinio::connection_id_t> open_;
+};
+
+struct traits : restinio::default_single_thread_traits_t {
+  using ip_blocker_t = ConnectionGate;
+  using connection_state_listener_t = ConnectionGate;
+};
+
+// Settings every listener shares: its gate.
+restinio::server_settings_t<traits> gated_settings(std::size_t ceiling) {
+  auto gate = std::make_shared<ConnectionGate>(ceiling);
+  restinio::server_settings_t<traits> s;
+  s.ip_blocker(gate).connection_state_listener(gate);
+  return s;
+}
 
 
 struct Shared {
@@ -62,6 +107,7 @@ struct Shared {
   std::condition_variable cv;
   std::set<caf::actor> streams;
   bool stopping = false;
+  std::shared_ptr<restinio::asio_ns::io_context> io = std::make_shared<restinio::asio_ns::io_context>();
 
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port.load()); }
   a2a::CardFacts card() const {
@@ -131,7 +177,11 @@ namespace {
 
 struct Stream {
   restinio::response_builder_t<restinio::chunked_output_t> resp;
+  SubscriberQueue queue;
+  TaskView view;          // the task as last seen (its ids name a text chunk's task)
   bool open = true;
+  bool appended = false;  // a first text chunk was written (the next ones append)
+  bool ending = false;    // the terminal events are queued: close once they are written
 };
 
 void answer_door_reply(const Exchange& x, const DoorReply& r) {
@@ -150,22 +200,37 @@ void door_unreachable(const Exchange& x) {
   reply_rpc(x.req, a2a::error_response(a2a::RpcProblem{x.call.id, rpc::internal_error, "Internal error: the session is ending", "", json::object()}));
 }
 
-// The streaming half: the first event is the Task; then every change; closed at a terminal state.
+// What a subscriber that fell behind is told before its stream closes.
+json fell_behind(const json& id, const Stream& s) {
+  return a2a::error_response({id, rpc::internal_error,
+                              "Internal error: this subscriber fell behind the task's stream (more than " +
+                                std::to_string(s.queue.limits().max_pending_bytes / 1024) +
+                                " KiB waiting to be read) and was dropped; subscribe again with SubscribeToTask, or read the task with GetTask",
+                              "SUBSCRIBER_BEHIND", json{{"taskId", s.view.id}}});
+}
+
+// The streaming half: the first event is the Task; then every change; closed at a terminal
+// state. Writes go through the subscriber's bounded queue (http/subscriber_queue.hpp): at most
+// a window of bytes is on its way to the socket, text arriving meanwhile is coalesced, and a
+// subscriber whose queue overflows is told so and closed.
 void stream(caf::event_based_actor* self, const Exchange& x, const TaskView& first) {
   auto sh = x.shared;
-  auto s = std::make_shared<Stream>(Stream{x.req->create_response<restinio::chunked_output_t>(), true});
+  auto s = std::make_shared<Stream>(Stream{x.req->create_response<restinio::chunked_output_t>(), SubscriberQueue{sh->setup.stream_limits}, first});
   s->resp.append_header(restinio::http_field::content_type, "text/event-stream");
   s->resp.append_header(restinio::http_field::cache_control, "no-cache");
   const json id = x.call.id;
   auto me = caf::actor_cast<caf::actor>(self);
-  auto write = [s, me](const std::string& chunk) {
+  auto write = [s, me](std::string chunk) {
     if (!s->open) return;
-    s->resp.append_chunk(chunk);
-    s->resp.flush([me](const restinio::asio_ns::error_code& ec) {
+    const std::uint64_t n = chunk.size();
+    s->queue.sent(n);
+    s->resp.append_chunk(std::move(chunk));
+    s->resp.flush([me, n](const restinio::asio_ns::error_code& ec) {
       if (ec) caf::anon_send(me, gone_atom_v);
+      else caf::anon_send(me, caf::flush_atom_v, n); // a flush of n bytes reached the socket
     });
   };
-  auto event = [write, id](const json& result) { write("data: " + wire_dump(a2a::result_response(id, result)) + "\n\n"); };
+  auto sse = [id](const json& result) { return "data: " + wire_dump(a2a::result_response(id, result)) + "\n\n"; };
   auto finish = [self, s, sh, me]() {
     if (!s->open) return;
     s->open = false;
@@ -177,11 +242,27 @@ void stream(caf::event_based_actor* self, const Exchange& x, const TaskView& fir
     sh->cv.notify_all();
     self->quit();
   };
+  auto drop = [s, id, write, finish]() {
+    write("data: " + wire_dump(fell_behind(id, *s)) + "\n\n");
+    finish();
+  };
+  // Hands the socket what the window allows; closes once the terminal events are out.
+  auto pump = [s, sse, write, finish]() {
+    while (auto item = s->queue.take()) {
+      if (item->text) {
+        write(sse(a2a::artifact_chunk_event(s->view, item->bytes, s->appended)));
+        s->appended = true;
+      } else {
+        write(std::move(item->bytes));
+      }
+    }
+    if (s->ending && s->queue.empty()) finish();
+  };
   {
     std::lock_guard<std::mutex> lock(sh->mu);
     sh->streams.insert(me);
   }
-  event(a2a::task_event(first));
+  write(sse(a2a::task_event(first)));
   if (is_terminal(first.state)) {
     finish();
     return;
@@ -191,18 +272,26 @@ void stream(caf::event_based_actor* self, const Exchange& x, const TaskView& fir
   const auto beat = sh->setup.heartbeat;
   self->delayed_send(self, beat, caf::tick_atom_v);
   self->become(
-    [event, finish, appended = false](const TaskEvent& ev) mutable {
+    [s, sse, pump, drop](const TaskEvent& ev) {
+      if (s->ending) return;
       if (!ev.text_fragment.empty()) {
-        event(a2a::artifact_chunk_event(ev.task, ev.text_fragment, appended));
-        appended = true;
-        return;
+        if (!s->queue.push_text(ev.text_fragment)) return drop();
+        return pump();
       }
-      if (ev.task.state == TaskState::completed) event(a2a::artifact_update_event(ev.task));
-      event(a2a::status_update_event(ev.task));
-      if (is_terminal(ev.task.state)) finish();
+      s->view = ev.task;
+      bool fits = true;
+      if (ev.task.state == TaskState::completed) fits = s->queue.push_event(sse(a2a::artifact_update_event(ev.task)));
+      fits = fits && s->queue.push_event(sse(a2a::status_update_event(ev.task)));
+      if (!fits) return drop();
+      s->ending = is_terminal(ev.task.state);
+      pump();
     },
-    [self, write, beat](caf::tick_atom) {
-      write(": ping\n\n");
+    [s, pump](caf::flush_atom, std::uint64_t n) {
+      s->queue.confirmed(n);
+      pump();
+    },
+    [self, s, write, beat](caf::tick_atom) {
+      if (s->queue.in_flight() == 0) write(": ping\n\n"); // a busy stream needs no heartbeat
       self->delayed_send(self, beat, caf::tick_atom_v);
     },
     [finish](gone_atom) { finish(); },
@@ -301,7 +390,11 @@ restinio::request_handling_status_t on_request(const std::shared_ptr<Shared>& sh
   facts.body = req->body();
   auto decided = door_intake(facts, sh->intake);
   if (auto* a = std::get_if<HttpAnswer>(&decided)) {
-    reply_answer(req, std::move(*a));
+    // Answered after this handler returns, never inside it: RESTinio 0.6.16 calls the handler
+    // for a pipelined request from within its own write completion, and an answer given there
+    // with `Connection: close` trips its assertion `!m_response_coordinator.closed()` (a Debug
+    // build aborts; tests/process/door_bounds_test.cpp sends exactly that sequence).
+    restinio::asio_ns::post(*sh->io, [req, answer = std::move(*a)]() mutable { reply_answer(req, std::move(answer)); });
     return restinio::request_accepted();
   }
   auto& call = std::get<DoorCall>(decided);
@@ -326,14 +419,18 @@ DoorServer::DoorServer(DoorServerSetup setup) : impl_(std::make_unique<Impl>()) 
   sh->intake.door_tokens = sh->setup.door_tokens.get();
   sh->intake.formation = sh->setup.formation.get();
   sh->gateway = sh->setup.system->spawn(door_gateway);
-  const std::uint64_t read_limit = 8 * max_request_body; // beyond this the connection is dropped
+  // A Content-Length past the door's limit (and a little slack, within which door_intake
+  // answers 413 itself) ends the connection when the headers end, before a byte of the body is
+  // read or reserved; a chunked body is cut where it passes it.
+  const std::uint64_t read_limit = max_request_body + 64 * 1024;
   // http_parser counts the request line and every header against one process-wide limit
   // (80 KiB by default, then a silent close): raised so the door itself answers 414/431.
   http_parser_set_max_header_size(4u * 1024 * 1024);
   try {
+    auto settings = gated_settings(sh->setup.max_connections);
     impl_->server = restinio::run_async(
-      restinio::own_io_context(),
-      restinio::server_settings_t<traits>{}
+      restinio::io_context_holder_t{sh->io},
+      std::move(settings
         .address("127.0.0.1")
         .port(sh->setup.port)
         .acceptor_post_bind_hook([sh](restinio::asio_ns::ip::tcp::acceptor& a) {
@@ -350,7 +447,7 @@ DoorServer::DoorServer(DoorServerSetup setup) : impl_(std::make_unique<Impl>()) 
                                     .max_field_value_size(2 * max_request_body)
                                     .max_field_count(1000)
                                     .max_body_size(read_limit))
-        .request_handler([sh](const restinio::request_handle_t& req) { return on_request(sh, req); }),
+        .request_handler([sh](const restinio::request_handle_t& req) { return on_request(sh, req); })),
       1);
   } catch (const std::exception& e) {
     caf::anon_send_exit(sh->gateway, caf::exit_reason::user_shutdown);
@@ -397,6 +494,8 @@ class RestinioResponder;
 struct ListenerShared {
   LoopbackListener::Handler handler;
   std::size_t max_body = 0;
+  std::size_t max_stream_bytes = 0; // a stream's bytes on their way to a slow peer, at most
+  std::shared_ptr<restinio::asio_ns::io_context> io = std::make_shared<restinio::asio_ns::io_context>();
   std::atomic<std::uint16_t> port{0};
   std::mutex mu;         // guards every responder's state and the open streams
   bool stopping = false; // then no answer is written any more
@@ -455,8 +554,14 @@ public:
   bool stream_write(std::string chunk, std::function<void(bool)> sent) override {
     std::lock_guard<std::mutex> lock(sh_->mu);
     if (!open_ || sh_->stopping || gone_->load()) return false;
+    if (behind_->load() + chunk.size() > sh_->max_stream_bytes) { // the peer fell behind: let it go
+      close_locked();
+      return false;
+    }
+    behind_->fetch_add(chunk.size());
+    const std::size_t n = chunk.size();
     stream_->append_chunk(std::move(chunk));
-    flush_locked(std::move(sent));
+    flush_locked(std::move(sent), n);
     return true;
   }
   void stream_close() override {
@@ -470,8 +575,9 @@ public:
   }
 
 private:
-  void flush_locked(std::function<void(bool)> sent) {
-    stream_->flush([gone = gone_, sent = std::move(sent)](const restinio::asio_ns::error_code& ec) {
+  void flush_locked(std::function<void(bool)> sent, std::size_t bytes = 0) {
+    stream_->flush([gone = gone_, behind = behind_, bytes, sent = std::move(sent)](const restinio::asio_ns::error_code& ec) {
+      behind->fetch_sub(bytes);
       if (ec) gone->store(true);
       if (sent) sent(!ec);
     });
@@ -481,6 +587,7 @@ private:
   bool done_ = false, open_ = false;
   std::optional<restinio::response_builder_t<restinio::chunked_output_t>> stream_;
   std::shared_ptr<std::atomic<bool>> gone_ = std::make_shared<std::atomic<bool>>(false);
+  std::shared_ptr<std::atomic<std::size_t>> behind_ = std::make_shared<std::atomic<std::size_t>>(0); // written, not yet sent
 };
 
 } // namespace
@@ -491,36 +598,43 @@ struct LoopbackListener::Impl {
   bool stopped = false;
 };
 
-LoopbackListener::LoopbackListener(Handler handler, std::size_t max_body, std::uint16_t port) : impl_(std::make_unique<Impl>()) {
+LoopbackListener::LoopbackListener(Handler handler, std::size_t max_body, std::uint16_t port, ListenerBounds bounds)
+  : impl_(std::make_unique<Impl>()) {
   auto sh = std::make_shared<ListenerShared>();
   sh->handler = std::move(handler);
   sh->max_body = max_body;
+  sh->max_stream_bytes = bounds.max_stream_bytes;
   impl_->shared = sh;
+  // The handler runs after RESTinio's own handler returned (posted), so an answer it gives at
+  // once is never written from inside RESTinio's pipelining (see the door's on_request).
   auto on_request = [sh](const restinio::request_handle_t& req) {
-    auto responder = std::make_shared<RestinioResponder>(sh, req);
-    if (req->body().size() > sh->max_body) {
-      responder->answer(PlainAnswer{413, {{"Content-Type", "application/json"}}, "{\"error\":\"the body is too large\"}"});
-      return restinio::request_accepted();
-    }
-    PlainRequest r;
-    r.method = req->header().method().c_str();
-    r.target = std::string(req->header().request_target());
-    req->header().for_each_field([&](const restinio::http_header_field_t& f) { r.headers.emplace_back(f.name(), f.value()); });
-    r.body = req->body();
-    sh->handler(std::move(r), std::move(responder));
+    restinio::asio_ns::post(*sh->io, [sh, req]() {
+      auto responder = std::make_shared<RestinioResponder>(sh, req);
+      if (req->body().size() > sh->max_body) {
+        responder->answer(PlainAnswer{413, {{"Content-Type", "application/json"}}, "{\"error\":\"the body is too large\"}"});
+        return;
+      }
+      PlainRequest r;
+      r.method = req->header().method().c_str();
+      r.target = std::string(req->header().request_target());
+      req->header().for_each_field([&](const restinio::http_header_field_t& f) { r.headers.emplace_back(f.name(), f.value()); });
+      r.body = req->body();
+      sh->handler(std::move(r), std::move(responder));
+    });
     return restinio::request_accepted();
   };
   try {
+    auto settings = gated_settings(bounds.max_connections);
     impl_->server = restinio::run_async(
-      restinio::own_io_context(),
-      restinio::server_settings_t<traits>{}
+      restinio::io_context_holder_t{sh->io},
+      std::move(settings
         .address("127.0.0.1")
         .port(port)
         .acceptor_post_bind_hook([sh](restinio::asio_ns::ip::tcp::acceptor& a) { sh->port = a.local_endpoint().port(); })
         .handle_request_timeout(std::chrono::minutes(30))
         .read_next_http_message_timelimit(std::chrono::seconds(60))
-        .incoming_http_msg_limits(restinio::incoming_http_msg_limits_t{}.max_body_size(4 * max_body + 65536))
-        .request_handler(on_request),
+        .incoming_http_msg_limits(restinio::incoming_http_msg_limits_t{}.max_body_size(max_body + 64 * 1024))
+        .request_handler(on_request)),
       1);
   } catch (const std::exception& e) {
     if (port != 0)

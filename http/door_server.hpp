@@ -10,14 +10,20 @@
 // once is asked of the door by one long-lived gateway actor and answered from its reply
 // handler (no actor per request). Streams (SendStreamingMessage, SubscribeToTask) are one actor per
 // request, the door's subscriber: first the Task, then every change, closed at a terminal
-// state, with heartbeat comments more often than the idle timeout. Bodies over 1 MiB are
-// refused 413 before they are parsed; connections that never finish a request time out. What
-// RESTinio 0.6 does not let the door answer (parser errors close the connection) is listed at
-// the top of door_server.cpp.
+// state, with heartbeat comments more often than the idle timeout; each subscriber writes
+// through a bounded queue (http/subscriber_queue.hpp) and is dropped, told why, when it falls
+// behind. At most `max_connections` connections are open at once (one more is closed at once;
+// accepting resumes as they end). A Content-Length more than 64 KiB over 1 MiB ends the
+// connection at the end of the headers; a body over 1 MiB otherwise is refused 413 before it is
+// parsed; connections that
+// never finish a request within the idle timeout are closed. What RESTinio 0.6 does not let the
+// door answer (parser errors close the connection) is listed at the top of door_server.cpp.
 // Spec: murmur-door.md §1–§2; a2a-v1.md §2, §5; toolchain.md §4 (RESTinio recipe).
 #pragma once
 
 #include "actors/actor_interfaces.hpp"
+#include "http/connection_ceiling.hpp"
+#include "http/subscriber_queue.hpp"
 #include "messages/agent_card.hpp"
 
 #include <caf/fwd.hpp>
@@ -40,7 +46,9 @@ struct DoorServerSetup {
   a2a::CardFacts card;                                  // url is filled in once bound
   std::uint16_t port = 0;                               // 0: an OS-chosen port; else pinned (mur run --port)
   std::chrono::milliseconds heartbeat{2000};
-  std::chrono::milliseconds idle_timeout{15000};        // a connection that sends no request
+  std::chrono::milliseconds idle_timeout{15000};        // a connection that sends no whole request in this time
+  std::size_t max_connections = default_door_connections; // open at once; one more is closed at once
+  SubscriberLimits stream_limits;                       // per SSE subscriber (window, what may wait)
 };
 
 class DoorServer {

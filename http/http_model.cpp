@@ -42,7 +42,15 @@ struct Exchange {
   clock_type::time_point sent;      // the current attempt
   std::optional<clock_type::time_point> first_event;
   std::unique_ptr<ChatStream> stream; // the current attempt's, when streamed
+  std::shared_ptr<std::string> gathered; // text fragments of the current read, not yet passed on
 };
+
+// The text the stream gathered from the bytes just read, to the requester as one fragment.
+void pass_text_on(Exchange& ex) {
+  if (!ex.gathered || ex.gathered->empty()) return;
+  if (ex.requester) caf::anon_send(ex.requester, ModelText{ex.task_id, std::move(*ex.gathered)});
+  ex.gathered->clear();
+}
 
 struct HttpModelState {
   HttpModelSetup setup;
@@ -71,11 +79,12 @@ void send_attempt(self_ptr self, std::uint64_t ex_id) {
   ex.sent = clock_type::now();
   ex.first_event.reset();
   if (st.setup.stream) {
-    auto requester = ex.requester;
-    auto task_id = ex.task_id;
-    ex.stream = std::make_unique<ChatStream>([requester, task_id](const std::string& fragment) {
-      if (requester) caf::anon_send(requester, ModelText{task_id, fragment});
-    });
+    // Fragments are gathered while one arrival of bytes is read and passed on as one ModelText
+    // (pass_text_on below): a fast model's thousands of deltas a second become as many
+    // messages as the socket delivers reads, before they fan out to the door's subscribers.
+    auto gathered = std::make_shared<std::string>();
+    ex.gathered = gathered;
+    ex.stream = std::make_unique<ChatStream>([gathered](const std::string& fragment) { *gathered += fragment; });
   }
   st.attempts.emplace(attempt, ex_id);
   HttpCall call;
@@ -171,6 +180,7 @@ void on_event(self_ptr self, const HttpEvent& ev) {
   Exchange& ex = it->second;
   if (!ex.first_event) ex.first_event = clock_type::now();
   ex.stream->feed(ev.data); // a failure is kept by the stream and reported at the end
+  pass_text_on(ex);
 }
 
 void on_done(self_ptr self, HttpDone d) {
@@ -198,6 +208,7 @@ void on_done(self_ptr self, HttpDone d) {
   }
   if (ex.stream && ex.first_event) { // an event stream
     auto result = ex.stream->finish();
+    pass_text_on(ex);
     if (auto* f = std::get_if<ModelFailure>(&result)) {
       ChatResult partial = ex.stream->partial();
       fail(self, ex_id, *f, &partial);

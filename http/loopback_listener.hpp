@@ -3,8 +3,10 @@
 // either whole or as a stream of chunks (an SSE response). The member's loopback MCP tool server
 // runs on it (member/harness_model.cpp), and so does `mur view` (launcher/view_server.hpp).
 //
-// Invariant: it binds 127.0.0.1 only; a request body over `max_body` is answered 413 before the
-// handler sees it; each request is answered at most once, by the handler's responder — either
+// Invariant: it binds 127.0.0.1 only; it keeps at most `bounds.max_connections` connections
+// open and each stream at most `bounds.max_stream_bytes` behind its peer; a request body over
+// `max_body` is answered 413 before the handler sees it (far over it, the connection is closed
+// when the headers end); each request is answered at most once, by the handler's responder — either
 // `answer` or `stream_open` (then any number of `stream_write`, then `stream_close`), whichever
 // comes first; the other is then refused (returns false / does nothing). A responder used after
 // stop() does nothing; stopping ends every open stream and closes what is open. A stream whose
@@ -50,12 +52,20 @@ public:
   virtual void stream_close() = 0; // ends the stream; idempotent
 };
 
+// What one listener holds at most: connections open at once (one past is closed at once, and
+// accepting resumes as connections end), and per stream the bytes written but not yet taken by
+// a slow peer (past it the stream is closed: its next stream_write returns false).
+struct ListenerBounds {
+  std::size_t max_connections = 64;
+  std::size_t max_stream_bytes = 1024 * 1024;
+};
+
 class LoopbackListener {
 public:
   using Handler = std::function<void(PlainRequest, std::shared_ptr<PlainResponder>)>;
   // Binds 127.0.0.1:`port` (0: the OS chooses) and serves; returns once listening. Throws
   // mur::Failure (E-RUN-047; E-RUN-051 for a given port that cannot be bound).
-  LoopbackListener(Handler handler, std::size_t max_body, std::uint16_t port = 0);
+  LoopbackListener(Handler handler, std::size_t max_body, std::uint16_t port = 0, ListenerBounds bounds = {});
   ~LoopbackListener();
   LoopbackListener(const LoopbackListener&) = delete;
   LoopbackListener& operator=(const LoopbackListener&) = delete;

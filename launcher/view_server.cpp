@@ -1,6 +1,8 @@
 #include "launcher/view_server.hpp"
 
+#include "http/connection_ceiling.hpp"
 #include "http/loopback_listener.hpp"
+#include "os/fd_limit.hpp"
 #include "launcher/view_page.hpp"
 
 #include <algorithm>
@@ -109,7 +111,8 @@ void to_every_page(ViewServer::Shared& sh, const std::string& chunk, const std::
 ViewServer::ViewServer(std::uint16_t port) : shared_(std::make_shared<Shared>()) {
   auto sh = shared_;
   listener_ = std::make_unique<LoopbackListener>(
-    [sh](PlainRequest r, std::shared_ptr<PlainResponder> out) { serve(sh, r, std::move(out)); }, 4096, port);
+    [sh](PlainRequest r, std::shared_ptr<PlainResponder> out) { serve(sh, r, std::move(out)); }, 4096, port,
+    ListenerBounds{bounded_ceiling(view_server_connections, raise_open_file_limit()), 8 * 1024 * 1024});
   sh->port = listener_->port(); // before any request can be judged: the handler reads it
 }
 

@@ -3,10 +3,12 @@
 
 #include "actors/actor_interfaces.hpp"
 #include "actors/atoms.hpp"
+#include "http/connection_ceiling.hpp"
 #include "http/loopback_listener.hpp"
 #include "http/mcp_server.hpp"
 #include "messages/base64url.hpp"
 #include "messages/model_turn.hpp"
+#include "os/fd_limit.hpp"
 #include "os/harness_run.hpp"
 #include "os/process_spawn.hpp"
 
@@ -211,7 +213,7 @@ harness_actor::behavior_type harness_model(self_ptr self, HarnessSetup setup) {
         else
           resp->answer(PlainAnswer{503, {}, ""});
       },
-      1024 * 1024);
+      1024 * 1024, 0, ListenerBounds{bounded_ceiling(tool_server_connections, open_file_limit()), 4 * 1024 * 1024});
   } catch (const std::exception& e) {
     st.listen_error = e.what();
   }

@@ -12,6 +12,7 @@
 #include "member/formation_join.hpp"
 #include "capsule/manifest.hpp"
 #include "capsule/member_wiring.hpp"
+#include "os/fd_limit.hpp"
 #include "os/process_start.hpp"
 #include "member/result_writer.hpp"
 #include "member/running_record.hpp"
@@ -142,7 +143,7 @@ SpawnGrant read_grant_from_stdin() {
 // HTTP, the running record, the readiness line. Throws mur::Failure before the door serves.
 Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manifest& m,
               const RunCapsuleOptions& o, const LaunchOptions& launch, const JoinedFormation& formation,
-              const SpawnGrant* grant) {
+              const SpawnGrant* grant, std::size_t door_connections) {
   Session s;
   s.id = launch.session_id;
   s.workdir = o.workdir.empty() ? current_dir() : o.workdir;
@@ -216,6 +217,7 @@ Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manif
   ds.card.authenticated = authenticated;
   ds.card.accepts_peer_tasks = m.accepts_peer_tasks;
   ds.card.takes_tasks = takes_tasks;
+  ds.max_connections = door_connections;
   try {
     s.server = std::make_unique<DoorServer>(std::move(ds));
   } catch (const Failure&) { // e.g. a pinned port that is taken: nothing may be left running
@@ -294,6 +296,9 @@ int run_capsule(const Manifest& m, const RunCapsuleOptions& o) {
   launch.task_acceptance = o.task_acceptance;
   launch.after_task = o.after_task;
   acceptance_for(m, launch); // a wrong override is refused before anything starts
+  // The descriptor limit raised to its hard limit, and the door's connection ceiling below it
+  // (E-RUN-054 for a bad MURMUR_MAX_CONNECTIONS), before anything starts.
+  const std::size_t door_connections = door_connection_ceiling(raise_open_file_limit());
 
   // A delegated child reads its grant before anything else (no thread runs yet).
   std::optional<SpawnGrant> grant;
@@ -318,7 +323,7 @@ int run_capsule(const Manifest& m, const RunCapsuleOptions& o) {
   caf::scoped_actor self{sys};
   const auto waiter = caf::actor_cast<supervisor_port>(self); // wait_for_end handles what reaches it
 
-  Session session = serve(sys, waiter, m, o, launch, formation, grant ? &*grant : nullptr);
+  Session session = serve(sys, waiter, m, o, launch, formation, grant ? &*grant : nullptr, door_connections);
   grant.reset(); // the key lives on only inside the door's issuer
   attach_member(formation, session.member);
   SignalWatch signals([member = session.member](int) { caf::anon_send(member, sigterm_atom_v); });

@@ -1,0 +1,251 @@
+// Bounded doors, tried as an attacker would, on loopback against the real binary: more
+// connections than the member's descriptor limit and then none (it accepts again), bodies
+// announced over the limit (closed from the headers, nothing reserved) and bodies sent slowly,
+// pipelined requests ending with one the intake refuses with `Connection: close` (a Debug build
+// once aborted on RESTinio's assertion), and twenty subscribers that never read a fast model's
+// stream (each dropped with a final event naming why; the member's memory stays under a ceiling
+// far above normal, and GetTask is answered throughout). Every wait is bounded; no timing is
+// asserted.
+#include <catch2/catch.hpp>
+
+#include "launched_mur.hpp"
+#include "raw_http.hpp"
+#include "run_command.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <sys/resource.h>
+#include <thread>
+
+using namespace mur::test;
+using json = nlohmann::json;
+using namespace std::chrono_literals;
+
+namespace {
+
+// A capsule folder with a public door (no token needed, as the attacker had none).
+std::string open_capsule(const TempDir& dir, const std::string& inference) {
+  const std::string path = dir.path + "/open";
+  std::filesystem::create_directories(path);
+  std::ofstream(path + "/murmur.yaml") << "name: t-open\nversion: 1.0.0\n"
+                                       << inference
+                                       << "lifecycle: {task_acceptance: queue, queue_depth: 8, after_task: sleep}\n";
+  return path;
+}
+
+const char* script_inference = "inference:\n  transport: script\n  turns:\n    - reply: \"done: {{task}}\"\n";
+
+struct Member {
+  std::unique_ptr<LaunchedMur> run;
+  json ready;
+  int port = 0;
+  std::string session;
+};
+
+// `mur run --manifest DIR --json` under `ulimit -n fd_limit` (soft and hard, so the member
+// cannot raise it), serving until the test ends it.
+Member start_member(const std::string& manifest, const TempDir& home, const TempDir& work, int fd_limit,
+                    std::map<std::string, std::string> env = {}) {
+  env["MURMUR_HOME"] = home.path;
+  Member m;
+  m.run = std::make_unique<LaunchedMur>(
+    std::vector<std::string>{"/bin/sh", "-c", "ulimit -n " + std::to_string(fd_limit) + " && exec \"$0\" \"$@\"", MUR_BINARY, "run",
+                             "--manifest", manifest, "--json", "--workdir", work.path},
+    env);
+  m.ready = json::parse(m.run->read_line(), nullptr, false);
+  REQUIRE(m.ready.is_object());
+  const std::string url = m.ready.value("url", "");
+  m.port = std::stoi(url.substr(url.rfind(':') + 1));
+  m.session = m.ready.value("session_id", "");
+  return m;
+}
+
+std::size_t open_fds(pid_t pid) {
+  std::size_t n = 0;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd")) {
+    (void)e;
+    ++n;
+  }
+  return n;
+}
+
+std::string send_message(const std::string& text, int id = 1) {
+  return json{{"jsonrpc", "2.0"},
+              {"id", id},
+              {"method", "SendMessage"},
+              {"params", {{"message", {{"role", "ROLE_USER"}, {"messageId", "m" + std::to_string(id)}, {"parts", json::array({{{"text", text}}})}}}}}}
+    .dump();
+}
+
+std::string post(const std::string& body, const std::string& extra_headers = {}, const std::string& target = "/") {
+  return "POST " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\n" + extra_headers +
+         "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
+void raise_own_fd_limit() {
+  struct rlimit rl {};
+  ::getrlimit(RLIMIT_NOFILE, &rl);
+  rl.rlim_cur = rl.rlim_max;
+  ::setrlimit(RLIMIT_NOFILE, &rl);
+}
+
+// Holds `count` connections to `port` open at once (each sends nothing), then closes them all.
+// Returns how many the listener closed at once (past its ceiling).
+// `expected`: how many the test expects closed (count − ceiling); waiting stops there.
+std::size_t flood(int port, std::size_t count, std::size_t expected, pid_t pid, std::size_t* fds_seen) {
+  std::vector<RawConn> held;
+  held.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) held.emplace_back(port);
+  // Every connection past the ceiling is closed by the listener; those within it stay open.
+  std::size_t closed = count_closed(held, expected, 30s);
+  if (fds_seen) *fds_seen = open_fds(pid);
+  closed = count_closed(held, count, 0ms); // none more closed meanwhile
+  held.clear();
+  return closed;
+}
+
+} // namespace
+
+TEST_CASE("door bounds: more connections than the descriptor limit, then none: the door accepts again", "[process][bounds]") {
+  raise_own_fd_limit();
+  TempDir home, work, caps;
+  Member m = start_member(open_capsule(caps, script_inference), home, work, 1024);
+  std::size_t fds = 0;
+  const std::size_t closed = flood(m.port, 1100, 1100 - 256, m.run->pid(), &fds);
+  // The default ceiling is 256 (well below (1024 − 128) / 2): the rest were closed at once.
+  CHECK(closed == 1100 - 256);
+  CHECK(fds < 1024 - 64); // never near the limit, so accept(2) never failed
+  // Accepting resumed by itself: a task is served, and a second flood is treated the same way.
+  Ran sent = run_command({MUR_BINARY, "send", m.session, "after the flood"}, {{"MURMUR_HOME", home.path}});
+  CHECK(sent.exit_code == 0);
+  CHECK(sent.out == "done: after the flood\n");
+  CHECK(flood(m.port, 600, 600 - 256, m.run->pid(), nullptr) == 600 - 256);
+  sent = run_command({MUR_BINARY, "send", m.session, "after the second flood"}, {{"MURMUR_HOME", home.path}});
+  CHECK(sent.out == "done: after the second flood\n");
+  m.run->signal(SIGTERM);
+  CHECK(m.run->wait() == 0);
+}
+
+TEST_CASE("door bounds: MURMUR_MAX_CONNECTIONS sets the ceiling; a bad value is E-RUN-054", "[process][bounds]") {
+  raise_own_fd_limit();
+  TempDir home, work, caps;
+  const std::string manifest = open_capsule(caps, script_inference);
+  Member m = start_member(manifest, home, work, 1024, {{"MURMUR_MAX_CONNECTIONS", "10"}});
+  CHECK(flood(m.port, 30, 20, m.run->pid(), nullptr) == 20);
+  m.run->signal(SIGTERM);
+  CHECK(m.run->wait() == 0);
+
+  for (const std::string bad : {"0", "many", "1000000", "-5"}) {
+    Ran r = run_command({"/bin/sh", "-c", "ulimit -n 1024 && exec \"$0\" \"$@\"", MUR_BINARY, "run", "--manifest", manifest, "--task", "x",
+                         "--workdir", work.path},
+                        {{"MURMUR_HOME", home.path}, {"MURMUR_MAX_CONNECTIONS", bad}});
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.find("error[E-RUN-054]") != std::string::npos);
+    CHECK(r.err.find("Fix: ") != std::string::npos);
+  }
+}
+
+TEST_CASE("door bounds: a body announced over the limit is refused from the headers; slow bodies keep memory bounded", "[process][bounds]") {
+  raise_own_fd_limit();
+  TempDir home, work, caps;
+  Member m = start_member(open_capsule(caps, script_inference), home, work, 4096);
+  const std::size_t rss_before = rss_kib(m.run->pid());
+  // 120 connections announce 8 MiB each and send nothing more: each is closed at its headers.
+  std::vector<RawConn> big;
+  for (int i = 0; i < 120; ++i) {
+    big.emplace_back(m.port);
+    big.back().send("POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 8388608\r\n\r\n");
+  }
+  for (auto& c : big) CHECK(c.closed_within(10s));
+  big.clear();
+  // 120 connections each send most of a body within the limit, slowly, and stop.
+  std::vector<RawConn> slow;
+  const std::string part(256 * 1024, 'x');
+  for (int i = 0; i < 120; ++i) {
+    slow.emplace_back(m.port);
+    slow.back().send("POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n");
+  }
+  for (int round = 0; round < 3; ++round)
+    for (auto& c : slow) c.send(part);
+  const std::size_t rss_held = rss_kib(m.run->pid());
+  INFO("RSS before " << rss_before << " KiB, with 120 slow bodies held " << rss_held << " KiB");
+  CHECK(rss_held < rss_before + 300 * 1024); // once 1 GB; now at most the door's limit per connection
+  // A slow body is cut at the read deadline (15 s), before any token is needed.
+  CHECK(slow.front().closed_within(60s));
+  slow.clear();
+  Ran sent = run_command({MUR_BINARY, "send", m.session, "still here"}, {{"MURMUR_HOME", home.path}});
+  CHECK(sent.out == "done: still here\n");
+  m.run->signal(SIGTERM);
+  CHECK(m.run->wait() == 0);
+}
+
+TEST_CASE("door bounds: pipelined SendMessage then a request refused with Connection: close is answered, not aborted", "[process][bounds]") {
+  TempDir home, work, caps;
+  Member m = start_member(open_capsule(caps, script_inference), home, work, 1024);
+  RawConn c(m.port);
+  // Two tasks and then, in the same write, a request the intake refuses (404) that asks to close.
+  c.send(post(send_message("one", 1)) + post(send_message("two", 2)) + post("{}", "Connection: close\r\n", "/nowhere"));
+  const std::string all = c.read_to_close(60s);
+  CHECK(count_of(all, "HTTP/1.1 ") >= 1);
+  CHECK(all.find("HTTP/1.1 404") != std::string::npos);
+  // The member lives on (a Debug build aborted here) and serves the next task.
+  Ran sent = run_command({MUR_BINARY, "send", m.session, "after the pipeline"}, {{"MURMUR_HOME", home.path}});
+  CHECK(sent.exit_code == 0);
+  CHECK(sent.out == "done: after the pipeline\n");
+  m.run->signal(SIGTERM);
+  CHECK(m.run->wait() == 0);
+}
+
+TEST_CASE("door bounds: twenty subscribers that never read a fast model's stream are dropped; memory stays bounded", "[process][bounds]") {
+  raise_own_fd_limit();
+  FastModel model(8 * 1024 * 1024); // 8 MiB of answer text, as fast as the member takes it
+  TempDir home, work, caps;
+  Member m = start_member(open_capsule(caps, "inference:\n  transport: http\n  endpoint: " + model.endpoint() + "\n  model: fast\n"), home,
+                          work, 4096);
+  const pid_t pid = m.run->pid();
+  const std::size_t rss_before = rss_kib(pid);
+  std::vector<RawConn> subs;
+  subs.emplace_back(m.port, 4096); // a small receive buffer: the kernel holds little for it
+  subs.back().send(post(json{{"jsonrpc", "2.0"},
+                             {"id", 1},
+                             {"method", "SendStreamingMessage"},
+                             {"params", {{"message", {{"role", "ROLE_USER"}, {"messageId", "m1"}, {"parts", json::array({{{"text", "go"}}})}}}}}}
+                          .dump()));
+  const std::string head = subs.back().read_until("\n\n", 30s);
+  const auto at = head.find("\"id\":\"tsk_");
+  REQUIRE(at != std::string::npos);
+  const std::string task = head.substr(at + 6, head.find('"', at + 6) - at - 6);
+  for (int i = 2; i <= 20; ++i) {
+    subs.emplace_back(m.port, 4096);
+    subs.back().send(post(json{{"jsonrpc", "2.0"}, {"id", i}, {"method", "SubscribeToTask"}, {"params", {{"id", task}}}}.dump()));
+  }
+  // While the stream runs: GetTask is answered, and the member's memory is sampled.
+  std::size_t peak = rss_before;
+  int answered = 0;
+  for (int i = 0; i < 40 && !model.finished(); ++i) {
+    RawConn get(m.port);
+    get.send(post(json{{"jsonrpc", "2.0"}, {"id", 100 + i}, {"method", "GetTask"}, {"params", {{"id", task}}}}.dump(), "Connection: close\r\n"));
+    if (get.read_to_close(30s).find("\"result\"") != std::string::npos) ++answered;
+    peak = std::max(peak, rss_kib(pid));
+    std::this_thread::sleep_for(100ms);
+  }
+  peak = std::max(peak, rss_kib(pid));
+  CHECK(answered > 0);
+  // Every subscriber's stream ends: those that fell behind with the event that says so.
+  int dropped = 0;
+  for (auto& s : subs) {
+    const std::string rest = s.read_to_close(60s);
+    if (rest.find("SUBSCRIBER_BEHIND") != std::string::npos) ++dropped;
+  }
+  peak = std::max(peak, rss_kib(pid));
+  std::printf("bench: door subscribers: 20 subscribers that never read, 8 MiB streamed: member RSS %zu KiB before, %zu KiB at peak\n",
+              rss_before, peak);
+  CHECK(dropped >= 1);
+  CHECK(peak < rss_before + 400 * 1024); // once 12.6 GB and growing
+  m.run->signal(SIGTERM);
+  CHECK(m.run->wait() == 0);
+}
