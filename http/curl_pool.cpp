@@ -52,6 +52,7 @@ struct Transfer {
   SseEvents events;      // an event stream, cut into events
   int mode = 0;          // 0 undecided, 1 body, 2 event stream
   bool too_large = false;
+  bool event_too_large = false;
   HttpReplyMeta meta;
 
   ~Transfer() {
@@ -78,7 +79,10 @@ std::size_t on_write(char* ptr, std::size_t size, std::size_t n, void* user) {
     t.body.append(ptr, len);
     return len;
   }
-  t.events.feed(ptr, len, t.call.on_event);
+  if (!t.events.feed(ptr, len, t.call.on_event)) {
+    t.event_too_large = true;
+    return 0; // ends the transfer with a write error: nothing more is read
+  }
   return len;
 }
 
@@ -152,9 +156,12 @@ struct CurlPool::Impl {
     live.erase(it);
     curl_multi_remove_handle(multi, e);
     curl_easy_cleanup(e);
-    const std::string why = t->too_large ? std::string(transport_reason::too_large) : error;
-    if (t->call.on_done_meta) t->call.on_done_meta(t->too_large ? 0 : status, std::move(t->body), why, t->meta);
-    else if (t->call.on_done) t->call.on_done(t->too_large ? 0 : status, std::move(t->body), why);
+    const bool capped = t->too_large || t->event_too_large;
+    const std::string why = t->too_large         ? std::string(transport_reason::too_large)
+                            : t->event_too_large ? std::string(transport_reason::event_too_large)
+                                                 : error;
+    if (t->call.on_done_meta) t->call.on_done_meta(capped ? 0 : status, std::move(t->body), why, t->meta);
+    else if (t->call.on_done) t->call.on_done(capped ? 0 : status, std::move(t->body), why);
   }
 
   void run() {
@@ -224,6 +231,7 @@ std::uint64_t CurlPool::submit(HttpCall call) {
   auto t = std::make_unique<Transfer>();
   t->id = impl_->next++;
   t->call = std::move(call);
+  t->events = SseEvents(t->call.max_event == 0 ? door_stream_max_event : t->call.max_event);
   const auto id = t->id;
   {
     std::lock_guard<std::mutex> lock(impl_->mu);

@@ -6,10 +6,15 @@
 // when libcurl tells which, else libcurl's own text); a reply whose Content-Type is
 // text/event-stream is cut into events and each event's `data:` payload goes to `on_event`
 // before `on_done`. Header lines may carry a bearer secret: they are handed only to libcurl and
-// wiped when the call ends; nothing here prints a header, a body or a URL. Callbacks run on the
+// wiped when the call ends; nothing here prints a header, a body or a URL. No reply grows
+// without a cap: a plain reply past `max_body`, or one event of a stream past `max_event` (never
+// 0: every stream is capped), ends the transfer at once (the write callback aborts it) with
+// `too_large` or `event_too_large`. Callbacks run on the
 // pool thread and must only hand work on (e.g. send an actor a message).
 // Spec: ARCHITECTURE.md "libcurl runs in one client thread using the multi interface".
 #pragma once
+
+#include "http/stream_caps.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -30,6 +35,7 @@ inline constexpr const char* reset = "connection reset";             // the peer
 inline constexpr const char* no_reply = "closed without a reply";    // the peer closed before any HTTP answer
 inline constexpr const char* cut = "closed mid-reply";               // the peer closed while answering
 inline constexpr const char* too_large = "reply too large";          // a plain reply passed the call's max_body
+inline constexpr const char* event_too_large = "stream event too large"; // one SSE event passed the call's max_event
 } // namespace transport_reason
 
 // What a reply said besides its status and body (for on_done_meta).
@@ -51,6 +57,7 @@ struct HttpCall {
   std::function<void(long status, std::string body, std::string error, HttpReplyMeta meta)> on_done_meta;
   bool https = false;            // may the URL be https:// (model servers); door calls are http only
   std::size_t max_body = 0;      // a plain reply longer than this fails ("reply too large"); 0: no cap
+  std::size_t max_event = door_stream_max_event; // one SSE event longer than this fails ("stream event too large")
 };
 
 class CurlPool {
