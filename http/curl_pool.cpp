@@ -53,7 +53,12 @@ struct Transfer {
   int mode = 0;          // 0 undecided, 1 body, 2 event stream
   bool too_large = false;
   bool event_too_large = false;
+  bool paused = false;   // paused by the delivery window
   HttpReplyMeta meta;
+
+  bool window_full() const {
+    return call.in_flight && call.window_bytes != 0 && call.in_flight->load() >= call.window_bytes;
+  }
 
   ~Transfer() {
     if (headers) curl_slist_free_all(headers);
@@ -79,7 +84,15 @@ std::size_t on_write(char* ptr, std::size_t size, std::size_t n, void* user) {
     t.body.append(ptr, len);
     return len;
   }
-  if (!t.events.feed(ptr, len, t.call.on_event)) {
+  if (t.window_full()) { // the reader is behind: curl keeps these bytes and hands them again on resume
+    t.paused = true;
+    return CURL_WRITEFUNC_PAUSE;
+  }
+  auto deliver = [&t](const std::string& data) {
+    if (t.call.in_flight) *t.call.in_flight += data.size();
+    if (t.call.on_event) t.call.on_event(data);
+  };
+  if (!t.events.feed(ptr, len, deliver)) {
     t.event_too_large = true;
     return 0; // ends the transfer with a write error: nothing more is read
   }
@@ -186,6 +199,17 @@ struct CurlPool::Impl {
         while (!live.empty()) finish(live.begin()->first, 0, "the client is stopping");
         return;
       }
+      bool any_paused = false;
+      for (auto& [e, t] : live)
+        if (t->paused) {
+          if (t->window_full()) {
+            any_paused = true;
+          } else {
+            t->paused = false;
+            curl_easy_pause(e, CURLPAUSE_CONT); // may call on_write at once (and pause again)
+            any_paused = any_paused || t->paused;
+          }
+        }
       int running = 0;
       curl_multi_perform(multi, &running);
       int left = 0;
@@ -202,7 +226,7 @@ struct CurlPool::Impl {
           finish(e, 0, failure_reason(e, m->data.result, stream));
         }
       }
-      curl_multi_poll(multi, nullptr, 0, 1000, nullptr);
+      curl_multi_poll(multi, nullptr, 0, any_paused ? 5 : 1000, nullptr); // a paused reader is looked at often
     }
   }
 };

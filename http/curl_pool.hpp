@@ -16,6 +16,7 @@
 
 #include "http/stream_caps.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -58,6 +59,13 @@ struct HttpCall {
   bool https = false;            // may the URL be https:// (model servers); door calls are http only
   std::size_t max_body = 0;      // a plain reply longer than this fails ("reply too large"); 0: no cap
   std::size_t max_event = door_stream_max_event; // one SSE event longer than this fails ("stream event too large")
+  // A delivery window for on_event (optional): the pool adds each event's data size before
+  // handing it on, the consumer subtracts it once it has read the event; while the count is at
+  // `window_bytes` or more the transfer is paused (libcurl's CURL_WRITEFUNC_PAUSE: nothing more is
+  // read from the socket) and it resumes by itself once the consumer has caught up. So a fast
+  // server cannot queue more than about window_bytes of events ahead of a slow reader.
+  std::shared_ptr<std::atomic<std::size_t>> in_flight;
+  std::size_t window_bytes = 0;
 };
 
 class CurlPool {

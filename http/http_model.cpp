@@ -11,6 +11,7 @@
 #include <caf/all.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 
 namespace mur {
@@ -42,6 +43,7 @@ struct Exchange {
   clock_type::time_point sent;      // the current attempt
   std::optional<clock_type::time_point> first_event;
   std::unique_ptr<ChatStream> stream; // the current attempt's, when streamed
+  std::shared_ptr<std::atomic<std::size_t>> in_flight; // the current attempt's events not yet read here
 };
 
 struct HttpModelState {
@@ -95,6 +97,9 @@ void send_attempt(self_ptr self, std::uint64_t ex_id) {
   } else {
     call.timeout = st.setup.request_timeout;
   }
+  ex.in_flight = std::make_shared<std::atomic<std::size_t>>(0);
+  call.in_flight = ex.in_flight;
+  call.window_bytes = model_stream_window;
   report_to(call, http_model_actor{self}, attempt, true);
   ex.curl_id = st.setup.pool->submit(std::move(call));
 }
@@ -177,7 +182,9 @@ void on_event(self_ptr self, const HttpEvent& ev) {
   auto a = st.attempts.find(ev.id);
   if (a == st.attempts.end()) return;
   auto it = st.exchanges.find(a->second);
-  if (it == st.exchanges.end() || !it->second.stream || it->second.stream->failed()) return;
+  if (it == st.exchanges.end()) return;
+  if (it->second.in_flight) it->second.in_flight->fetch_sub(ev.data.size()); // read: the window has room again
+  if (!it->second.stream || it->second.stream->failed()) return;
   Exchange& ex = it->second;
   if (!ex.first_event) ex.first_event = clock_type::now();
   if (auto f = ex.stream->feed(ev.data)) {

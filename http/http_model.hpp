@@ -13,7 +13,9 @@
 // calls, the model name and finish reason of its stats — has gone through that one rule
 // (messages/secret_redaction.hpp): no trace field, status, result or failure holds it. A stream
 // is read under `caps` (http/stream_caps.hpp); the first cap passed, and any other failure of the
-// stream, ends the transfer at once (canceled on the pool) and answers the failure.
+// stream, ends the transfer at once (canceled on the pool) and answers the failure. At most
+// about model_stream_window bytes of a stream's events wait for this actor at once: the pool
+// pauses the transfer until they are read.
 // Spec: issue 11 items 2, 4, 5; issue 20 items 4–5; decisions.md §6 "transport: http".
 #pragma once
 

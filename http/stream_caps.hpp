@@ -26,6 +26,11 @@ struct StreamCaps {
   std::size_t event = 8u * 1024 * 1024;           // one SSE event (its data and other lines, unfinished or not)
 };
 
+// How many bytes of a model stream's events may wait for the model port's actor at once: past
+// it the transfer is paused until the actor has read them (CurlPool's delivery window), so what
+// is queued between the client thread and the actor stays bounded whatever the server's speed.
+inline constexpr std::size_t model_stream_window = 1024u * 1024;
+
 // Any other event stream mur reads (a door's SubscribeToTask and SendStreamingMessage, followed
 // by the egress and by `mur send`): one event at most this long. A door's final event carries
 // the whole answer, and a model member's answer is at most StreamCaps::text, so this is four times

@@ -126,7 +126,8 @@ TEST_CASE("http models: endless streams end at their caps with E-MOD-033..036 an
     });
     CHECK(seen.is_object());
   }
-  // A ceiling far above normal (the caps are 16 MiB of text, 8 MiB per event), not a speed.
+  // A ceiling far above normal (about 57 MB here: the caps are 16 MiB of text, 8 MiB per event,
+  // and at most model_stream_window bytes of events wait for the actor), not a speed.
   const long peak = peak_rss_kib(lead_pid);
   INFO("peak RSS of the lead: " << peak << " KiB");
   CHECK(peak > 0);
