@@ -131,7 +131,7 @@ FinishReason finish_reason_of(const std::string& w) {
   return FinishReason::other;
 }
 
-std::variant<ChatResult, ModelFailure> parse_chat_response(const std::string& body) {
+std::variant<ChatResult, ModelFailure> parse_chat_response(const std::string& body, const SecretRedaction& secrets) {
   // A server's bytes are untrusted: parsed with the depth bound (strict_json), never recursively deeper.
   auto parsed = parse_bounded_json(body);
   if (!parsed) return malformed_response("the body is not JSON (or nests deeper than " + std::to_string(max_json_depth) + " levels)");
@@ -140,7 +140,7 @@ std::variant<ChatResult, ModelFailure> parse_chat_response(const std::string& bo
   if (j.contains("error") && !j["error"].is_null()) {
     const auto& e = j["error"];
     const std::string words = e.is_object() ? string_at(e, "message") : (e.is_string() ? e.get<std::string>() : "");
-    return ModelFailure{"E-MOD-032", "the model server reported an error: " + quote_server_text(words, ""),
+    return ModelFailure{"E-MOD-032", "the model server reported an error: " + quote_server_text(words, secrets),
                         "check the model server's own log", false, {}};
   }
   if (!j.contains("choices") || !j["choices"].is_array() || j["choices"].empty())
@@ -197,12 +197,15 @@ std::optional<ModelFailure> ChatStream::feed(const std::string& data) {
   }
   auto parsed = parse_bounded_json(data);
   json j = parsed ? std::move(*parsed) : json();
-  if (!parsed || !j.is_object())
-    return fail(malformed_stream("an event is not a JSON object: \"" + quote_server_text(data.substr(0, 80), "") + "\""));
+  if (!parsed || !j.is_object()) {
+    std::string quoted = quote_server_text(data, secrets_); // redacted before it is cut to 80 bytes
+    if (quoted.size() > 80) quoted = quoted.substr(0, 80);
+    return fail(malformed_stream("an event is not a JSON object: \"" + quoted + "\""));
+  }
   if (j.contains("error") && !j["error"].is_null()) {
     const auto& e = j["error"];
     const std::string words = e.is_object() ? string_at(e, "message") : (e.is_string() ? e.get<std::string>() : "");
-    return fail(ModelFailure{"E-MOD-032", "the model server reported an error in its stream: " + quote_server_text(words, ""),
+    return fail(ModelFailure{"E-MOD-032", "the model server reported an error in its stream: " + quote_server_text(words, secrets_),
                              "check the model server's own log", false, {}});
   }
   saw_chunk_ = true;
@@ -224,6 +227,8 @@ std::optional<ModelFailure> ChatStream::feed(const std::string& data) {
       if (delta.contains("content")) {
         const std::string piece = content_text(delta["content"]);
         if (!piece.empty()) {
+          if (piece.size() > caps_.text - std::min(caps_.text, result_.text.size()))
+            return fail(stream_cap_failure(StreamCap::text, caps_.text));
           result_.text += piece;
           ++result_.text_fragments;
           if (on_text_) on_text_(piece);
@@ -233,6 +238,7 @@ std::optional<ModelFailure> ChatStream::feed(const std::string& data) {
       if (!reasoning.empty()) {
         ++result_.reasoning_fragments;
         result_.reasoning_bytes += reasoning.size();
+        if (result_.reasoning_bytes > caps_.reasoning) return fail(stream_cap_failure(StreamCap::reasoning, caps_.reasoning));
       }
       if (delta.contains("tool_calls") && !delta["tool_calls"].is_null()) {
         if (!delta["tool_calls"].is_array()) return fail(malformed_stream("delta.tool_calls is not a list"));
@@ -250,7 +256,11 @@ std::optional<ModelFailure> ChatStream::feed(const std::string& data) {
             parts.name = name;
             parts.named = true;
           }
-          parts.arguments += arguments_text(fn);
+          const std::string piece = arguments_text(fn);
+          argument_bytes_ += piece.size();
+          if (argument_bytes_ > caps_.tool_arguments)
+            return fail(stream_cap_failure(StreamCap::tool_arguments, caps_.tool_arguments));
+          parts.arguments += piece;
         }
       }
     }

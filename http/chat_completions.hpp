@@ -8,11 +8,16 @@
 // arguments text exactly as concatenated from the wire; text fragments reach the sink in order
 // and their concatenation is the result's text; `reasoning_content` is counted, never part of
 // the answer. A result that carries tool calls is a tool turn whatever finish_reason says
-// (Ollama ends such a stream with "stop"): trust the calls received.
-// Spec: issue 11 items 2 and 4; models-and-mcp.md "OpenAI-compatible Chat Completions".
+// (Ollama ends such a stream with "stop"): trust the calls received. A stream is read under its
+// StreamCaps (http/stream_caps.hpp): the first cap passed fails it (E-MOD-033/034/035), and a
+// fragment that would pass the text cap never reaches the sink. Server text quoted in a failure
+// goes through the SecretRedaction given before it is cut.
+// Spec: issue 11 items 2 and 4, issue 20 items 4–5; models-and-mcp.md "OpenAI-compatible Chat Completions".
 #pragma once
 
 #include "http/model_failure.hpp"
+#include "http/stream_caps.hpp"
+#include "messages/secret_redaction.hpp"
 #include "messages/chat_fields.hpp"
 #include "messages/runtime_tools.hpp"
 #include "messages/transcript.hpp"
@@ -70,8 +75,9 @@ struct ChatResult {
   bool calls_tools() const { return !tool_calls.empty(); }
 };
 
-// A non-streamed 2xx body.
-std::variant<ChatResult, ModelFailure> parse_chat_response(const std::string& body);
+// A non-streamed 2xx body; `secrets` are redacted from any server text a failure quotes.
+std::variant<ChatResult, ModelFailure> parse_chat_response(const std::string& body,
+                                                           const SecretRedaction& secrets = SecretRedaction());
 
 // What a result means for the task beyond its text and calls: content_filter fails it
 // (E-MOD-040); everything else (stop, tool_calls, length, none) does not.
@@ -81,7 +87,8 @@ std::optional<ModelFailure> finish_failure(const ChatResult& r);
 class ChatStream {
 public:
   using TextSink = std::function<void(const std::string& fragment)>;
-  explicit ChatStream(TextSink on_text = {}) : on_text_(std::move(on_text)) {}
+  explicit ChatStream(TextSink on_text = {}, SecretRedaction secrets = {}, StreamCaps caps = {})
+    : on_text_(std::move(on_text)), secrets_(std::move(secrets)), caps_(caps) {}
 
   // Feeds one event's data payload. A payload that is not a chunk, or an error object from the
   // server, fails the stream (returned, and every later feed returns it again).
@@ -106,6 +113,9 @@ private:
   std::optional<ModelFailure> fail(ModelFailure f);
 
   TextSink on_text_;
+  SecretRedaction secrets_;
+  StreamCaps caps_;
+  std::size_t argument_bytes_ = 0; // all calls' arguments so far
   ChatResult result_;
   std::map<std::int64_t, CallParts> calls_; // by index
   std::int64_t next_unindexed_ = 1'000'000; // calls sent without an index (whole, one per delta)

@@ -52,7 +52,13 @@ struct Transfer {
   SseEvents events;      // an event stream, cut into events
   int mode = 0;          // 0 undecided, 1 body, 2 event stream
   bool too_large = false;
+  bool event_too_large = false;
+  bool paused = false;   // paused by the delivery window
   HttpReplyMeta meta;
+
+  bool window_full() const {
+    return call.in_flight && call.window_bytes != 0 && call.in_flight->load() >= call.window_bytes;
+  }
 
   ~Transfer() {
     if (headers) curl_slist_free_all(headers);
@@ -78,7 +84,18 @@ std::size_t on_write(char* ptr, std::size_t size, std::size_t n, void* user) {
     t.body.append(ptr, len);
     return len;
   }
-  t.events.feed(ptr, len, t.call.on_event);
+  if (t.window_full()) { // the reader is behind: curl keeps these bytes and hands them again on resume
+    t.paused = true;
+    return CURL_WRITEFUNC_PAUSE;
+  }
+  auto deliver = [&t](const std::string& data) {
+    if (t.call.in_flight) *t.call.in_flight += data.size();
+    if (t.call.on_event) t.call.on_event(data);
+  };
+  if (!t.events.feed(ptr, len, deliver)) {
+    t.event_too_large = true;
+    return 0; // ends the transfer with a write error: nothing more is read
+  }
   return len;
 }
 
@@ -152,9 +169,12 @@ struct CurlPool::Impl {
     live.erase(it);
     curl_multi_remove_handle(multi, e);
     curl_easy_cleanup(e);
-    const std::string why = t->too_large ? std::string(transport_reason::too_large) : error;
-    if (t->call.on_done_meta) t->call.on_done_meta(t->too_large ? 0 : status, std::move(t->body), why, t->meta);
-    else if (t->call.on_done) t->call.on_done(t->too_large ? 0 : status, std::move(t->body), why);
+    const bool capped = t->too_large || t->event_too_large;
+    const std::string why = t->too_large         ? std::string(transport_reason::too_large)
+                            : t->event_too_large ? std::string(transport_reason::event_too_large)
+                                                 : error;
+    if (t->call.on_done_meta) t->call.on_done_meta(capped ? 0 : status, std::move(t->body), why, t->meta);
+    else if (t->call.on_done) t->call.on_done(capped ? 0 : status, std::move(t->body), why);
   }
 
   void run() {
@@ -179,6 +199,17 @@ struct CurlPool::Impl {
         while (!live.empty()) finish(live.begin()->first, 0, "the client is stopping");
         return;
       }
+      bool any_paused = false;
+      for (auto& [e, t] : live)
+        if (t->paused) {
+          if (t->window_full()) {
+            any_paused = true;
+          } else {
+            t->paused = false;
+            curl_easy_pause(e, CURLPAUSE_CONT); // may call on_write at once (and pause again)
+            any_paused = any_paused || t->paused;
+          }
+        }
       int running = 0;
       curl_multi_perform(multi, &running);
       int left = 0;
@@ -195,7 +226,7 @@ struct CurlPool::Impl {
           finish(e, 0, failure_reason(e, m->data.result, stream));
         }
       }
-      curl_multi_poll(multi, nullptr, 0, 1000, nullptr);
+      curl_multi_poll(multi, nullptr, 0, any_paused ? 5 : 1000, nullptr); // a paused reader is looked at often
     }
   }
 };
@@ -224,6 +255,7 @@ std::uint64_t CurlPool::submit(HttpCall call) {
   auto t = std::make_unique<Transfer>();
   t->id = impl_->next++;
   t->call = std::move(call);
+  t->events = SseEvents(t->call.max_event == 0 ? door_stream_max_event : t->call.max_event);
   const auto id = t->id;
   {
     std::lock_guard<std::mutex> lock(impl_->mu);

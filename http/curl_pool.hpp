@@ -6,11 +6,17 @@
 // when libcurl tells which, else libcurl's own text); a reply whose Content-Type is
 // text/event-stream is cut into events and each event's `data:` payload goes to `on_event`
 // before `on_done`. Header lines may carry a bearer secret: they are handed only to libcurl and
-// wiped when the call ends; nothing here prints a header, a body or a URL. Callbacks run on the
+// wiped when the call ends; nothing here prints a header, a body or a URL. No reply grows
+// without a cap: a plain reply past `max_body`, or one event of a stream past `max_event` (never
+// 0: every stream is capped), ends the transfer at once (the write callback aborts it) with
+// `too_large` or `event_too_large`. Callbacks run on the
 // pool thread and must only hand work on (e.g. send an actor a message).
 // Spec: ARCHITECTURE.md "libcurl runs in one client thread using the multi interface".
 #pragma once
 
+#include "http/stream_caps.hpp"
+
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -30,6 +36,7 @@ inline constexpr const char* reset = "connection reset";             // the peer
 inline constexpr const char* no_reply = "closed without a reply";    // the peer closed before any HTTP answer
 inline constexpr const char* cut = "closed mid-reply";               // the peer closed while answering
 inline constexpr const char* too_large = "reply too large";          // a plain reply passed the call's max_body
+inline constexpr const char* event_too_large = "stream event too large"; // one SSE event passed the call's max_event
 } // namespace transport_reason
 
 // What a reply said besides its status and body (for on_done_meta).
@@ -51,6 +58,14 @@ struct HttpCall {
   std::function<void(long status, std::string body, std::string error, HttpReplyMeta meta)> on_done_meta;
   bool https = false;            // may the URL be https:// (model servers); door calls are http only
   std::size_t max_body = 0;      // a plain reply longer than this fails ("reply too large"); 0: no cap
+  std::size_t max_event = door_stream_max_event; // one SSE event longer than this fails ("stream event too large")
+  // A delivery window for on_event (optional): the pool adds each event's data size before
+  // handing it on, the consumer subtracts it once it has read the event; while the count is at
+  // `window_bytes` or more the transfer is paused (libcurl's CURL_WRITEFUNC_PAUSE: nothing more is
+  // read from the socket) and it resumes by itself once the consumer has caught up. So a fast
+  // server cannot queue more than about window_bytes of events ahead of a slow reader.
+  std::shared_ptr<std::atomic<std::size_t>> in_flight;
+  std::size_t window_bytes = 0;
 };
 
 class CurlPool {

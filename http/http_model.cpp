@@ -11,6 +11,7 @@
 #include <caf/all.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 
 namespace mur {
@@ -43,12 +44,15 @@ struct Exchange {
   std::optional<clock_type::time_point> first_event;
   std::unique_ptr<ChatStream> stream; // the current attempt's, when streamed
   std::shared_ptr<std::string> gathered; // text fragments of the current read, not yet passed on
+  std::shared_ptr<std::atomic<std::size_t>> in_flight; // the current attempt's events not yet read here
 };
 
-// The text the stream gathered from the bytes just read, to the requester as one fragment.
-void pass_text_on(Exchange& ex) {
+// The text the stream gathered from the bytes just read, to the requester as one fragment,
+// under the redaction rule (a key the server put inside a single read's text never reaches a
+// subscriber; the stored answer is redacted whole in succeed()).
+void pass_text_on(Exchange& ex, const SecretRedaction& secrets) {
   if (!ex.gathered || ex.gathered->empty()) return;
-  if (ex.requester) caf::anon_send(ex.requester, ModelText{ex.task_id, std::move(*ex.gathered)});
+  if (ex.requester) caf::anon_send(ex.requester, ModelText{ex.task_id, secrets.redact(*ex.gathered)});
   ex.gathered->clear();
 }
 
@@ -56,6 +60,7 @@ struct HttpModelState {
   HttpModelSetup setup;
   std::string url;
   std::vector<std::string> headers;   // with the key, when set: wiped with the state
+  SecretRedaction secrets;            // the key, when set: the one rule for every server text
   std::uint64_t next = 1;
   std::map<std::uint64_t, Exchange> exchanges;  // by exchange id
   std::map<std::uint64_t, std::uint64_t> attempts; // attempt id → exchange id
@@ -84,7 +89,8 @@ void send_attempt(self_ptr self, std::uint64_t ex_id) {
     // messages as the socket delivers reads, before they fan out to the door's subscribers.
     auto gathered = std::make_shared<std::string>();
     ex.gathered = gathered;
-    ex.stream = std::make_unique<ChatStream>([gathered](const std::string& fragment) { *gathered += fragment; });
+    ex.stream = std::make_unique<ChatStream>([gathered](const std::string& fragment) { *gathered += fragment; },
+                                             st.secrets, st.setup.caps);
   }
   st.attempts.emplace(attempt, ex_id);
   HttpCall call;
@@ -93,29 +99,34 @@ void send_attempt(self_ptr self, std::uint64_t ex_id) {
   call.body = ex.body;
   call.headers = st.headers;
   call.https = st.setup.endpoint.scheme == "https";
-  call.max_body = 16 * 1024 * 1024;
+  call.max_body = model_reply_max_body;
+  call.max_event = st.setup.caps.event;
   if (st.setup.stream) {
     call.timeout = std::chrono::milliseconds(0);
     call.stall_limit = st.setup.request_timeout;
   } else {
     call.timeout = st.setup.request_timeout;
   }
+  ex.in_flight = std::make_shared<std::atomic<std::size_t>>(0);
+  call.in_flight = ex.in_flight;
+  call.window_bytes = model_stream_window;
   report_to(call, http_model_actor{self}, attempt, true);
   ex.curl_id = st.setup.pool->submit(std::move(call));
 }
 
-ModelCallStats stats_of(const Exchange& ex, const ChatResult* r, clock_type::time_point now) {
+ModelCallStats stats_of(const Exchange& ex, const ChatResult* r, clock_type::time_point now,
+                        const SecretRedaction& secrets) {
   ModelCallStats s;
   s.duration_ms = ms_since(ex.started, now);
   if (ex.first_event) s.first_token_ms = ms_since(ex.sent, *ex.first_event);
   s.retries = std::max(0, ex.attempts - 1);
   if (r != nullptr) {
-    s.model = r->model;
+    s.model = secrets.redact(r->model);
     if (r->usage.reported) {
       s.prompt_tokens = r->usage.prompt_tokens;
       s.completion_tokens = r->usage.completion_tokens;
     }
-    s.finish_reason = r->finish_wire;
+    s.finish_reason = secrets.redact(r->finish_wire);
     s.reasoning_bytes = static_cast<std::int64_t>(r->reasoning_bytes);
     s.cut = r->finish == FinishReason::length;
   }
@@ -150,8 +161,8 @@ void fail(self_ptr self, std::uint64_t ex_id, const ModelFailure& f, const ChatR
   }
   ModelTurn t;
   t.fails = true;
-  t.failure = failure_text(f);
-  t.stats = stats_of(ex, partial, now);
+  t.failure = st.secrets.redact(failure_text(f));
+  t.stats = stats_of(ex, partial, now, st.secrets);
   answer(self, ex_id, std::move(t));
 }
 
@@ -164,10 +175,15 @@ void succeed(self_ptr self, std::uint64_t ex_id, const ChatResult& r) {
     return;
   }
   ModelTurn t;
-  t.text = r.text;
+  t.text = st.secrets.redact(r.text);
   t.tool_calls = r.tool_calls;
+  for (auto& c : t.tool_calls) {
+    c.id = st.secrets.redact(c.id);
+    c.name = st.secrets.redact(c.name);
+    c.arguments = st.secrets.redact(c.arguments);
+  }
   t.asks_again_after_tools = true;
-  t.stats = stats_of(it->second, &r, clock_type::now());
+  t.stats = stats_of(it->second, &r, clock_type::now(), st.secrets);
   answer(self, ex_id, std::move(t));
 }
 
@@ -176,11 +192,21 @@ void on_event(self_ptr self, const HttpEvent& ev) {
   auto a = st.attempts.find(ev.id);
   if (a == st.attempts.end()) return;
   auto it = st.exchanges.find(a->second);
-  if (it == st.exchanges.end() || !it->second.stream || it->second.stream->failed()) return;
+  if (it == st.exchanges.end()) return;
+  if (it->second.in_flight) it->second.in_flight->fetch_sub(ev.data.size()); // read: the window has room again
+  if (!it->second.stream || it->second.stream->failed()) return;
   Exchange& ex = it->second;
   if (!ex.first_event) ex.first_event = clock_type::now();
-  ex.stream->feed(ev.data); // a failure is kept by the stream and reported at the end
-  pass_text_on(ex);
+  if (auto f = ex.stream->feed(ev.data)) {
+    // A cap passed, an error event, a malformed chunk: the request ends here, not at the body's end.
+    const std::uint64_t ex_id = a->second;
+    st.attempts.erase(a);
+    st.setup.pool->cancel(ex.curl_id);
+    ChatResult partial = ex.stream->partial();
+    fail(self, ex_id, *f, &partial);
+    return;
+  }
+  pass_text_on(ex, st.secrets);
 }
 
 void on_done(self_ptr self, HttpDone d) {
@@ -193,22 +219,24 @@ void on_done(self_ptr self, HttpDone d) {
   if (it == st.exchanges.end() || it->second.attempt != d.id) return;
   Exchange& ex = it->second;
   const std::string url = st.setup.endpoint.chat_completions_url();
-  const std::string key = st.setup.key ? st.setup.key->expose() : std::string();
   if (d.status == 0) {
     const bool streamed_bytes = ex.stream && ex.first_event.has_value();
     ChatResult partial = ex.stream ? ex.stream->partial() : ChatResult{};
-    fail(self, ex_id, classify_transport_failure(d.error, url, d.received && (streamed_bytes || !ex.stream)), &partial);
+    fail(self, ex_id,
+         classify_transport_failure(d.error, url, d.received && (streamed_bytes || !ex.stream), st.secrets, st.setup.caps),
+         &partial);
     return;
   }
   if (d.status < 200 || d.status > 299) {
     fail(self, ex_id,
-         classify_http_failure(d.status, d.body, d.retry_after, std::chrono::system_clock::now(), st.setup.model, url, key),
+         classify_http_failure(d.status, d.body, d.retry_after, std::chrono::system_clock::now(), st.setup.model, url,
+                               st.setup.key.has_value(), st.secrets),
          nullptr);
     return;
   }
   if (ex.stream && ex.first_event) { // an event stream
     auto result = ex.stream->finish();
-    pass_text_on(ex);
+    pass_text_on(ex, self->state.secrets);
     if (auto* f = std::get_if<ModelFailure>(&result)) {
       ChatResult partial = ex.stream->partial();
       fail(self, ex_id, *f, &partial);
@@ -218,15 +246,13 @@ void on_done(self_ptr self, HttpDone d) {
     return;
   }
   // A plain body (asked for, or a server that does not stream).
-  auto result = parse_chat_response(d.body);
+  auto result = parse_chat_response(d.body, st.secrets);
   if (auto* f = std::get_if<ModelFailure>(&result)) {
-    ModelFailure g = *f;
-    g.message = quote_server_text(g.message, key);
-    fail(self, ex_id, g, nullptr);
+    fail(self, ex_id, *f, nullptr);
     return;
   }
   auto& r = std::get<ChatResult>(result);
-  if (ex.requester && !r.text.empty()) caf::anon_send(ex.requester, ModelText{ex.task_id, r.text});
+  if (ex.requester && !r.text.empty()) caf::anon_send(ex.requester, ModelText{ex.task_id, st.secrets.redact(r.text)});
   succeed(self, ex_id, r);
 }
 
@@ -236,7 +262,10 @@ http_model_actor::behavior_type http_model(self_ptr self, HttpModelSetup setup) 
   st.url = st.setup.endpoint.chat_completions_url();
   st.headers = {"Content-Type: application/json"};
   st.headers.push_back(st.setup.stream ? "Accept: text/event-stream" : "Accept: application/json");
-  if (st.setup.key) st.headers.push_back("Authorization: Bearer " + st.setup.key->expose());
+  if (st.setup.key) {
+    st.headers.push_back("Authorization: Bearer " + st.setup.key->expose());
+    st.secrets.add(st.setup.key->expose());
+  }
   // A task that ends (canceled, its door gone) while its request runs: the request is dropped.
   self->set_down_handler([=](const caf::down_msg& dm) {
     auto& st = self->state;

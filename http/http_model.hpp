@@ -7,13 +7,20 @@
 // text goes to the requester as ModelText while it arrives. A 429 or 5xx is tried again after
 // the server's Retry-After or an exponential backoff, within `retry` (attempts and total time);
 // every other failure, and the last retryable one, answers a failing ModelTurn whose text is
-// "E-MOD-…: what happened. Fix: …". The API key is held only as an ApiKey, goes only into the
-// Authorization header, and is redacted from any server text quoted in a failure; no trace
-// field, log line or failure holds it.
-// Spec: issue 11 items 2, 4, 5; decisions.md §6 "transport: http".
+// "E-MOD-…: what happened. Fix: …". The API key is held only as an ApiKey and (for redaction)
+// in the port's SecretRedaction, goes only into the Authorization header, and every text of a
+// ModelTurn that came from the server — the failure text whole, the answer's text, its tool
+// calls, the model name and finish reason of its stats — has gone through that one rule
+// (messages/secret_redaction.hpp): no trace field, status, result or failure holds it. A stream
+// is read under `caps` (http/stream_caps.hpp); the first cap passed, and any other failure of the
+// stream, ends the transfer at once (canceled on the pool) and answers the failure. At most
+// about model_stream_window bytes of a stream's events wait for this actor at once: the pool
+// pauses the transfer until they are read.
+// Spec: issue 11 items 2, 4, 5; issue 20 items 4–5; decisions.md §6 "transport: http".
 #pragma once
 
 #include "actors/ports.hpp"
+#include "http/stream_caps.hpp"
 #include "messages/model_endpoint.hpp"
 #include "messages/secret_text.hpp"
 
@@ -50,6 +57,7 @@ struct HttpModelSetup {
   std::chrono::milliseconds request_timeout{300000}; // plain: the whole call; stream: the longest silence
   std::vector<std::pair<std::string, std::string>> params;
   RetryPolicy retry;
+  StreamCaps caps;                                   // a streamed answer's caps (and a plain reply's model_reply_max_body)
   std::shared_ptr<CurlPool> pool;
 };
 

@@ -1,5 +1,7 @@
 #include "http/model_failure.hpp"
 
+#include "http/curl_pool.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -47,22 +49,23 @@ std::string server_words(const std::string& body) {
   return body;
 }
 
-std::string said(const std::string& body, const std::string& key) {
-  const std::string words = quote_server_text(server_words(body), key);
+std::string said(const std::string& body, const SecretRedaction& secrets) {
+  const std::string words = quote_server_text(server_words(body), secrets);
   return words.empty() ? std::string() : ": the server said \"" + words + "\"";
 }
 
 } // namespace
 
-std::string quote_server_text(const std::string& text, const std::string& key) {
-  std::string s = text;
-  if (key.size() >= 4)
-    for (std::size_t at; (at = s.find(key)) != std::string::npos;) s.replace(at, key.size(), "[redacted]");
-  std::string out;
+std::string quote_server_text(const std::string& text, const SecretRedaction& secrets) {
+  // Redacted as sent, and again once control characters are gone (dropping them must not join
+  // the pieces of a key), and before anything is cut: no part of a key survives a cut.
+  const std::string s = secrets.redact(text);
+  std::string clean;
   for (char c : s) {
-    if (c == '\n' || c == '\t') out.push_back(' ');
-    else if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7f) out.push_back(c);
+    if (c == '\n' || c == '\t') clean.push_back(' ');
+    else if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7f) clean.push_back(c);
   }
+  std::string out = secrets.redact(clean);
   while (!out.empty() && out.back() == ' ') out.pop_back();
   if (out.size() > max_quote) {
     std::size_t cut = max_quote;
@@ -102,18 +105,18 @@ std::optional<std::chrono::milliseconds> parse_retry_after(const std::string& ra
 
 ModelFailure classify_http_failure(long status, const std::string& body, const std::string& retry_after,
                                    std::chrono::system_clock::time_point now, const std::string& model,
-                                   const std::string& url, const std::string& key) {
+                                   const std::string& url, bool has_key, const SecretRedaction& secrets) {
   ModelFailure f;
   if (status == 401 || status == 403) {
     f.code = "E-MOD-010";
     f.message = "the model server at " + url + " refused the API key (HTTP " + std::to_string(status) + ")";
-    f.fix = key.empty() ? "this endpoint needs a key: add api_key: ${ENV_NAME} to the capsule and set that variable"
+    f.fix = !has_key ? "this endpoint needs a key: add api_key: ${ENV_NAME} to the capsule and set that variable"
                         : "check the variable that inference.api_key names: it holds a key this server does not accept";
     return f;
   }
   if (status == 404) {
     f.code = "E-MOD-011";
-    f.message = "the model server at " + url + " answered 404 for model '" + model + "'" + said(body, key);
+    f.message = "the model server at " + url + " answered 404 for model '" + model + "'" + said(body, secrets);
     f.fix = "check inference.model against the models the server lists (GET {endpoint}/models) and that "
             "inference.endpoint is the base URL before /chat/completions (often ending in /v1)";
     return f;
@@ -121,14 +124,14 @@ ModelFailure classify_http_failure(long status, const std::string& body, const s
   // vLLM's own words name its flags; other servers' complaints about tool_choice are E-MOD-013.
   if (status == 400 && (contains(body, "enable-auto-tool-choice") || contains(body, "tool-call-parser"))) {
     f.code = "E-MOD-012";
-    f.message = "the model server at " + url + " refused tool_choice \"auto\"" + said(body, key);
+    f.message = "the model server at " + url + " refused tool_choice \"auto\"" + said(body, secrets);
     f.fix = "start vLLM with --enable-auto-tool-choice --tool-call-parser <parser for your model> "
             "(e.g. hermes, llama3_json, mistral)";
     return f;
   }
   if (status == 429) {
     f.code = "E-MOD-020";
-    f.message = "the model server at " + url + " is rate limiting (HTTP 429)" + said(body, key);
+    f.message = "the model server at " + url + " is rate limiting (HTTP 429)" + said(body, secrets);
     f.fix = "wait, lower the formation's load, or raise the account's rate limit";
     f.retryable = true;
     f.retry_after = parse_retry_after(retry_after, now);
@@ -136,7 +139,7 @@ ModelFailure classify_http_failure(long status, const std::string& body, const s
   }
   if (status >= 500 && status <= 599) {
     f.code = "E-MOD-021";
-    f.message = "the model server at " + url + " failed (HTTP " + std::to_string(status) + ")" + said(body, key);
+    f.message = "the model server at " + url + " failed (HTTP " + std::to_string(status) + ")" + said(body, secrets);
     f.fix = "check the model server's own log; mur retried as far as its bounds allow";
     f.retryable = true;
     f.retry_after = parse_retry_after(retry_after, now);
@@ -144,12 +147,15 @@ ModelFailure classify_http_failure(long status, const std::string& body, const s
   }
   f.code = "E-MOD-013";
   f.message = "the model server at " + url + " refused the request (HTTP " + std::to_string(status) + ")" +
-              said(body, key);
+              said(body, secrets);
   f.fix = "check inference.params and inference.max_tokens against what this server accepts";
   return f;
 }
 
-ModelFailure classify_transport_failure(const std::string& reason, const std::string& url, bool received_bytes) {
+ModelFailure classify_transport_failure(const std::string& raw_reason, const std::string& url, bool received_bytes,
+                                        const SecretRedaction& secrets, const StreamCaps& caps) {
+  if (raw_reason == transport_reason::event_too_large) return stream_cap_failure(StreamCap::event, caps.event);
+  const std::string reason = quote_server_text(raw_reason, secrets);
   ModelFailure f;
   if (contains(reason, "timeout") || contains(reason, "timed out") || contains(reason, "too slow") ||
       contains(reason, "stalled")) {
@@ -173,6 +179,37 @@ ModelFailure classify_transport_failure(const std::string& reason, const std::st
     f.message = "the model server at " + url + " could not be reached (" + reason + ")";
   f.fix = "start the model server, or correct inference.endpoint";
   return f;
+}
+
+namespace {
+
+std::string size_words(std::size_t bytes) {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) == 0) return std::to_string(bytes / (1024 * 1024)) + " MiB";
+  if (bytes >= 1024 && bytes % 1024 == 0) return std::to_string(bytes / 1024) + " KiB";
+  return std::to_string(bytes) + " bytes";
+}
+
+} // namespace
+
+ModelFailure stream_cap_failure(StreamCap which, std::size_t limit) {
+  const std::string cap = size_words(limit);
+  const std::string ended = ", so mur ended the request";
+  switch (which) {
+  case StreamCap::text:
+    return {"E-MOD-033", "the model server's streamed answer passed " + cap + " of text" + ended,
+            "set inference.max_tokens so the model stops in time, or check that the server is not looping", false, {}};
+  case StreamCap::reasoning:
+    return {"E-MOD-034", "the model server's streamed reasoning passed " + cap + ended,
+            "set inference.max_tokens (or the server's reasoning budget) so the model stops in time", false, {}};
+  case StreamCap::tool_arguments:
+    return {"E-MOD-035", "the model server's streamed tool-call arguments passed " + cap + " in one answer" + ended,
+            "check that the server is not looping; a task handed to a member must fit the door's 1 MiB limit anyway",
+            false, {}};
+  case StreamCap::event:
+    break;
+  }
+  return {"E-MOD-036", "one event of the model server's stream passed " + cap + ended,
+          "check that inference.endpoint is an OpenAI-compatible server, or set inference.stream: false", false, {}};
 }
 
 ModelFailure malformed_response(const std::string& what) {

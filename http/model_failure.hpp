@@ -2,8 +2,9 @@
 // family: a code, a message, a Fix line, and whether trying again may help and when.
 //
 // Invariant: a ModelFailure never holds an API key: 401/403 never quote the server's text (some
-// servers echo part of the key), and every other quoted server text has the key, when given,
-// replaced by "[redacted]" and is cut to 300 bytes. Only 429 and 5xx (and transport hiccups
+// servers echo part of the key), and every other quoted server text goes through the one
+// redaction rule (messages/secret_redaction.hpp) BEFORE it is cut to 300 bytes, so no cut leaves
+// part of a key. Only 429 and 5xx (and transport hiccups
 // before any byte arrived) are retryable; `retry_after` is the server's Retry-After, when it
 // sent a usable one.
 // Spec: issue 11 items 4–5; models-and-mcp.md "Errors".
@@ -20,10 +21,18 @@
 //   E-MOD-030 the response is not the JSON of a chat completion
 //   E-MOD-031 the event stream is malformed or ended early
 //   E-MOD-032 the server reported an error inside the stream
+//   E-MOD-033 a streamed answer's text passed its cap (http/stream_caps.hpp)
+//   E-MOD-034 a streamed answer's reasoning passed its cap
+//   E-MOD-035 a streamed answer's tool-call arguments passed their cap
+//   E-MOD-036 one event of the stream passed its cap
 //   E-MOD-040 the server's content filter stopped the answer (finish_reason content_filter)
 #pragma once
 
+#include "http/stream_caps.hpp"
+#include "messages/secret_redaction.hpp"
+
 #include <chrono>
+#include <cstddef>
 #include <optional>
 #include <string>
 
@@ -43,19 +52,29 @@ std::optional<std::chrono::milliseconds> parse_retry_after(const std::string& va
                                                            std::chrono::system_clock::time_point now);
 
 // A reply whose status is not 2xx. `model` and `url` (no key in it, by ModelEndpoint's rules)
-// name what was asked for; `key` (may be empty) is redacted from any quoted text.
+// name what was asked for; `has_key` says whether a key was sent; `secrets` are redacted from
+// any quoted text.
 ModelFailure classify_http_failure(long status, const std::string& body, const std::string& retry_after,
                                    std::chrono::system_clock::time_point now, const std::string& model,
-                                   const std::string& url, const std::string& key);
+                                   const std::string& url, bool has_key, const SecretRedaction& secrets);
 
-// A call that got no HTTP status (CurlPool's on_done with status 0 and its reason).
-ModelFailure classify_transport_failure(const std::string& reason, const std::string& url, bool received_bytes);
+// A call that got no HTTP status (CurlPool's on_done with status 0 and its reason). The reason
+// transport_reason::event_too_large is E-MOD-036 naming `caps.event`; `secrets` are redacted
+// from the reason (libcurl's own words for a failure it does not classify).
+ModelFailure classify_transport_failure(const std::string& reason, const std::string& url, bool received_bytes,
+                                        const SecretRedaction& secrets = SecretRedaction(),
+                                        const StreamCaps& caps = StreamCaps());
+
+// A streamed answer that passed one of its caps: E-MOD-033 text, 034 reasoning, 035 tool-call
+// arguments, 036 one event; `limit` is the cap in bytes.
+ModelFailure stream_cap_failure(StreamCap which, std::size_t limit);
 
 // A body or event that is not what the wire format says; `what` says what was wrong.
 ModelFailure malformed_response(const std::string& what);
 ModelFailure malformed_stream(const std::string& what);
 
-// Text a server sent, made safe to show: the key replaced, control characters dropped, cut short.
-std::string quote_server_text(const std::string& text, const std::string& key);
+// Text a server sent, made safe to show: every secret replaced (first), control characters
+// dropped, cut short (at most 300 bytes, UTF-8 kept whole).
+std::string quote_server_text(const std::string& text, const SecretRedaction& secrets);
 
 } // namespace mur

@@ -151,14 +151,14 @@ ModelTurn turn_of(const HarnessSetup& setup, const Turn& t, const HarnessEnd& en
   ModelTurn out;
   out.stats.model = setup.program.substr(setup.program.rfind('/') + 1);
   out.stats.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(steady::now() - t.started).count();
-  const std::string tail = clean_tail(end.err_tail);
+  const std::string tail = clean_tail(setup.secrets.redact(end.err_tail)); // redacted before it is cut
   // "<code>: what happened[; its stderr ended: …]. Fix: …"
   auto failed = [&](const std::string& code_and_what, const std::string& fix) {
     out.fails = true;
     out.failure = code_and_what + (tail.empty() ? std::string() : "; its stderr ended: " + tail) + ". Fix: " + fix;
   };
   if (!end.started) {
-    failed("E-HAR-001: the agent program " + setup.program + " could not start (" + end.start_error + ")",
+    failed("E-HAR-001: the agent program " + setup.program + " could not start (" + setup.secrets.redact(end.start_error) + ")",
            "check inference.command and that the program is executable");
   } else if (t.timed_out) {
     failed("E-HAR-003: the agent program wrote nothing and called no tool for " +

@@ -13,11 +13,15 @@
 // ends when the program exits: status 0 ⇒ its stdout (cut at 64 KiB) is the turn's text; a
 // non-zero status or a signal ⇒ E-HAR-002 with the stderr tail; no output and no tool call for
 // `turn_timeout` ⇒ the group is killed, E-HAR-003. A task that ends (or is canceled) kills its
-// running turn; so does the port's own end, with the member's.
-// Spec: issue 12 items 1–3; decisions.md §6 "transport: process".
+// running turn; so does the port's own end, with the member's. Every text of the program's that
+// a failure quotes (its stderr tail, the reason it could not start) goes through `secrets` — the
+// values its `inference.env` read from `${ENV}` — before it is cut, so no E-HAR text holds one.
+// Its answer (stdout) is its own work and is passed on as written.
+// Spec: issue 12 items 1–3, issue 20 item 5; decisions.md §6 "transport: process".
 #pragma once
 
 #include "actors/ports.hpp"
+#include "messages/secret_redaction.hpp"
 #include "os/harness_isolation.hpp"
 
 #include <caf/fwd.hpp>
@@ -36,6 +40,7 @@ struct HarnessSetup {
   std::string workdir;                                    // the member's working directory
   std::chrono::milliseconds turn_timeout{600000};
   IsolationPlan isolation;                                // applied to every run (os/harness_isolation.hpp)
+  SecretRedaction secrets;                                // the env values read from ${…}
 };
 
 model_port spawn_harness_model(caf::actor_system& sys, HarnessSetup setup);

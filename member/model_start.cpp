@@ -66,6 +66,7 @@ StartedModel start_model(caf::actor_system& sys, const Manifest& m, const std::s
         auto v = env(*ref);
         if (!v) std::cerr << "warning W-HAR-001: inference.env." << name << " reads ${" << *ref << "}, which is not set; "
                           << "the agent program gets it empty\n";
+        if (v) hs.secrets.add(*v); // a value from the environment may be a credential: never quoted
         hs.env.emplace_back(name, v ? *v : std::string());
       } else {
         hs.env.emplace_back(name, value);

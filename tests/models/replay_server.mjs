@@ -23,6 +23,7 @@
 //                                      entry, body, authorization: "none"|"bearer" (never the key
 //                                      itself), state (a scenario's conversation state),
 //                                      status (the HTTP status answered, 0 for none),
+//                                      client_closed and streamed_bytes (an endless fault),
 //                                      arrived_ms, last_byte_ms}
 //   POST /__replay/release?gate=NAME   opens gate NAME: every response held by a rule with
 //                                      `hold: NAME` goes on, and later ones are not held
@@ -189,11 +190,70 @@ function hang(res) {
   res.on('close', () => hanging.delete(res));
 }
 
-// A scripted fault ({status, body, headers} | {hang} | {die_after_bytes}) that ends the answer
-// here; true when it did. die_after_bytes is left to the caller (it cuts the answer's bytes).
-function applyFault(res, record, fault) {
+// `{stream_error: TEXT}`: a 200 event stream whose first chunk is followed by an error event
+// `data: {"error": {"message": TEXT}}`, TEXT with `{{bearer}}` replaced by the bearer key the
+// request carried (a server that quotes the key back, issue 20 item 5).
+async function sendStreamError(res, record, text, auth) {
+  const bearer = typeof auth === 'string' && auth.startsWith('Bearer ') ? auth.slice(7) : '';
+  const message = text.replaceAll('{{bearer}}', bearer);
+  const first = { id: 'chatcmpl-replay-err', object: 'chat.completion.chunk', created: 0, model: 'replay',
+    choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] };
+  record.status = 200;
+  res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
+  await new Promise((ok) => res.write(`data: ${JSON.stringify(first)}\n\n`, ok));
+  await new Promise((ok) => res.write(`data: ${JSON.stringify({ error: { message, type: 'invalid_request_error' } })}\n\n`, ok));
+  res.end();
+  noteLastByte(res, record);
+}
+
+// `{endless: "text"|"reasoning"|"arguments"|"event"}`: a 200 event stream that never ends on its
+// own — content deltas, reasoning_content deltas or one tool call's argument deltas of 64 KiB
+// each, or one event whose data line never ends — until the client closes the connection, which
+// the record notes as `client_closed: true` with the bytes written (`streamed_bytes`).
+async function sendEndless(res, record, kind) {
+  record.status = 200;
+  record.client_closed = false;
+  record.streamed_bytes = 0;
+  let open = true;
+  res.on('close', () => {
+    open = false;
+    record.client_closed = true;
+    record.last_byte_ms = nowMs();
+  });
+  res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
+  const piece = 'x'.repeat(64 * 1024);
+  const chunk = (delta) => `data: ${JSON.stringify({ id: 'chatcmpl-replay-endless', object: 'chat.completion.chunk',
+    created: 0, model: 'replay', choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`;
+  const each = kind === 'event' ? piece
+    : kind === 'reasoning' ? chunk({ reasoning_content: piece })
+    : kind === 'arguments' ? chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] })
+    : chunk({ content: piece });
+  if (kind === 'event') await new Promise((ok) => res.write('data: ', ok));
+  if (kind === 'arguments')
+    await new Promise((ok) => res.write(chunk({ tool_calls: [{ index: 0, id: 'call_endless', type: 'function',
+      function: { name: 'call-member', arguments: '' } }] }), ok));
+  // A client that stops reading is waited for ('drain'); one that closes ends the loop.
+  for (let i = 0; open && i < 1e6; ++i) {
+    record.streamed_bytes += each.length;
+    if (!res.write(each)) await new Promise((ok) => { res.once('drain', ok); res.once('close', ok); });
+  }
+  if (open) res.end();
+}
+
+// A scripted fault ({status, body, headers} | {hang} | {die_after_bytes} | {stream_error} |
+// {endless}) that ends the answer here; true when it did. die_after_bytes is left to the caller
+// (it cuts the answer's bytes).
+function applyFault(res, record, fault, auth) {
   if (fault?.hang) {
     hang(res);
+    return true;
+  }
+  if (typeof fault?.stream_error === 'string') {
+    sendStreamError(res, record, fault.stream_error, auth);
+    return true;
+  }
+  if (typeof fault?.endless === 'string') {
+    sendEndless(res, record, fault.endless);
     return true;
   }
   if (fault?.status) {
@@ -203,7 +263,7 @@ function applyFault(res, record, fault) {
   return false;
 }
 
-async function scenarioAnswer(res, record, e, body) {
+async function scenarioAnswer(res, record, e, body, auth) {
   const conv = conversationOf(body);
   record.state = conv.state;
   const rule = pickRule(e.rules, conv);
@@ -212,7 +272,7 @@ async function scenarioAnswer(res, record, e, body) {
       'invalid_request_error', null);
   if (rule.hold !== undefined) await passGate(rule.hold);
   if (rule.delay_ms) await sleep(rule.delay_ms);
-  if (applyFault(res, record, rule.fault)) return;
+  if (applyFault(res, record, rule.fault, auth)) return;
   const msg = assistantMessage(rule, conv);
   const model = typeof body.model === 'string' ? body.model : e.name;
   // A cut falls inside the answer: at most one byte short of its end.
@@ -258,8 +318,8 @@ async function chat(req, res, raw, record) {
   const faults = e.faults ?? [];
   let fault = faults[n];
   if (!fault && faults.length && faults[faults.length - 1].repeat) fault = faults[faults.length - 1];
-  if (applyFault(res, record, fault)) return;
-  if (e.scenario) return scenarioAnswer(res, record, e, body);
+  if (applyFault(res, record, fault, auth)) return;
+  if (e.scenario) return scenarioAnswer(res, record, e, body, auth);
 
   const wantsStream = body.stream === true;
   const mode = wantsStream ? e.stream : e.plain;

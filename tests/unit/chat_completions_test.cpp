@@ -270,49 +270,50 @@ TEST_CASE("HTTP failures are classified with E-MOD codes and never show the key"
   const auto now = std::chrono::system_clock::now();
   const std::string url = "http://127.0.0.1:9/v1/chat/completions";
   const std::string key = "sk-test-0123456789abcdef";
+  const mur::SecretRedaction secrets({key});
 
   for (long status : {401L, 403L}) {
     auto f = mur::classify_http_failure(status, R"({"error":{"message":"Incorrect API key provided: sk-test-0123***cdef"}})",
-                                        "", now, "m", url, key);
+                                        "", now, "m", url, true, secrets);
     CHECK(f.code == "E-MOD-010");
     CHECK(f.message.find("refused the API key") != std::string::npos);
     CHECK(f.message.find("sk-") == std::string::npos); // not even the server's masked echo
     CHECK(f.fix.find(key) == std::string::npos);
     CHECK_FALSE(f.retryable);
   }
-  auto nf = mur::classify_http_failure(404, R"({"error":{"message":"model 'qwen' not found"}})", "", now, "qwen", url, key);
+  auto nf = mur::classify_http_failure(404, R"({"error":{"message":"model 'qwen' not found"}})", "", now, "qwen", url, true, secrets);
   CHECK(nf.code == "E-MOD-011");
   CHECK(nf.message.find("model 'qwen' not found") != std::string::npos);
   CHECK(nf.fix.find("/models") != std::string::npos);
 
-  auto vllm = mur::classify_http_failure(400, read("vllm-auto-tool-choice.json"), "", now, "m", url, key);
+  auto vllm = mur::classify_http_failure(400, read("vllm-auto-tool-choice.json"), "", now, "m", url, true, secrets);
   CHECK(vllm.code == "E-MOD-012");
   CHECK(vllm.fix.find("--enable-auto-tool-choice --tool-call-parser") != std::string::npos);
   CHECK_FALSE(vllm.retryable);
 
   auto other = mur::classify_http_failure(
-    400, R"({"error":{"message":"'tool_choice' auto is only allowed when 'tools' are specified"}})", "", now, "m", url, key);
+    400, R"({"error":{"message":"'tool_choice' auto is only allowed when 'tools' are specified"}})", "", now, "m", url, true, secrets);
   CHECK(other.code == "E-MOD-013");
 
   auto bad = mur::classify_http_failure(400, R"({"error":{"message":"unknown field top_k, key sk-test-0123456789abcdef"}})",
-                                        "", now, "m", url, key);
+                                        "", now, "m", url, true, secrets);
   CHECK(bad.code == "E-MOD-013");
   CHECK(bad.message.find("unknown field top_k") != std::string::npos);
   CHECK(bad.message.find(key) == std::string::npos);
   CHECK(bad.message.find("[redacted]") != std::string::npos);
 
-  auto limited = mur::classify_http_failure(429, read("error-429.json"), "1", now, "m", url, key);
+  auto limited = mur::classify_http_failure(429, read("error-429.json"), "1", now, "m", url, true, secrets);
   CHECK(limited.code == "E-MOD-020");
   CHECK(limited.retryable);
   CHECK(limited.retry_after == std::optional<std::chrono::milliseconds>(std::chrono::milliseconds(1000)));
 
-  auto broken = mur::classify_http_failure(503, read("error-500.json"), "", now, "m", url, key);
+  auto broken = mur::classify_http_failure(503, read("error-500.json"), "", now, "m", url, true, secrets);
   CHECK(broken.code == "E-MOD-021");
   CHECK(broken.retryable);
   CHECK_FALSE(broken.retry_after);
-  CHECK(mur::classify_http_failure(500, "", "", now, "m", url, key).code == "E-MOD-021");
+  CHECK(mur::classify_http_failure(500, "", "", now, "m", url, true, secrets).code == "E-MOD-021");
 
-  auto long_text = mur::classify_http_failure(418, std::string(5000, 'x'), "", now, "m", url, key);
+  auto long_text = mur::classify_http_failure(418, std::string(5000, 'x'), "", now, "m", url, true, secrets);
   CHECK(long_text.message.size() < 600);
 }
 
