@@ -236,15 +236,20 @@ TEST_CASE("door bounds: twenty subscribers that never read a fast model's stream
   peak = std::max(peak, rss_kib(pid));
   CHECK(answered > 0);
   // Every subscriber's stream ends: those that fell behind with the event that says so.
-  int dropped = 0;
+  // A subscriber that fell behind is told so (SUBSCRIBER_BEHIND) unless the socket's write
+  // deadline (5 s without progress) closed it first — which of the two comes first depends on
+  // how fast this machine moves 8 MiB; either way its stream ends and nothing waits for it.
+  int dropped = 0, ended = 0;
   for (auto& s : subs) {
     const std::string rest = s.read_to_close(60s);
+    if (s.closed()) ++ended;
     if (rest.find("SUBSCRIBER_BEHIND") != std::string::npos) ++dropped;
   }
   peak = std::max(peak, rss_kib(pid));
-  std::printf("bench: door subscribers: 20 subscribers that never read, 8 MiB streamed: member RSS %zu KiB before, %zu KiB at peak\n",
-              rss_before, peak);
-  CHECK(dropped >= 1);
+  std::printf("bench: door subscribers: 20 subscribers that never read, 8 MiB streamed: member RSS %zu KiB before, %zu KiB at peak"
+              " (%d told SUBSCRIBER_BEHIND, %d cut by the write deadline)\n",
+              rss_before, peak, dropped, ended - dropped);
+  CHECK(ended == 20);
   CHECK(peak < rss_before + 400 * 1024); // once 12.6 GB and growing
   m.run->signal(SIGTERM);
   CHECK(m.run->wait() == 0);
