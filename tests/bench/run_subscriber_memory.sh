@@ -19,6 +19,6 @@ if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
   cmake --build "$build" -j"${JOBS:-2}" --target mur mur_process_tests >/dev/null
 fi
 for ((i = 1; i <= runs; i++)); do
-  "$build/mur_process_tests" "door bounds: twenty subscribers that never read a fast model's stream are dropped; memory stays bounded" \
+  "$build/mur_process_tests" "door bounds: twenty subscribers that never read a fast model's stream are dropped, memory stays bounded" \
     | grep '^bench:' || { echo "run $i: the test failed" >&2; exit 1; }
 done

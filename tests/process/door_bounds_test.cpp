@@ -130,7 +130,7 @@ TEST_CASE("door bounds: more connections than the descriptor limit, then none: t
   CHECK(m.run->wait() == 0);
 }
 
-TEST_CASE("door bounds: MURMUR_MAX_CONNECTIONS sets the ceiling; a bad value is E-RUN-054", "[process][bounds]") {
+TEST_CASE("door bounds: MURMUR_MAX_CONNECTIONS sets the ceiling, a bad value is E-RUN-054", "[process][bounds]") {
   raise_own_fd_limit();
   TempDir home, work, caps;
   const std::string manifest = open_capsule(caps, script_inference);
@@ -149,7 +149,7 @@ TEST_CASE("door bounds: MURMUR_MAX_CONNECTIONS sets the ceiling; a bad value is 
   }
 }
 
-TEST_CASE("door bounds: a body announced over the limit is refused from the headers; slow bodies keep memory bounded", "[process][bounds]") {
+TEST_CASE("door bounds: a body announced over the limit is refused from the headers, slow bodies keep memory bounded", "[process][bounds]") {
   raise_own_fd_limit();
   TempDir home, work, caps;
   Member m = start_member(open_capsule(caps, script_inference), home, work, 4096);
@@ -200,7 +200,7 @@ TEST_CASE("door bounds: pipelined SendMessage then a request refused with Connec
   CHECK(m.run->wait() == 0);
 }
 
-TEST_CASE("door bounds: twenty subscribers that never read a fast model's stream are dropped; memory stays bounded", "[process][bounds]") {
+TEST_CASE("door bounds: twenty subscribers that never read a fast model's stream are dropped, memory stays bounded", "[process][bounds]") {
   raise_own_fd_limit();
   FastModel model(8 * 1024 * 1024); // 8 MiB of answer text, as fast as the member takes it
   TempDir home, work, caps;
@@ -251,6 +251,27 @@ TEST_CASE("door bounds: twenty subscribers that never read a fast model's stream
               rss_before, peak, dropped, ended - dropped);
   CHECK(ended == 20);
   CHECK(peak < rss_before + 400 * 1024); // once 12.6 GB and growing
+  m.run->signal(SIGTERM);
+  CHECK(m.run->wait() == 0);
+}
+
+TEST_CASE("view bounds: mur view past its connection ceiling closes the rest at once and serves again after", "[process][bounds]") {
+  raise_own_fd_limit();
+  TempDir home, work, caps;
+  Member m = start_member(open_capsule(caps, script_inference), home, work, 1024);
+  const int port = free_port();
+  LaunchedMur view({"/bin/sh", "-c", "ulimit -n 1024 && exec \"$0\" \"$@\"", MUR_BINARY, "view", m.session, "--port", std::to_string(port)},
+                   {{"MURMUR_HOME", home.path}}, work.path);
+  REQUIRE(wait_listening(port, 30s));
+  std::vector<RawConn> held;
+  for (int i = 0; i < 200; ++i) held.emplace_back(port);
+  CHECK(count_closed(held, 200 - 64, 30s) == 200 - 64); // the view keeps 64 at most
+  held.clear();
+  RawConn page(port);
+  page.send("GET / HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) + "\r\nConnection: close\r\n\r\n");
+  CHECK(page.read_to_close(30s).rfind("HTTP/1.1 200", 0) == 0);
+  view.signal(SIGTERM);
+  view.wait();
   m.run->signal(SIGTERM);
   CHECK(m.run->wait() == 0);
 }

@@ -47,6 +47,11 @@ private:
 // many were closed then.
 std::size_t count_closed(std::vector<RawConn>& conns, std::size_t expected, std::chrono::milliseconds bound);
 
+// A loopback port free a moment ago (bound to 0, then closed).
+int free_port();
+// True once 127.0.0.1:port accepts a connection (tried every 50 ms, at most `bound`).
+bool wait_listening(int port, std::chrono::milliseconds bound);
+
 // VmRSS of `pid` in KiB (0 when unreadable).
 std::size_t rss_kib(pid_t pid);
 

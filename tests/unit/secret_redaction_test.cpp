@@ -27,7 +27,7 @@ SecretRedaction with_key() { return SecretRedaction({key}); }
 
 } // namespace
 
-TEST_CASE("redaction: every secret, anywhere, longest first; short ones only as words", "[redaction]") {
+TEST_CASE("redaction: every secret, anywhere, longest first, short ones only as words", "[redaction]") {
   SecretRedaction r({key, "sk-live-0123", ""});
   CHECK(r.size() == 2); // the empty one is ignored
   CHECK(r.redact("k=" + key + "," + key) == "k=[redacted],[redacted]");
