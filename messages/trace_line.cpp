@@ -68,7 +68,6 @@ bool has_kind(const json& v, Kind k) {
 
 // The field an event of this type cannot be read without ("" for none).
 const char* required_of(const std::string& type) {
-  if (type == "session_start") return "session_id";
   if (type == "member_call" || type == "member_call_start" || type == "member_call_busy" ||
       type == "delegation" || type == "delegation_start")
     return "call_id";

@@ -8,10 +8,10 @@
 // has its documented type: strings are strings, counts and times are integers in
 // [0, 2^53) (so offsets and sums of them never overflow), flags are booleans, `parent_id` is a
 // string or null, `formation_callees` an array of strings, `no_answer_below` an array of
-// objects of strings. A call's or a task's event names its `call_id` / `task_id`, a
-// session_start its `session_id`. Anything else is unreadable: skipped and counted by the
-// caller, never half-used (a forged `"call_id": null` drops the whole line). Fields no reader
-// knows are kept as written and never read. Blank lines are neither events nor unreadable.
+// objects of strings. A call's or a task's event names its `call_id` / `task_id`. Anything
+// else is unreadable: skipped and counted by the caller, never half-used (a forged
+// `"call_id": null` drops the whole line). Fields no reader knows are kept as written and
+// never read. Blank lines are neither events nor unreadable.
 // Issue 20, item 6: "Readers of trace files skip a line they cannot read (counted)".
 #pragma once
 
