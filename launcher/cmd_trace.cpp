@@ -52,7 +52,30 @@ json member_json(const SessionTrace& t) {
               {"delegation", t.delegation.empty() ? json(nullptr) : json(t.delegation)},
               {"spawner_ended", t.spawner_ended},
               {"session_end", t.session_end ? json(*t.session_end) : json(nullptr)},
-              {"ending", ending_of(t, running(t))}, {"dir", t.path}};
+              {"ending", ending_of(t, running(t))}, {"dir", t.path}, {"unreadable_lines", t.unreadable},
+              {"write_failed", t.write_failure.empty() ? json(nullptr) : json(t.write_failure)}};
+}
+
+std::string unreadable_lines(int n) { return std::to_string(n) + (n == 1 ? " line" : " lines") + " unreadable"; }
+
+std::string named(const SessionTrace& t) {
+  return (t.member.empty() ? t.capsule : t.member) + " (" + t.session_id + ")";
+}
+
+// What the traces say of themselves: lines skipped (W-TRC-001), writes that failed (W-TRC-002).
+std::vector<Failure> trace_warnings(const std::vector<SessionTrace>& sessions) {
+  std::vector<Failure> out;
+  for (const auto& s : sessions) {
+    if (s.unreadable > 0)
+      out.emplace_back("W-TRC-001",
+                       unreadable_lines(s.unreadable) + " in the trace of " + named(s) +
+                         ": skipped (not events as mur writes them)",
+                       "nothing to repair: every other line is shown; see what was written in " + s.path + "/trace.jsonl");
+    if (!s.write_failure.empty())
+      out.emplace_back("W-TRC-002", "the trace of " + named(s) + " is incomplete: " + s.write_failure,
+                       "free space on the file system that holds " + s.path + " (df -h); what the lost lines said is gone");
+  }
+  return out;
 }
 
 json call_json(const TracedCall& c) {
@@ -131,8 +154,13 @@ int cmd_trace_show(const std::string& target, bool as_json, bool full) {
     for (const auto& c : calls) cs.push_back(call_json(c));
     for (const auto& d : delegations) ds.push_back(call_json(d));
     const TraceTree tree = build_trace_tree(events_of(sessions));
+    int unreadable = 0;
+    for (const auto& s : sessions) unreadable += s.unreadable;
+    json warnings = json::array();
+    for (const auto& w : trace_warnings(sessions))
+      warnings.push_back(json{{"code", w.code()}, {"message", w.message()}, {"fix", w.fix()}});
     json out{{"members", members}, {"calls", cs}, {"delegations", ds}, {"started_ms", tree.started_at},
-             {"tasks", trace_tree_json(tree)}};
+             {"tasks", trace_tree_json(tree)}, {"unreadable_lines", unreadable}, {"warnings", warnings}};
     if (!sessions.front().formation_id.empty()) out["formation_id"] = sessions.front().formation_id;
     else out["session_id"] = sessions.front().session_id;
     std::cout << out.dump() << "\n";
@@ -153,6 +181,8 @@ int cmd_trace_show(const std::string& target, bool as_json, bool full) {
               << (m.retries ? ", " + std::to_string(m.retries) + " retried" : std::string())
               << (m.failed ? ", " + std::to_string(m.failed) + " failed" : std::string()) << "\n";
   }
+  for (const auto& w : trace_warnings(sessions))
+    std::cout << "warning[" << w.code() << "]: " << w.message() << " — Fix: " << w.fix() << "\n";
   const TraceTree tree = build_trace_tree(events_of(sessions));
   std::cout << "tasks (offsets from the first session's start):" << (tree.roots.empty() ? " none" : "") << "\n";
   std::cout << render_trace_tree(tree, full ? 0 : short_texts);

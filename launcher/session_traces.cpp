@@ -2,7 +2,9 @@
 
 #include "launcher/formation_dirs.hpp"
 #include "launcher/trace_fields.hpp"
+#include "member/trace_write_failure.hpp"
 #include "messages/ids.hpp"
+#include "messages/trace_line.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -10,6 +12,9 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
+#include <limits>
+#include <type_traits>
 #include <set>
 #include <unistd.h>
 
@@ -18,55 +23,63 @@ namespace fs = std::filesystem;
 namespace mur {
 
 std::optional<SessionTrace> read_session_trace(const std::string& dir) {
-  std::ifstream in(dir + "/trace.jsonl");
+  std::ifstream in(dir + "/trace.jsonl", std::ios::binary);
   if (!in) return std::nullopt;
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  TraceLines lines = read_trace_lines(text);
   SessionTrace t;
   t.path = dir;
+  t.unreadable = lines.unreadable;
+  // A last line without its newline: a write cut short (or one being made at this instant).
+  if (lines.tail > 0 && !blank_trace_line(std::string_view(text).substr(text.size() - lines.tail))) ++t.unreadable;
+  t.write_failure = trace_write_failure(dir);
   bool started = false;
-  for (std::string line; std::getline(in, line);) {
-    auto j = nlohmann::json::parse(line, nullptr, false);
-    if (!j.is_object()) continue;
-    const std::string type = j.value("event_type", "");
-    if (j.contains("timestamp") && j["timestamp"].is_number_integer()) t.last_ms = j["timestamp"].get<std::int64_t>();
-    t.events.push_back(j);
+  using trace_fields::flag;
+  using trace_fields::num;
+  using trace_fields::str;
+  for (auto& j : lines.events) {
+    const std::string type = str(j, "event_type");
+    t.last_ms = num(j, "timestamp");
     if (type == "session_start" && !started) {
       started = true;
-      t.session_id = j.value("session_id", "");
-      t.formation_id = j.value("formation_id", "");
-      t.member = j.value("formation_member", "");
-      t.capsule = j.value("capsule_name", "");
-      t.version = j.value("capsule_version", "");
-      t.started_ms = j.value("timestamp", std::int64_t{0});
-      t.spawned_by = j.value("spawned_by", "");
-      t.delegation = j.value("delegation", "");
+      t.session_id = str(j, "session_id");
+      t.formation_id = str(j, "formation_id");
+      t.member = str(j, "formation_member");
+      t.capsule = str(j, "capsule_name");
+      t.version = str(j, "capsule_version");
+      t.started_ms = num(j, "timestamp");
+      t.spawned_by = str(j, "spawned_by");
+      t.delegation = str(j, "delegation");
       if (!t.spawned_by.empty() && t.member.empty()) t.member = "capsule:" + t.capsule; // not a member: a child
-      if (j.contains("formation_callees") && j["formation_callees"].is_array())
-        for (const auto& c : j["formation_callees"])
-          if (c.is_string()) t.callees.push_back(c.get<std::string>());
+      t.callees = trace_fields::strs(j, "formation_callees");
     } else if (type == "formation_ended") {
       t.formation_ended = true;
     } else if (type == "spawner_ended") {
       t.spawner_ended = true;
     } else if (type == "session_end") {
-      t.session_end = j.value("exit_status", "");
+      t.session_end = str(j, "exit_status");
     } else if (type == "task_start") {
       ++t.tasks;
     } else if (type == "inference" && j.contains("model")) {
-      using trace_fields::num;
-      ++t.model.requests;
-      t.model.duration_ms += num(j, "duration_ms");
-      t.model.prompt_tokens += num(j, "prompt_tokens");
-      t.model.completion_tokens += num(j, "completion_tokens");
-      t.model.retries += static_cast<int>(num(j, "retries"));
-      if (j.value("decision", "") == "error") ++t.model.failed;
+      // Each field is below 2^53 (read_trace_line); the sums saturate rather than overflow.
+      auto add = [](auto& sum, std::int64_t n) {
+        using T = std::decay_t<decltype(sum)>;
+        sum = sum > std::numeric_limits<T>::max() - n ? std::numeric_limits<T>::max() : static_cast<T>(sum + n);
+      };
+      add(t.model.requests, 1);
+      add(t.model.duration_ms, num(j, "duration_ms"));
+      add(t.model.prompt_tokens, num(j, "prompt_tokens"));
+      add(t.model.completion_tokens, num(j, "completion_tokens"));
+      add(t.model.retries, std::min<std::int64_t>(num(j, "retries"), std::numeric_limits<int>::max()));
+      if (str(j, "decision") == "error") ++t.model.failed;
     } else if (type == "delegation") {
-      t.delegations.push_back(TracedCall{j.value("call_id", ""), t.member, "capsule:" + j.value("capsule", ""),
-                                         j.value("status", ""), j.value("duration_ms", std::int64_t{0}),
-                                         j.value("delivered", false)});
+      t.delegations.push_back(TracedCall{str(j, "call_id"), t.member, "capsule:" + str(j, "capsule"), str(j, "status"),
+                                         num(j, "duration_ms"), flag(j, "delivered")});
     } else if (type == "member_call") {
-      t.calls.push_back(TracedCall{j.value("call_id", ""), t.member, j.value("member", ""), j.value("status", ""),
-                                   j.value("duration_ms", std::int64_t{0}), j.value("delivered", false)});
+      t.calls.push_back(TracedCall{str(j, "call_id"), t.member, str(j, "member"), str(j, "status"),
+                                   num(j, "duration_ms"), flag(j, "delivered")});
     }
+    t.events.push_back(std::move(j));
   }
   if (!started) return std::nullopt;
   return t;

@@ -1,7 +1,9 @@
 // session_traces.hpp — reading sessions' trace.jsonl files back: who a session was, how it
 // ended, and every member call it made.
 //
-// Invariant: reading never changes a file; a line that does not parse is skipped; a session is
+// Invariant: reading never changes a file; every line is read by read_trace_line
+// (messages/trace_line.hpp): one it cannot read (or a last line without its newline) is skipped
+// and counted in `unreadable`, never fails the reader; a session is
 // named by its session_start line (its formation, member, capsule, callees). A formation's
 // sessions are found in the project's `.murmur/` (named by the formation's marker), the
 // current directory's `.murmur/`, and each `$MURMUR_HOME/formations/<frm>/<member>/.murmur/`.
@@ -57,7 +59,9 @@ struct SessionTrace {
   std::vector<TracedCall> delegations; // its `delegation` events (callee: capsule:<name>)
   int tasks = 0;
   ModelTotals model;
-  std::vector<nlohmann::json> events; // every line that parsed, in file order
+  std::vector<nlohmann::json> events; // every line that could be read, in file order
+  int unreadable = 0;                 // lines that could not be read (skipped)
+  std::string write_failure;          // the trace.incomplete marker's first line: a write failed ("" none)
 };
 
 std::optional<SessionTrace> read_session_trace(const std::string& session_dir);

@@ -5,6 +5,7 @@
 #include "launcher/trace_tree.hpp"
 #include "messages/ids.hpp"
 #include "messages/iso_time.hpp"
+#include "messages/trace_line.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -96,12 +97,12 @@ std::vector<std::string> TraceFollower::poll(bool all) {
       if (!ids::is_valid(s.path().filename().string(), ids::session) || others_.count(dir) || files_.count(path)) continue;
       const std::string line = first_trace_line(path);
       if (line.empty()) continue; // not flushed yet: next poll
-      auto j = json::parse(line, nullptr, false);
-      if (!j.is_object() || str(j, "formation_id") != formation_id_) {
+      auto j = read_trace_line(line);
+      if (!j || str(*j, "formation_id") != formation_id_) {
         others_.insert(dir);
         continue;
       }
-      files_[path] = File{str(j, "formation_member"), 0};
+      files_[path] = File{str(*j, "formation_member"), 0};
     }
   }
   // What each file gained, whole lines only.

@@ -1,9 +1,10 @@
 // trace_growth.cpp — see trace_growth.hpp.
 #include "launcher/trace_growth.hpp"
 
+#include "messages/trace_line.hpp"
+
 #include <fstream>
 #include <iterator>
-#include <sstream>
 
 namespace mur {
 
@@ -14,21 +15,21 @@ std::string first_trace_line(const std::string& path) {
   return line;
 }
 
-std::vector<nlohmann::json> read_new_events(const std::string& path, std::uint64_t& offset) {
-  std::vector<nlohmann::json> out;
+std::optional<nlohmann::json> first_trace_event(const std::string& path) {
+  const std::string line = first_trace_line(path);
+  if (line.empty()) return std::nullopt;
+  return read_trace_line(line);
+}
+
+std::vector<nlohmann::json> read_new_events(const std::string& path, std::uint64_t& offset, int* unreadable) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return out;
+  if (!in) return {};
   in.seekg(static_cast<std::streamoff>(offset));
   std::string rest((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const auto end = rest.rfind('\n');
-  if (end == std::string::npos) return out;
-  offset += end + 1;
-  std::istringstream lines(rest.substr(0, end + 1));
-  for (std::string line; std::getline(lines, line);) {
-    auto j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_object()) out.push_back(std::move(j));
-  }
-  return out;
+  TraceLines lines = read_trace_lines(rest);
+  offset += rest.size() - lines.tail;
+  if (unreadable) *unreadable += lines.unreadable;
+  return std::move(lines.events);
 }
 
 } // namespace mur

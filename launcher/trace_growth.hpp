@@ -2,13 +2,15 @@
 // line, and the whole lines it gained since the last read.
 //
 // Invariant: only whole lines are read (a line still being written — no newline yet — waits for
-// the next read, and the offset stays before it); a line that is not a JSON object is skipped.
+// the next read, and the offset stays before it); every line is read by read_trace_line
+// (messages/trace_line.hpp): one it cannot read is skipped and counted, never fails the reader.
 // Read-only. Shared by `--follow` / `run -v` (trace_follow) and `mur view` (view_state).
 #pragma once
 
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,7 +19,12 @@ namespace mur {
 // The file's first line, once it is whole ("" before).
 std::string first_trace_line(const std::string& path);
 
-// The events of the whole lines after `offset`; `offset` moves past the last one read.
-std::vector<nlohmann::json> read_new_events(const std::string& path, std::uint64_t& offset);
+// The event of the file's first line, once it is whole and readable (nullopt before, or when
+// it cannot be read).
+std::optional<nlohmann::json> first_trace_event(const std::string& path);
+
+// The events of the whole lines after `offset`; `offset` moves past the last one read; lines
+// that cannot be read are added to `*unreadable` (when given).
+std::vector<nlohmann::json> read_new_events(const std::string& path, std::uint64_t& offset, int* unreadable = nullptr);
 
 } // namespace mur

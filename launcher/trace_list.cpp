@@ -132,7 +132,8 @@ std::vector<Listed> sessions(const std::string& root) {
     const bool running = session_running(s);
     l.outcome = ending_of(s, running);
     l.extra = json{{"capsule", s.capsule}, {"version", s.version}, {"formation_id", s.formation_id},
-                   {"member", s.member}, {"tasks", s.tasks}, {"running", running}, {"dir", s.path}};
+                   {"member", s.member}, {"tasks", s.tasks}, {"running", running}, {"dir", s.path},
+                   {"unreadable_lines", s.unreadable}};
     out.push_back(std::move(l));
   }
   return out;

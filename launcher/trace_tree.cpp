@@ -13,6 +13,7 @@ namespace {
 
 using json = nlohmann::json;
 
+using trace_fields::flag;
 using trace_fields::num;
 using trace_fields::str;
 
@@ -61,8 +62,8 @@ struct Builder {
         if (t.status.empty()) t.status = "ended";
         t.state = str(e, "state"), t.answer = str(e, "answer"), t.reason = str(e, "reason");
         t.turns = static_cast<int>(num(e, "turns"));
-        if (e.contains("no_answer_below") && e["no_answer_below"].is_array())
-          for (const auto& n : e["no_answer_below"])
+        if (auto it = e.find("no_answer_below"); it != e.end() && it->is_array())
+          for (const auto& n : *it)
             if (n.is_object()) t.no_answer_below.push_back(str(n, "member") + " " + str(n, "status"));
         t.duration_ms = std::max<std::int64_t>(0, at - t.started_at);
       } else if ((type == "member_call_start" || type == "member_call") && !str(e, "call_id").empty()) {
@@ -81,7 +82,7 @@ struct Builder {
         // how long ago the call was made; else it ended then, duration_ms after it began.
         c.started_at = at - (e.contains("since_call_ms") ? num(e, "since_call_ms") : c.duration_ms);
         c.output = str(e, "output");
-        c.delivered = e.value("delivered", false), c.truncated = e.value("truncated", false);
+        c.delivered = flag(e, "delivered"), c.truncated = flag(e, "truncated");
       } else if ((type == "delegation_start" || type == "delegation") && !str(e, "call_id").empty()) {
         CallNode& c = call(str(e, "call_id"), task_id, s);
         c.kind = "delegation";
@@ -99,7 +100,7 @@ struct Builder {
         c.duration_ms = num(e, "duration_ms");
         c.started_at = at - (e.contains("since_call_ms") ? num(e, "since_call_ms") : c.duration_ms); // as member_call
         c.output = str(e, "output");
-        c.delivered = e.value("delivered", false), c.truncated = e.value("truncated", false);
+        c.delivered = flag(e, "delivered"), c.truncated = flag(e, "truncated");
       } else if (type == "call_refused") {
         const std::string key = "refused/" + s.session_id + "/" + std::to_string(refusals++);
         CallNode& c = call(key, task_id, s);

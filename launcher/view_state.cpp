@@ -4,6 +4,7 @@
 #include "launcher/trace_growth.hpp"
 #include "launcher/trace_fields.hpp"
 #include "messages/ids.hpp"
+#include "messages/trace_line.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -27,6 +28,7 @@ json duration(std::int64_t ms) { return ms < 0 ? json(nullptr) : json(ms); }
 struct Member {
   std::string name, session_id, capsule, version, ending;
   std::vector<std::string> callees;
+  int unreadable = 0; // lines of its trace that could not be read (skipped)
   bool started = false;
   json tasks = json::array();
 };
@@ -75,6 +77,7 @@ bool ViewSource::poll() {
   auto add = [this](const std::string& path, const std::string& member, const std::string& session_id) {
     files_[path] = File{sessions_.size(), 0};
     sessions_.push_back(SessionEvents{member, session_id, {}});
+    unreadable_.push_back(0);
   };
   // Delegated children live under their parent's session directory, at any depth
   // (children/<dlg_…>/.murmur/<ses_…>/): each is shown as `capsule:<name>`.
@@ -82,9 +85,9 @@ bool ViewSource::poll() {
     for (const auto& dir : child_session_dirs(session_dir)) {
       const std::string path = dir + "/trace.jsonl";
       if (!files_.count(path)) {
-        auto j = json::parse(first_trace_line(path), nullptr, false);
-        if (!j.is_object()) continue; // not flushed yet: next poll
-        add(path, "capsule:" + str(j, "capsule_name"), fs::path(dir).filename().string());
+        auto j = first_trace_event(path);
+        if (!j) continue; // not flushed yet: next poll
+        add(path, "capsule:" + str(*j, "capsule_name"), fs::path(dir).filename().string());
       }
       add_children(dir);
     }
@@ -92,8 +95,8 @@ bool ViewSource::poll() {
   if (!session_dir_.empty()) {
     const std::string path = session_dir_ + "/trace.jsonl";
     if (!files_.count(path)) { // named as in its formation, else by its capsule (once its first line is written)
-      auto j = json::parse(first_trace_line(path), nullptr, false);
-      if (j.is_object()) add(path, str(j, "formation_member").empty() ? str(j, "capsule_name") : str(j, "formation_member"), session_id_);
+      if (auto j = first_trace_event(path))
+        add(path, str(*j, "formation_member").empty() ? str(*j, "capsule_name") : str(*j, "formation_member"), session_id_);
     }
     add_children(session_dir_);
   } else {
@@ -109,12 +112,12 @@ bool ViewSource::poll() {
         }
         const std::string line = first_trace_line(path);
         if (line.empty()) continue; // not flushed yet: next poll
-        auto j = json::parse(line, nullptr, false);
-        if (!j.is_object() || str(j, "formation_id") != formation_id_) {
+        auto j = read_trace_line(line);
+        if (!j || str(*j, "formation_id") != formation_id_) {
           others_.insert(dir);
           continue;
         }
-        add(path, str(j, "formation_member"), s.path().filename().string());
+        add(path, str(*j, "formation_member"), s.path().filename().string());
         add_children(dir);
       }
     }
@@ -122,7 +125,7 @@ bool ViewSource::poll() {
   // What each file gained, whole lines only.
   bool read = false;
   for (auto& [path, f] : files_)
-    for (auto& j : read_new_events(path, f.offset)) {
+    for (auto& j : read_new_events(path, f.offset, &unreadable_[f.session])) {
       sessions_[f.session].events.push_back(std::move(j));
       read = true;
     }
@@ -141,13 +144,12 @@ json ViewSource::state(bool running, std::int64_t now_ms) const {
     m.started = true;
     m.session_id = s.session_id;
     m.ending = "running";
+    m.unreadable = unreadable_[static_cast<std::size_t>(&s - sessions_.data())];
     for (const auto& e : s.events) {
       const std::string type = str(e, "event_type");
       if (type == "session_start") {
         m.capsule = str(e, "capsule_name"), m.version = str(e, "capsule_version");
-        if (e.contains("formation_callees") && e["formation_callees"].is_array())
-          for (const auto& c : e["formation_callees"])
-            if (c.is_string()) m.callees.push_back(c.get<std::string>());
+        m.callees = trace_fields::strs(e, "formation_callees");
       } else if (type == "formation_ended") {
         m.ending = "formation ended";
       } else if (type == "session_end") {
@@ -164,7 +166,8 @@ json ViewSource::state(bool running, std::int64_t now_ms) const {
   json ms = json::array();
   for (const auto& m : members)
     ms.push_back(json{{"name", m.name}, {"session_id", m.session_id}, {"capsule", m.capsule}, {"version", m.version},
-                      {"callees", m.callees}, {"state", m.ending}, {"tasks", m.tasks}});
+                      {"callees", m.callees}, {"state", m.ending}, {"tasks", m.tasks},
+                      {"unreadable_lines", m.unreadable}});
   json out{{"running", running},       {"now_ms", now_ms},         {"started_ms", tree.started_at},
            {"members", ms},            {"in_flight", in_flight},   {"tasks", trace_tree_json(tree)}};
   if (!formation_id_.empty()) out["formation_id"] = formation_id_;

@@ -50,6 +50,7 @@ private:
   std::map<std::string, File> files_; // by trace file path
   std::set<std::string> others_;      // session directories of other formations
   std::vector<SessionEvents> sessions_;
+  std::vector<int> unreadable_;       // per session: lines that could not be read (skipped)
 };
 
 } // namespace mur

@@ -6,6 +6,7 @@
 #include "capsule/harness_program.hpp"
 #include "capsule/murmur_home.hpp"
 #include "member/harness_model.hpp"
+#include "member/program_dir.hpp"
 #include "os/harness_isolation.hpp"
 #include "messages/failure.hpp"
 #include "messages/model_endpoint.hpp"
@@ -72,10 +73,14 @@ StartedModel start_model(caf::actor_system& sys, const Manifest& m, const std::s
         hs.env.emplace_back(name, value);
       }
     }
-    hs.workdir = workdir;
-    // The program may use its own directory and read its capsule; every formation's member
-    // directories and the global store ($MURMUR_HOME) are hidden from it (Landlock).
+    // The program runs beside its member's sessions, out of their reach, when the member's
+    // directory is one mur made (member/program_dir.hpp); every formation's member directories
+    // and the global store ($MURMUR_HOME) are hidden from it (Landlock); it may use its own
+    // directory and read its capsule.
+    const ProgramDir pd = program_dir_for(workdir, murmur_home());
+    hs.workdir = pd.dir;
     std::vector<std::string> hidden{murmur_home()};
+    for (const auto& h : pd.hidden) hidden.push_back(h);
     // A peer (its directory is not the project) is also kept out of the project's .murmur: the
     // entry's sessions and traces, the project store (MURMUR_PROJECT_DIR, set by the launcher).
     if (auto project = env("MURMUR_PROJECT_DIR"); project && !project->empty()) {
@@ -83,7 +88,7 @@ StartedModel start_model(caf::actor_system& sys, const Manifest& m, const std::s
       const std::string proj = std::filesystem::weakly_canonical(*project).string();
       if (own != proj && own.rfind(proj + "/", 0) != 0) hidden.push_back(proj + "/.murmur");
     }
-    hs.isolation = isolation_for(workdir, capsule_folder(m), hidden);
+    hs.isolation = isolation_for(pd.dir, capsule_folder(m), hidden);
     const std::string warning = isolation_warning(hs.isolation, m.name);
     if (!warning.empty()) std::cerr << "warning " << warning << "\n";
     hs.turn_timeout = std::chrono::seconds(inf.turn_timeout_secs);

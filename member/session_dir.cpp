@@ -1,9 +1,12 @@
 #include "member/session_dir.hpp"
 
 #include "os/unique_fd.hpp"
+#include "member/trace_write_failure.hpp"
 #include "messages/failure.hpp"
 
+#include <algorithm>
 #include <cerrno>
+#include <iostream>
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
@@ -39,13 +42,19 @@ namespace {
 
 // trace.jsonl, appended in whole lines: lines gather in memory and reach the file in one
 // write(2) per flush, when 64 KiB have gathered, when the recorder asks, and when it is dropped.
+// A flush that writes less than it holds (a full disk, an I/O error) loses the rest of its
+// lines, the session goes on: the first failure of a run of them is one W-TRC-003 line on
+// stderr, every failure marks the session (trace.incomplete), and the next flush first ends the
+// line the failure cut, so that only that line is unreadable.
 class TraceFile {
 public:
-  explicit TraceFile(const std::string& path)
-      : fd_(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600)) {
+  TraceFile(const SessionDir& dir, TraceWriteFn write)
+      : dir_(dir.path), path_(dir.trace_path), write_(std::move(write)),
+        fd_(::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600)) {
     if (!fd_.valid())
-      throw Failure("E-RUN-007", "cannot open " + path + " for writing (" + std::strerror(errno) + ")",
+      throw Failure("E-RUN-007", "cannot open " + path_ + " for writing (" + std::strerror(errno) + ")",
                     "pass --workdir with a writable directory");
+    if (!write_) write_ = [](int fd, const void* data, std::size_t size) { return ::write(fd, data, size); };
     held_.reserve(held_limit);
   }
   TraceFile(const TraceFile&) = delete;
@@ -58,26 +67,56 @@ public:
     if (held_.size() >= held_limit) flush();
   }
   void flush() {
+    if (held_.empty()) return;
+    if (torn_) held_.insert(held_.begin(), '\n'); // ends the line a failed write cut
     std::size_t done = 0;
+    int err = 0;
     while (done < held_.size()) {
-      const ssize_t n = ::write(fd_.get(), held_.data() + done, held_.size() - done);
+      const ssize_t n = write_(fd_.get(), held_.data() + done, held_.size() - done);
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break; // a full disk: the lines are lost, the session goes on
+      if (n <= 0) {
+        err = n < 0 ? errno : 0;
+        break;
+      }
       done += static_cast<std::size_t>(n);
+    }
+    if (done == held_.size()) {
+      torn_ = false;
+      failing_ = false;
+    } else {
+      failed(done, err);
     }
     held_.clear();
   }
 
 private:
+  void failed(std::size_t done, int err) {
+    // The file ends inside a line unless nothing, or everything up to a newline, was written.
+    if (done > 0) torn_ = held_[done - 1] != '\n';
+    const std::size_t lost = static_cast<std::size_t>(std::count(held_.begin() + static_cast<std::ptrdiff_t>(done), held_.end(), '\n'));
+    const std::string why = err ? std::string(std::strerror(err)) : std::string("nothing more was written");
+    const std::string what = "writing " + path_ + " failed (" + why + ") after " + std::to_string(done) + " of " +
+                             std::to_string(held_.size()) + " bytes: " + std::to_string(lost) + " trace line(s) lost";
+    mark_trace_incomplete(dir_, what);
+    if (failing_) return; // one line on stderr per run of failures
+    failing_ = true;
+    std::cerr << "warning W-TRC-003: " << what << "; mur trace show will say the trace is incomplete. Fix: free space on "
+              << "the file system that holds " << dir_ << " (df -h)\n" << std::flush;
+  }
+
   static constexpr std::size_t held_limit = 64 * 1024;
+  std::string dir_, path_;
+  TraceWriteFn write_;
   UniqueFd fd_;
   std::string held_;
+  bool torn_ = false;    // the file ends in a line a failed write cut
+  bool failing_ = false; // the last flush failed (its W-TRC-003 is said)
 };
 
 } // namespace
 
-TraceSink trace_file_sink(const SessionDir& dir) {
-  auto file = std::make_shared<TraceFile>(dir.trace_path);
+TraceSink trace_file_sink(const SessionDir& dir, TraceWriteFn write) {
+  auto file = std::make_shared<TraceFile>(dir, std::move(write));
   return TraceSink(
     [file](const std::string& line) {
       file->write(line);

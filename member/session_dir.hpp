@@ -5,7 +5,10 @@
 // with their newlines, gathered in memory and written in one write(2) per flush, so a reader
 // never sees half a line and a line costs no system call; the trace recorder flushes at most
 // 200 ms after a line and at the session's end (trace_recorder.hpp), and the sink flushes when
-// 64 KiB have gathered and when it is dropped, so a crash loses at most the last 200 ms;
+// 64 KiB have gathered and when it is dropped, so a crash loses at most the last 200 ms; a
+// write that writes less or fails (ENOSPC) is said once on stderr (W-TRC-003), remembered in
+// the session's trace.incomplete marker (member/trace_write_failure.hpp) and cuts at most one
+// line (the next flush ends it first);
 // result.txt holds the newest finished task (the answer, `error: <why>` or `no answer: <why>`):
 // it is kept open and overwritten in place (pwrite at 0, ftruncate only when it shrinks), so a
 // door that serves thousands of tasks a second does not reopen and truncate a file for each.
@@ -19,6 +22,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <sys/types.h>
 
 namespace mur {
 
@@ -31,8 +35,11 @@ struct SessionDir {
 // Creates the directories (E-RUN-007 when it cannot).
 SessionDir make_session_dir(const std::string& workdir, const std::string& session_id);
 
+// How the sink writes: write(2) by default; tests hand in one that fails.
+using TraceWriteFn = std::function<ssize_t(int fd, const void* data, std::size_t size)>;
+
 // A buffered trace sink appending to trace.jsonl.
-TraceSink trace_file_sink(const SessionDir& dir);
+TraceSink trace_file_sink(const SessionDir& dir, TraceWriteFn write = {});
 
 // What out/result.txt holds for a finished task.
 std::string result_text(const TaskView& task);

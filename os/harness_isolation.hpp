@@ -15,9 +15,11 @@
 //
 // Cost: directories that hold a hidden root (e.g. $HOME when $MURMUR_HOME is ~/.murmur, the
 // project directory for a peer) keep every entry they had when the turn started, but the
-// program cannot create new entries directly in them. Not covered: the program's own member
-// directory holds that member's session directory (.murmur/<ses_id>/, its trace), which the
-// program can therefore read and write.
+// program cannot create new entries directly in them. A peer's (or delegated child's) program
+// runs in <member dir>/work/, with its member directory hidden, so its sessions (.murmur/, the
+// trace) are out of its reach (member/program_dir.hpp). Not covered: the entry's program runs
+// in the project directory, which holds the entry's sessions (.murmur/<ses_id>/, its trace): it
+// can read and write them.
 //
 // How: the plan is plain data (paths). spawn_isolated builds the ruleset, then starts the child
 // from a short-lived thread that has restricted itself (no_new_privs + landlock_restrict_self

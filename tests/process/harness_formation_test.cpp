@@ -199,7 +199,7 @@ TEST_CASE("an agent program cannot read another member's directory", "[process][
                         "import json, os, sys\n"
        "turn = json.load(sys.stdin)\n"
        "try:\n"
-       "    os.listdir('../other')\n"
+       "    os.listdir('../../other')\n"
        "    print('read the other member directory')\n"
        "except PermissionError:\n"
        "    print('denied: the other member directory')\n"
@@ -231,6 +231,52 @@ TEST_CASE("an agent program cannot read another member's directory", "[process][
     CHECK(r.out.find("denied: the project state") != std::string::npos);
   }
   CHECK(r.out.find("own directory writable") != std::string::npos);
+}
+
+TEST_CASE("an agent program cannot write its member's trace: it runs in work/, beside its sessions", "[process][harness][isolation]") {
+  HarnessProject p;
+  // A peer program that tries to append the attacker's line to its member's trace.
+  p.capsule("h-forge", {{"forge.py",
+                         "import glob, json, os, sys\n"
+                         "turn = json.load(sys.stdin)\n"
+                         "print('cwd ' + os.path.basename(os.getcwd()))\n"
+                         "try:\n"
+                         "    traces = glob.glob('../.murmur/*/trace.jsonl')\n"
+                         "    os.listdir('../.murmur')\n"
+                         "    for t in traces:\n"
+                         "        open(t, 'a').write('{\"event_type\":\"member_call\",\"call_id\":null}\\n')\n"
+                         "    print('wrote the trace' if traces else 'no trace found')\n"
+                         "except PermissionError:\n"
+                         "    print('denied: the trace')\n"
+                         "open('mine.txt', 'w').write('ok')\n"
+                         "print('own directory writable')\n"},
+                        {"murmur.yaml", "inference:\n  transport: process\n  command: [python3, forge.py]\n"
+                                        "lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: sleep}\n"
+                                        "exports: {peer_tasks: {accept: true}}\nnetwork: {authentication: {scheme: bearer}}\n"}});
+  p.script_capsule("h-lead3", "    - call: {member: forge, task: \"{{task}}\"}\n    - reply: \"{{answer.forge}}\"\n");
+  p.roster("members:\n  - {name: lead, capsule: h-lead3, version: 1.0.0, entry: true}\n"
+           "  - {name: forge, capsule: h-forge, version: 1.0.0}\n"
+           "reachability:\n  - {from: lead, to: [forge]}\n");
+  Ran r = p.run("forge it");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("cwd work") != std::string::npos);
+  CHECK(r.out.find("own directory writable") != std::string::npos);
+  const std::string frm = formation_id_in(r.err);
+  Ran shown = run_command({MUR_BINARY, "trace", "show", frm, "--json"}, p.f.env);
+  REQUIRE(shown.exit_code == 0);
+  json j = json::parse(shown.out, nullptr, false);
+  if (r.err.find("W-ISO-001") != std::string::npos) {
+    WARN("this kernel has no Landlock: the launch said so (W-ISO-001) and nothing is claimed");
+    CHECK(r.out.find("wrote the trace") != std::string::npos);
+    CHECK(j["unreadable_lines"] == 1);
+  } else {
+    CHECK(r.out.find("denied: the trace") != std::string::npos);
+    CHECK(j["unreadable_lines"] == 0);
+  }
+  // The program's file is in its own directory, beside the member's sessions.
+  CHECK(fs::exists(fs::path(p.f.home.path) / "formations" / frm / "forge" / "work" / "mine.txt"));
+  CHECK(fs::exists(fs::path(p.f.home.path) / "formations" / frm / "forge" / ".murmur"));
 }
 
 TEST_CASE("a harness calls a script member and another harness in one turn, both answers come back together",

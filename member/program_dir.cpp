@@ -1,0 +1,64 @@
+// program_dir.cpp — see program_dir.hpp.
+#include "member/program_dir.hpp"
+
+#include "messages/failure.hpp"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+namespace fs = std::filesystem;
+
+namespace mur {
+namespace {
+
+fs::path resolved(const std::string& p) {
+  std::error_code ec;
+  fs::path abs = fs::absolute(p, ec);
+  if (ec) abs = p;
+  fs::path out = fs::weakly_canonical(abs, ec);
+  return ec ? abs.lexically_normal() : out;
+}
+
+bool under(const fs::path& root, const fs::path& p) {
+  auto r = root.begin(), q = p.begin();
+  for (; r != root.end(); ++r, ++q) {
+    if (r->empty()) continue;
+    if (q == p.end() || *r != *q) return false;
+  }
+  return true;
+}
+
+} // namespace
+
+ProgramDir program_dir_for(const std::string& workdir, const std::string& murmur_home) {
+  const fs::path w = resolved(workdir);
+  ProgramDir out;
+  // The outermost `.murmur` directory W lies under (not W itself).
+  fs::path dot_murmur, walked;
+  for (auto it = w.begin(); it != w.end(); ++it) {
+    walked /= *it;
+    if (*it == ".murmur" && std::next(it) != w.end()) {
+      dot_murmur = walked;
+      break;
+    }
+  }
+  const bool made_by_mur = (!murmur_home.empty() && under(resolved(murmur_home), w)) || !dot_murmur.empty();
+  if (!made_by_mur) {
+    out.dir = w.string();
+    out.trace_in_reach = true;
+    return out;
+  }
+  const fs::path work = w / "work";
+  if ((::mkdir(w.c_str(), 0700) != 0 && errno != EEXIST) || (::mkdir(work.c_str(), 0700) != 0 && errno != EEXIST))
+    throw Failure("E-RUN-007", "cannot create the agent program's directory " + work.string() + " (" + std::strerror(errno) + ")",
+                  "check that the member's directory " + w.string() + " is writable");
+  out.dir = work.string();
+  out.hidden.push_back(w.string());
+  if (!dot_murmur.empty()) out.hidden.push_back(dot_murmur.string());
+  return out;
+}
+
+} // namespace mur
