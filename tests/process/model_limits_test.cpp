@@ -136,7 +136,7 @@ TEST_CASE("http models: endless streams end at their caps with E-MOD-033..036 an
   CHECK(next["state"] == "completed");
 }
 
-TEST_CASE("http models: a stream error quoting the key is E-MOD-032 with [redacted], and the key is shown nowhere",
+TEST_CASE("http models: a stream error quoting the key is E-MOD-032 with the key redacted, and shown nowhere",
           "[process][models][redaction]") {
   const std::string key = "replay-secret-key-7f3a9c2e5b81";
   Pair p("key-in-stream-error", "  api_key: ${REPLAY_MODEL_KEY}\n", {{"REPLAY_MODEL_KEY", key}});
