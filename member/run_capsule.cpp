@@ -247,6 +247,10 @@ Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manif
   if (!grant) rec.operator_token = operator_token;
   rec.credential_tokens = credential_tokens;
   write_running_record(rec);
+  // The trace's first lines reach the disk before anyone is told the session is ready: asking
+  // the recorder for its lines flushes its sink, so `mur view` or `mur trace show` started on
+  // the readiness line finds the trace.
+  self->request(s.trace, caf::infinite, trace_atom_v).receive([](const std::vector<std::string>&) {}, [](const caf::error&) {});
   print_ready(o, m, s.id, s.server->url(), s.workdir, formation.id);
   return s;
 }

@@ -259,15 +259,7 @@ TEST_CASE("view bounds: mur view past its connection ceiling closes the rest at 
   raise_own_fd_limit();
   TempDir home, work, caps;
   Member m = start_member(open_capsule(caps, script_inference), home, work, 1024);
-  // The trace's first lines reach the file within 200 ms of the door's readiness (the recorder
-  // gathers them); mur view reads the trace, so it waits for the file (bounded).
-  const std::string trace = work.path + "/.murmur/" + m.session + "/trace.jsonl";
-  auto written = [&] {
-    std::error_code ec;
-    return std::filesystem::file_size(trace, ec) > 0 && !ec;
-  };
-  for (int i = 0; i < 300 && !written(); ++i) std::this_thread::sleep_for(20ms);
-  REQUIRE(written());
+  // mur view reads the trace: its first lines are on disk before the readiness line.
   const int port = free_port();
   LaunchedMur view({"/bin/sh", "-c", "ulimit -n 1024 && exec \"$0\" \"$@\"", MUR_BINARY, "view", m.session, "--port", std::to_string(port)},
                    {{"MURMUR_HOME", home.path}}, work.path);
