@@ -10,6 +10,9 @@
 // Every launch carries --deadline; no assertion is a timing.
 #include <catch2/catch.hpp>
 
+#include <chrono>
+#include <thread>
+
 #include "formation_fixture.hpp"
 #include "launched_mur.hpp"
 #include "model_replay.hpp"
@@ -159,7 +162,14 @@ TEST_CASE("http models: a stream error quoting the key is E-MOD-032 with the key
   CHECK(got.dump().find("[redacted]") != std::string::npos);
   CHECK(got.dump().find(key) == std::string::npos);
 
-  Ran shown = run_command({MUR_BINARY, "trace", "show", p.s->id(), "--json"}, p.m.f.env);
+  // The member's trace reaches the disk within 200 ms of a line (the recorder gathers lines):
+  // read it again until the failure is there (bounded).
+  Ran shown;
+  for (int i = 0; i < 100; ++i) {
+    shown = run_command({MUR_BINARY, "trace", "show", p.s->id(), "--json"}, p.m.f.env);
+    if (shown.out.find("E-MOD-032") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
   INFO(shown.err);
   CHECK(shown.exit_code == 0);
   CHECK(shown.out.find("E-MOD-032") != std::string::npos);
