@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include "launched_mur.hpp"
+#include "door_http.hpp"
 #include "run_command.hpp"
 
 #include "http/curl_pool.hpp"
@@ -80,28 +81,8 @@ struct Reply {
 
 // One HTTP call to a door, waited for.
 Reply http(const std::string& url, const std::string& method, const std::string& body, const std::string& token) {
-  mur::CurlPool pool;
-  std::mutex mu;
-  std::condition_variable cv;
-  bool done = false;
-  Reply out;
-  mur::HttpCall c;
-  c.url = url;
-  c.method = method;
-  c.body = body;
-  c.headers = {"Content-Type: application/json", "A2A-Version: 1.0"};
-  if (!token.empty()) c.headers.push_back("Authorization: Bearer " + token);
-  c.on_done = [&](long status, std::string text, std::string) {
-    std::lock_guard<std::mutex> lock(mu);
-    out.status = status;
-    out.body = json::parse(text, nullptr, false);
-    done = true;
-    cv.notify_all();
-  };
-  pool.submit(std::move(c));
-  std::unique_lock<std::mutex> lock(mu);
-  cv.wait(lock, [&] { return done; });
-  return out;
+  auto r = door_http(url, method, body, token);
+  return Reply{r.status, std::move(r.body)};
 }
 
 Reply rpc(const std::string& url, const mur::DoorRequest& req, const std::string& token) {

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "formation_fixture.hpp"
+#include "door_http.hpp"
 #include "launched_mur.hpp"
 #include "model_replay.hpp"
 #include "run_command.hpp"
@@ -62,26 +63,9 @@ json get_task(const FormationFixture& f, const std::string& session, const std::
   mur::DoorRequest get;
   get.method = "GetTask";
   get.task_id = task_id;
-  mur::CurlPool pool;
-  std::mutex mu;
-  std::condition_variable cv;
-  bool done = false;
-  json out;
-  mur::HttpCall c;
-  c.url = rec["url"].get<std::string>() + "/";
-  c.body = mur::a2a::request_json("t-1", get).dump();
-  c.headers = {"Content-Type: application/json", "A2A-Version: 1.0",
-               "Authorization: Bearer " + rec["operator_token"].get<std::string>()};
-  c.on_done = [&](long, std::string body, std::string) {
-    std::lock_guard<std::mutex> lock(mu);
-    out = json::parse(body, nullptr, false);
-    done = true;
-    cv.notify_all();
-  };
-  pool.submit(std::move(c));
-  std::unique_lock<std::mutex> lock(mu);
-  cv.wait(lock, [&] { return done; });
-  return out;
+  return door_http(rec["url"].get<std::string>() + "/", "POST", mur::a2a::request_json("t-1", get).dump(),
+                   rec["operator_token"].get<std::string>())
+    .body;
 }
 
 struct Pair {
