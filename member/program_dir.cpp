@@ -1,5 +1,6 @@
 // program_dir.cpp — see program_dir.hpp.
 #include "member/program_dir.hpp"
+#include "os/path_within.hpp"
 
 #include "messages/failure.hpp"
 
@@ -12,29 +13,9 @@
 namespace fs = std::filesystem;
 
 namespace mur {
-namespace {
-
-fs::path resolved(const std::string& p) {
-  std::error_code ec;
-  fs::path abs = fs::absolute(p, ec);
-  if (ec) abs = p;
-  fs::path out = fs::weakly_canonical(abs, ec);
-  return ec ? abs.lexically_normal() : out;
-}
-
-bool under(const fs::path& root, const fs::path& p) {
-  auto r = root.begin(), q = p.begin();
-  for (; r != root.end(); ++r, ++q) {
-    if (r->empty()) continue;
-    if (q == p.end() || *r != *q) return false;
-  }
-  return true;
-}
-
-} // namespace
 
 ProgramDir program_dir_for(const std::string& workdir, const std::string& murmur_home) {
-  const fs::path w = resolved(workdir);
+  const fs::path w = resolved_path(workdir);
   ProgramDir out;
   // The outermost `.murmur` directory W lies under (not W itself).
   fs::path dot_murmur, walked;
@@ -45,7 +26,7 @@ ProgramDir program_dir_for(const std::string& workdir, const std::string& murmur
       break;
     }
   }
-  const bool made_by_mur = (!murmur_home.empty() && under(resolved(murmur_home), w)) || !dot_murmur.empty();
+  const bool made_by_mur = (!murmur_home.empty() && path_within(resolved_path(murmur_home), w)) || !dot_murmur.empty();
   if (!made_by_mur) {
     out.dir = w.string();
     out.trace_in_reach = true;

@@ -1,4 +1,5 @@
 #include "os/harness_isolation.hpp"
+#include "os/path_within.hpp"
 
 #include "messages/failure.hpp"
 #include "os/unique_fd.hpp"
@@ -65,23 +66,6 @@ std::size_t ruleset_attr_size(int abi) {
   return sizeof(std::uint64_t);
 }
 
-// `p` made absolute and canonical as far as it exists; the rest appended as written.
-fs::path resolved(const std::string& p) {
-  std::error_code ec;
-  fs::path abs = fs::absolute(p, ec);
-  if (ec) abs = p;
-  fs::path out = fs::weakly_canonical(abs, ec);
-  return ec ? abs.lexically_normal() : out;
-}
-
-bool within(const fs::path& root, const fs::path& p) {
-  auto r = root.begin(), q = p.begin();
-  for (; r != root.end(); ++r, ++q) {
-    if (r->empty()) continue; // a trailing separator
-    if (q == p.end() || *r != *q) return false;
-  }
-  return true;
-}
 
 // Every entry of every directory that holds a hidden root, except the hidden roots and the way
 // to them: together with the hidden roots, that is the whole file tree. Symlinks are left out (a
@@ -94,8 +78,8 @@ void everything_but(const fs::path& dir, const std::vector<fs::path>& hidden, st
     if (it->is_symlink(ec)) continue;
     bool is_hidden = false, holds_hidden = false;
     for (const auto& h : hidden) {
-      if (within(h, child)) is_hidden = true;
-      else if (within(child, h)) holds_hidden = true;
+      if (path_within(h, child)) is_hidden = true;
+      else if (path_within(child, h)) holds_hidden = true;
     }
     if (is_hidden) continue;
     if (holds_hidden) everything_but(child, hidden, out);
@@ -164,16 +148,16 @@ IsolationPlan isolation_for(const std::string& own_dir, const std::string& capsu
   plan.landlock_abi = abi;
   std::vector<fs::path> hidden;
   for (const auto& h : hidden_roots) {
-    hidden.push_back(resolved(h));
+    hidden.push_back(resolved_path(h));
     plan.hidden_roots.push_back(hidden.back().string());
   }
-  const fs::path own = resolved(own_dir);
-  const fs::path capsule = resolved(capsule_dir);
+  const fs::path own = resolved_path(own_dir);
+  const fs::path capsule = resolved_path(capsule_dir);
   if (hidden.empty()) plan.full.push_back("/");
   else everything_but(fs::path("/"), hidden, plan.full);
   // A rule on a directory that holds a hidden root would open all of it again.
   auto holds_hidden = [&](const fs::path& p) {
-    return std::any_of(hidden.begin(), hidden.end(), [&](const fs::path& h) { return within(p, h); });
+    return std::any_of(hidden.begin(), hidden.end(), [&](const fs::path& h) { return path_within(p, h); });
   };
   if (holds_hidden(own)) plan.own_dir_limited = true;
   else plan.full.push_back(own.string());
