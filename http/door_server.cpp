@@ -107,7 +107,9 @@ struct Shared {
   std::condition_variable cv;
   std::set<caf::actor> streams;
   bool stopping = false;
-  std::shared_ptr<restinio::asio_ns::io_context> io = std::make_shared<restinio::asio_ns::io_context>();
+  // The server's io context, owned by the running server alone (a strong reference here would
+  // make a cycle through its pending handlers, and the process would never wind down).
+  std::weak_ptr<restinio::asio_ns::io_context> io;
 
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port.load()); }
   a2a::CardFacts card() const {
@@ -394,7 +396,8 @@ restinio::request_handling_status_t on_request(const std::shared_ptr<Shared>& sh
     // for a pipelined request from within its own write completion, and an answer given there
     // with `Connection: close` trips its assertion `!m_response_coordinator.closed()` (a Debug
     // build aborts; tests/process/door_bounds_test.cpp sends exactly that sequence).
-    restinio::asio_ns::post(*sh->io, [req, answer = std::move(*a)]() mutable { reply_answer(req, std::move(answer)); });
+    if (auto io = sh->io.lock())
+      restinio::asio_ns::post(*io, [req, answer = std::move(*a)]() mutable { reply_answer(req, std::move(answer)); });
     return restinio::request_accepted();
   }
   auto& call = std::get<DoorCall>(decided);
@@ -427,9 +430,11 @@ DoorServer::DoorServer(DoorServerSetup setup) : impl_(std::make_unique<Impl>()) 
   // (80 KiB by default, then a silent close): raised so the door itself answers 414/431.
   http_parser_set_max_header_size(4u * 1024 * 1024);
   try {
+    auto io = std::make_shared<restinio::asio_ns::io_context>();
+    sh->io = io;
     auto settings = gated_settings(sh->setup.max_connections);
     impl_->server = restinio::run_async(
-      restinio::io_context_holder_t{sh->io},
+      restinio::io_context_holder_t{std::move(io)},
       std::move(settings
         .address("127.0.0.1")
         .port(sh->setup.port)
@@ -495,7 +500,9 @@ struct ListenerShared {
   LoopbackListener::Handler handler;
   std::size_t max_body = 0;
   std::size_t max_stream_bytes = 0; // a stream's bytes on their way to a slow peer, at most
-  std::shared_ptr<restinio::asio_ns::io_context> io = std::make_shared<restinio::asio_ns::io_context>();
+  // The server's io context, owned by the running server alone (a strong reference here would
+  // make a cycle through its pending handlers, and the process would never wind down).
+  std::weak_ptr<restinio::asio_ns::io_context> io;
   std::atomic<std::uint16_t> port{0};
   std::mutex mu;         // guards every responder's state and the open streams
   bool stopping = false; // then no answer is written any more
@@ -608,7 +615,9 @@ LoopbackListener::LoopbackListener(Handler handler, std::size_t max_body, std::u
   // The handler runs after RESTinio's own handler returned (posted), so an answer it gives at
   // once is never written from inside RESTinio's pipelining (see the door's on_request).
   auto on_request = [sh](const restinio::request_handle_t& req) {
-    restinio::asio_ns::post(*sh->io, [sh, req]() {
+    auto io = sh->io.lock();
+    if (!io) return restinio::request_rejected(); // stopping
+    restinio::asio_ns::post(*io, [sh, req]() {
       auto responder = std::make_shared<RestinioResponder>(sh, req);
       if (req->body().size() > sh->max_body) {
         responder->answer(PlainAnswer{413, {{"Content-Type", "application/json"}}, "{\"error\":\"the body is too large\"}"});
@@ -624,9 +633,11 @@ LoopbackListener::LoopbackListener(Handler handler, std::size_t max_body, std::u
     return restinio::request_accepted();
   };
   try {
+    auto io = std::make_shared<restinio::asio_ns::io_context>();
+    sh->io = io;
     auto settings = gated_settings(bounds.max_connections);
     impl_->server = restinio::run_async(
-      restinio::io_context_holder_t{sh->io},
+      restinio::io_context_holder_t{std::move(io)},
       std::move(settings
         .address("127.0.0.1")
         .port(port)
