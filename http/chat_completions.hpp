@@ -12,7 +12,8 @@
 // StreamCaps (http/stream_caps.hpp): the first cap passed fails it (E-MOD-033/034/035), and a
 // fragment that would pass the text cap never reaches the sink. Server text quoted in a failure
 // goes through the SecretRedaction given before it is cut.
-// Spec: issue 11 items 2 and 4, issue 20 items 4–5; models-and-mcp.md "OpenAI-compatible Chat Completions".
+// Rule: OpenAI-compatible Chat Completions, streamed or not; every streamed part is capped
+// (docs/models.md "Limits") and no server text leaves without the redaction rule.
 #pragma once
 
 #include "http/model_failure.hpp"

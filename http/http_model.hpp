@@ -16,7 +16,7 @@
 // stream, ends the transfer at once (canceled on the pool) and answers the failure. At most
 // about model_stream_window bytes of a stream's events wait for this actor at once: the pool
 // pauses the transfer until they are read.
-// Spec: issue 11 items 2, 4, 5; issue 20 items 4–5; decisions.md §6 "transport: http".
+// Rule: docs/models.md (`transport: http`, its retries, its limits, the key never shown).
 #pragma once
 
 #include "actors/ports.hpp"

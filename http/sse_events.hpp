@@ -12,7 +12,7 @@
 // Used by CurlPool for every SSE stream (the door client and model servers) and by the tests
 // that feed recorded streams through the same cutting.
 // Spec: the WHATWG "server-sent events" interpretation of an event stream (data field only);
-// issue 20 item 4 (the event cap).
+// one event is capped (docs/models.md "Limits").
 #pragma once
 
 #include <cstddef>

@@ -7,7 +7,7 @@
 // that would pass the text cap is not handed on. The event cap is checked on the pool's thread
 // as the bytes arrive (http/sse_events.hpp), the others where the stream is read
 // (http/chat_completions.hpp, in the model port's actor).
-// Spec: issue 20 item 4 ("every stream capped"); docs/models.md "Limits".
+// Rule: every stream a model server sends is capped; docs/models.md "Limits".
 #pragma once
 
 #include <cstddef>

@@ -17,7 +17,8 @@
 // a failure quotes (its stderr tail, the reason it could not start) goes through `secrets` — the
 // values its `inference.env` read from `${ENV}` — before it is cut, so no E-HAR text holds one.
 // Its answer (stdout) is its own work and is passed on as written.
-// Spec: issue 12 items 1–3, issue 20 item 5; decisions.md §6 "transport: process".
+// Rule: docs/harness.md (`transport: process`: one program per turn, tools over MCP, what it may
+// reach); its failure texts pass the redaction rule.
 #pragma once
 
 #include "actors/ports.hpp"

@@ -11,7 +11,7 @@
 // Otherwise (the entry member's project directory, `mur run --capsule`'s directory, both the
 // user's) the program runs in W itself and W/.murmur/ stays within its reach: hiding it would
 // take from the program the right to create files at the top of its own directory.
-// Issue 20, item 6: "the trace lives where an agent program cannot write".
+// Rule: a member's trace lives where its agent program cannot write (docs/harness.md).
 #pragma once
 
 #include <string>

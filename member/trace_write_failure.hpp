@@ -5,7 +5,8 @@
 // it was given or failed; its first line says the first such failure (when the disk had room
 // for it: an empty marker, created even on a full disk, still says "a write failed"). Only the
 // session's own sink creates it (member/session_dir.cpp); readers (mur trace show) only read it.
-// Issue 20, item 6: "a short or failed write is … a warning at the next trace show".
+// Rule: a short or failed trace write is said on stderr and warned of at the next trace show
+// (docs/traces.md).
 #pragma once
 
 #include <string>

@@ -13,8 +13,8 @@
 // rule is dropped. Callers redact BEFORE cutting a text short, so no cut can leave part of a key.
 // Who adds what: the model's `api_key` (member/model_start.cpp), the `${ENV}` values of an agent
 // program's `inference.env`; tool `headers` join the same list when they exist.
-// Spec: issue 20 item 5 ("one redaction rule applied to every text that leaves a model or tool
-// server before mur stores or prints it").
+// Rule: one redaction rule is applied to every text that leaves a model or tool server before
+// mur stores or prints it (docs/errors.md, "the redaction rule").
 #pragma once
 
 #include <cstddef>

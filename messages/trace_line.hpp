@@ -12,7 +12,7 @@
 // else is unreadable: skipped and counted by the caller, never half-used (a forged
 // `"call_id": null` drops the whole line). Fields no reader knows are kept as written and
 // never read. Blank lines are neither events nor unreadable.
-// Issue 20, item 6: "Readers of trace files skip a line they cannot read (counted)".
+// Rule: readers of trace files skip a line they cannot read, and count it (docs/traces.md).
 #pragma once
 
 #include <nlohmann/json.hpp>

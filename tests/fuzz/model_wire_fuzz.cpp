@@ -6,7 +6,7 @@
 // crash, an uncaught exception or a sanitizer report is a bug.
 // The key: every "@@" of the input is also read with the API key in its place, bare and as the
 // message of an error object, in bodies, streams, HTTP error replies and transport reasons; any
-// text produced that holds the key aborts (issue 20 item 5: no key in any error).
+// text produced that holds the key aborts (no key in any error).
 #include "http/chat_completions.hpp"
 #include "http/mcp_server.hpp"
 #include "http/model_failure.hpp"

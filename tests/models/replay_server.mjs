@@ -192,7 +192,7 @@ function hang(res) {
 
 // `{stream_error: TEXT}`: a 200 event stream whose first chunk is followed by an error event
 // `data: {"error": {"message": TEXT}}`, TEXT with `{{bearer}}` replaced by the bearer key the
-// request carried (a server that quotes the key back, issue 20 item 5).
+// request carried (a server that quotes the key back).
 async function sendStreamError(res, record, text, auth) {
   const bearer = typeof auth === 'string' && auth.startsWith('Bearer ') ? auth.slice(7) : '';
   const message = text.replaceAll('{{bearer}}', bearer);

@@ -1,4 +1,4 @@
-// What a model server sends is bounded and never carries the key out (issue 20 items 4–5), with
+// What a model server sends is bounded and never carries the key out, with
 // the real binary against the replay server's scripted faults (tests/models/fixtures/scenarios.json):
 // an endless streamed answer, endless reasoning, endless tool-call arguments and an event that
 // never ends each fail their task with the code naming the cap (E-MOD-033…036), the request is

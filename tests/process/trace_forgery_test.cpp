@@ -1,4 +1,4 @@
-// Traces that survive their writers, with the real `mur` binary (issue 20, item 6): the
+// Traces that survive their writers, with the real `mur` binary: the
 // attacker's line `{"event_type":"member_call","call_id":null}` appended to a running peer's
 // real trace.jsonl leaves `mur trace show` (text and --json), `mur trace list`, `mur ps`,
 // `mur stop` and `mur formations rm` working, and trace show names it "1 line unreadable"
