@@ -48,11 +48,7 @@ struct DoorState {
 
 using door_actor = door_handle::stateful_base<DoorState>;
 
-bool known_method(const std::string& m) {
-  return is_door_scope(m) || m == card_method;
-}
-
-DoorReply refusal(DoorRefusal kind, std::string message, std::string scope = {}) {
+DoorReply refusal(DoorRefusal kind, std::string message, DoorMethod scope = DoorMethod::unknown) {
   DoorReply r;
   r.refusal = kind;
   r.refusal_message = std::move(message);
@@ -267,7 +263,7 @@ DoorReply list_tasks(door_actor* self, const DoorRequest& req) {
 DoorReply handle(door_actor* self, const DoorRequest& req) {
   auto& st = self->state;
   forget_expired(self); // an idle door forgets by age at its next request
-  if (req.method == card_method) {
+  if (req.method == DoorMethod::agent_card) {
     DoorReply r;
     r.session_id = st.setup.session_id;
     return r;
@@ -275,35 +271,35 @@ DoorReply handle(door_actor* self, const DoorRequest& req) {
   if (auto no = judge_caller(st.setup.authenticated, st.setup.accepts_peer_tasks, req.verdict, req.peer_origin))
     return refusal(no->kind, no->message);
   const bool formation = st.setup.authenticated && req.verdict.is_formation;
-  if (!known_method(req.method)) return rpc_error(rpc::method_not_found, "Method not found");
-  const bool reaches = st.setup.authenticated ? req.verdict.reaches(req.method) : req.method != "session/stop";
+  if (!is_door_scope(req.method)) return rpc_error(rpc::method_not_found, "Method not found");
+  const bool reaches = st.setup.authenticated ? req.verdict.reaches(req.method) : req.method != DoorMethod::session_stop;
   if (!reaches)
     return refusal(DoorRefusal::insufficient_scope, scope_refusal_message(st.setup.authenticated, req.verdict, req.method),
                    req.method);
 
   DoorRequest scoped = req;
   scoped.verdict.is_formation = formation;
-  if (req.method == "SendMessage" || req.method == "SendStreamingMessage") return send_message(self, scoped);
-  if (req.method == "ListTasks") return list_tasks(self, scoped);
-  if (req.method == "GetExtendedAgentCard") {
+  if (starts_task(req.method)) return send_message(self, scoped);
+  if (req.method == DoorMethod::list_tasks) return list_tasks(self, scoped);
+  if (req.method == DoorMethod::get_extended_agent_card) {
     if (!st.setup.authenticated) return rpc_error(rpc::unsupported_operation, "Unsupported operation: this door is public", "UNSUPPORTED_OPERATION");
     DoorReply r;
     r.session_id = st.setup.session_id;
     return r;
   }
-  if (req.method == "session/stop") {
+  if (req.method == DoorMethod::session_stop) {
     self->send(st.setup.owner, sigterm_atom_v);
     DoorReply r;
     r.session_id = st.setup.session_id;
     return r;
   }
   // GetTask, CancelTask, SubscribeToTask
-  if (req.task_id.empty()) return rpc_error(rpc::invalid_params, "Invalid params: " + req.method + " requires an id");
+  if (req.task_id.empty()) return rpc_error(rpc::invalid_params, "Invalid params: " + to_string(req.method) + " requires an id");
   auto it = st.tasks.find(req.task_id);
   if (it == st.tasks.end() || !reachable(scoped, it->second)) return not_found(req.task_id);
   auto& e = it->second;
-  if (req.method == "CancelTask") return cancel(self, e);
-  if (req.method == "SubscribeToTask" && !is_terminal(e.view.state)) subscribe(self, e);
+  if (req.method == DoorMethod::cancel_task) return cancel(self, e);
+  if (req.method == DoorMethod::subscribe_to_task && !is_terminal(e.view.state)) subscribe(self, e);
   return with_task(e.view);
 }
 
@@ -357,9 +353,9 @@ door_handle::behavior_type door(door_actor* self, DoorSetup setup) {
       if (!r.ok() || is_terminal(r.task.state) || r.task.id.empty()) return r;
       auto it = self->state.tasks.find(r.task.id);
       if (it == self->state.tasks.end()) return r;
-      if (req.method == "SendStreamingMessage") {
+      if (req.method == DoorMethod::send_streaming_message) {
         subscribe(self, it->second);
-      } else if (req.method == "SendMessage" && !req.return_immediately) {
+      } else if (req.method == DoorMethod::send_message && !req.return_immediately) {
         // Blocking by default (A2A v1.0): answer when the task reaches a terminal state.
         auto rp = self->make_response_promise<DoorReply>();
         it->second.waiters.push_back(rp);

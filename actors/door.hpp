@@ -73,6 +73,4 @@ struct DoorSetup {
 
 door_handle spawn_door(caf::actor_system& sys, DoorSetup setup);
 
-// card_method (the public card probe) is declared with DoorRequest (messages/door_request.hpp).
-
 } // namespace mur

@@ -181,7 +181,7 @@ void follow(egress_actor* self, const std::string& call_id);
 
 DoorRequest send_request(const Call& c) {
   DoorRequest r;
-  r.method = "SendMessage";
+  r.method = DoorMethod::send_message;
   r.peer_origin = !c.child; // a child takes its task from its operator (the parent), not a peer
   r.return_immediately = true; // the call returns as soon as the member holds the task
   r.text = c.req.text;
@@ -277,7 +277,7 @@ void on_offer_reply(egress_actor* self, const std::string& call_id, const DoorRe
   self->state.by_task[v.id] = call_id;
   if (c.abandoned) { // the callee took it after the calling task ended: take it back
     DoorRequest cancel;
-    cancel.method = "CancelTask";
+    cancel.method = DoorMethod::cancel_task;
     cancel.task_id = v.id;
     caf::anon_send(self->state.setup.network, door_of(self->state, c), bearer_of(self->state, c),
                    cancel); // its answer is of no interest
@@ -317,7 +317,7 @@ void poll(egress_actor* self, const std::string& call_id) {
   if (it == self->state.calls.end()) return;
   const Call& c = it->second;
   DoorRequest get;
-  get.method = "GetTask";
+  get.method = DoorMethod::get_task;
   get.task_id = c.member_task_id;
   ask_callee(self, c, get)
     .then(
@@ -346,7 +346,7 @@ void follow(egress_actor* self, const std::string& call_id) {
   if (it == self->state.calls.end()) return;
   const Call& c = it->second;
   DoorRequest sub;
-  sub.method = "SubscribeToTask";
+  sub.method = DoorMethod::subscribe_to_task;
   sub.task_id = c.member_task_id;
   ask_callee(self, c, sub)
     .then(
@@ -535,7 +535,7 @@ egress_handle::behavior_type egress(egress_actor* self, EgressSetup setup) {
       it->second.abandoned = true;
       if (it->second.child && !it->second.member_task_id.empty()) { // the child's task is canceled, then the child ends
         DoorRequest cancel;
-        cancel.method = "CancelTask";
+        cancel.method = DoorMethod::cancel_task;
         cancel.task_id = it->second.member_task_id;
         caf::anon_send(self->state.setup.network, door_of(self->state, it->second), bearer_of(self->state, it->second),
                        cancel);

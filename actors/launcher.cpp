@@ -251,7 +251,7 @@ void probe(launcher_actor* self, const std::string& name) {
     return;
   }
   DoorRequest card;
-  card.method = card_method;
+  card.method = DoorMethod::agent_card;
   self->request(st.setup.network, std::chrono::seconds(2), DoorCallTo{s.info.url}, Bearer{}, card)
     .then(
       [=](const DoorReply& r) {

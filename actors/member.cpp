@@ -155,12 +155,12 @@ member_handle::behavior_type member(member_actor* self, MemberSetup setup) {
 
   if (!st.setup.launch_task.empty()) {
     DoorRequest req;
-    req.method = "SendMessage";
+    req.method = DoorMethod::send_message;
     req.text = st.setup.launch_task;
     req.return_immediately = true;
     req.verdict.kind = DoorAuthorization::Kind::Ok;
     req.verdict.credential = std::string(OPERATOR_CREDENTIAL);
-    for (auto s : DOOR_SCOPES) req.verdict.scopes.emplace_back(s);
+    req.verdict.scopes = DoorScopes::all();
     self->request(st.door, caf::infinite, req).then([=](const DoorReply& r) {
       self->state.launch_task_id = r.task.id;
       self->state.launch_state = r.task.state;

@@ -299,14 +299,14 @@ Authentication parse_authentication(const Value& v) {
       DeclaredCredential c{name, {}};
       Value scopes = body.require("scopes");
       for (const auto& s : scopes.items()) {
-        std::string scope = s.string();
-        const auto& known = door_scopes();
-        if (std::find(known.begin(), known.end(), scope) == known.end()) {
+        const std::string scope = s.string();
+        const auto method = door_method_named(scope);
+        if (!method) {
           std::string list;
-          for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+          for (const auto& k : DoorScopes::all().words()) list += (list.empty() ? "" : ", ") + k;
           s.fail("'" + scope + "' is not a door method", "use some of " + list);
         }
-        if (std::find(c.scopes.begin(), c.scopes.end(), scope) == c.scopes.end()) c.scopes.push_back(scope);
+        c.scopes.add(*method);
       }
       if (c.scopes.empty()) scopes.fail("is empty", "list the door methods this credential reaches");
       a.credentials.push_back(std::move(c));
@@ -352,12 +352,6 @@ const char* to_string(Transport t) {
   return "?";
 }
 
-const std::vector<std::string>& door_scopes() {
-  static const std::vector<std::string> scopes{
-    "SendMessage", "SendStreamingMessage", "GetTask", "ListTasks", "CancelTask",
-    "SubscribeToTask", "GetExtendedAgentCard", "session/stop"};
-  return scopes;
-}
 
 int Manifest::tasks_held_at_once() const {
   switch (lifecycle.task_acceptance) {

@@ -26,6 +26,8 @@
 // wrong; E-MAN-003 two keys contradict each other; E-CAP-001 a network.allow entry is malformed.
 #pragma once
 
+#include "messages/door_scope.hpp"
+
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -110,7 +112,7 @@ struct Lifecycle {
 
 struct DeclaredCredential {
   std::string name;
-  std::vector<std::string> scopes;
+  DoorScopes scopes; // the door methods it reaches
 };
 
 struct Authentication {
@@ -152,9 +154,6 @@ struct Manifest {
   // takes the whole folder (capsule_store.hpp); these must be among its files.
   std::vector<std::string> files() const;
 };
-
-// The door methods a declared credential may name as scopes.
-const std::vector<std::string>& door_scopes();
 
 // Parses manifest text; `label` is how the file is named in messages (e.g. "capsules/coder/murmur.yaml").
 Manifest parse_manifest(const std::string& text, const std::string& label);

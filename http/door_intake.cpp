@@ -98,16 +98,16 @@ std::variant<HttpAnswer, DoorCall> read_call(const HttpRequestFacts& req, const 
     return rpc_answer(a2a::error_response({call.id, rpc::push_not_supported,
                                            "Push notifications are not supported by this door",
                                            "PUSH_NOTIFICATION_NOT_SUPPORTED", json::object()}));
-  if (!a2a::is_door_method(call.method))
+  if (!is_door_scope(call.door_method))
     return rpc_answer(a2a::error_response({call.id, rpc::method_not_found, "Method not found", "", json::object()}));
   auto dr = a2a::door_request_from(call);
   if (auto* pp = std::get_if<a2a::RpcProblem>(&dr)) {
     // The method's scope is judged before its params (step 11 before 13–14).
-    if (setup.card.authenticated && !base.verdict.reaches(call.method)) {
+    if (setup.card.authenticated && !base.verdict.reaches(call.door_method)) {
       DoorReply refusal;
       refusal.refusal = DoorRefusal::insufficient_scope;
-      refusal.refusal_message = scope_refusal_message(true, base.verdict, call.method);
-      refusal.refusal_scope = call.method;
+      refusal.refusal_message = scope_refusal_message(true, base.verdict, call.door_method);
+      refusal.refusal_scope = call.door_method;
       return answer(http_refusal(refusal, setup.card.capsule_name));
     }
     return rpc_answer(a2a::error_response(*pp));

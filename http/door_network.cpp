@@ -22,7 +22,7 @@ using json = nlohmann::json;
 using namespace std::chrono_literals;
 
 struct Pending {
-  std::string method;
+  DoorMethod method = DoorMethod::unknown;
   DoorCallTo to;           // kept to read an ended task with GetTask
   Bearer bearer;
   caf::response_promise promise;
@@ -58,7 +58,7 @@ HttpCall make_call(network_actor* self, std::uint64_t local, const DoorCallTo& t
                    const DoorRequest& req) {
   HttpCall call;
   door_network_actor me{self};
-  if (req.method == card_method) {
+  if (req.method == DoorMethod::agent_card) {
     call.method = "GET";
     call.url = to.url + "/.well-known/agent-card.json";
     call.timeout = 5s;
@@ -72,7 +72,7 @@ HttpCall make_call(network_actor* self, std::uint64_t local, const DoorCallTo& t
     } else if (bearer.door_token) {
       call.headers.push_back("Authorization: Bearer " + bearer.door_token->expose());
     }
-    const bool stream = req.method == "SubscribeToTask" || req.method == "SendStreamingMessage";
+    const bool stream = streams(req.method);
     call.timeout = stream ? 0ms : 30s;
     if (stream) {
       call.headers.push_back("Accept: text/event-stream");
@@ -127,7 +127,7 @@ void on_done(network_actor* self, const HttpDone& d) {
     p.promise.deliver(transport_error(d.error));
     return;
   }
-  if (p.method == card_method) {
+  if (p.method == DoorMethod::agent_card) {
     json card = parse_bounded_json(d.body).value_or(json(json::value_t::discarded));
     if (d.status != 200 || !card.is_object()) {
       p.promise.deliver(transport_error("answered no agent card (HTTP " + std::to_string(d.status) + ")"));
@@ -143,15 +143,15 @@ void on_done(network_actor* self, const HttpDone& d) {
     return;
   }
   DoorReply r = a2a::door_reply_from(d.status, d.body);
-  if (p.method == "SubscribeToTask" && r.rpc_code == rpc::unsupported_operation) {
+  if (p.method == DoorMethod::subscribe_to_task && r.rpc_code == rpc::unsupported_operation) {
     // The task has ended: its current state is what GetTask answers.
     DoorRequest get;
-    get.method = "GetTask";
+    get.method = DoorMethod::get_task;
     get.task_id = p.task.id;
     const std::uint64_t local = self->state.next_local++;
     auto to = p.to;
     auto bearer = p.bearer;
-    p.method = "GetTask";
+    p.method = DoorMethod::get_task;
     p.subscriber = nullptr;
     self->state.pending.emplace(local, std::move(p));
     self->state.pool->submit(make_call(self, local, to, bearer, get));
@@ -171,7 +171,7 @@ door_network_actor::behavior_type door_network(network_actor* self, std::shared_
       p.to = to;
       p.bearer = bearer;
       p.task.id = req.task_id;
-      if (req.method == "SubscribeToTask" || req.method == "SendStreamingMessage")
+      if (streams(req.method))
         p.subscriber = caf::actor_cast<stream_listener>(self->current_sender());
       p.promise = self->make_response_promise();
       st.pending.emplace(local, std::move(p));

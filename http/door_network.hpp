@@ -8,7 +8,7 @@
 // header of that one call, sent with `x-murmur-task-origin: peer` and `A2A-Version: 1.0`.
 // SubscribeToTask keeps the event stream open: its first event (the current Task) is the reply,
 // each later change is sent to the requester as a TaskEvent, the last one terminal. The public
-// card probe (DoorRequest{method = card_method}) GETs the card and answers its door
+// card probe (DoorRequest{method = DoorMethod::agent_card}) GETs the card and answers its door
 // extension's sessionId in DoorReply.session_id.
 // Spec: murmur-door.md §4 (headers), §5.2 (wire); decisions.md §1 (answer delivery).
 #pragma once

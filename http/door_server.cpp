@@ -191,7 +191,7 @@ void answer_door_reply(const Exchange& x, const DoorReply& r) {
     reply_refusal(x.req, http_refusal(r, x.shared->setup.card.capsule_name));
     return;
   }
-  if (x.call.method == "GetExtendedAgentCard" && r.ok()) {
+  if (x.call.door_method == DoorMethod::get_extended_agent_card && r.ok()) {
     reply_rpc(x.req, a2a::result_response(x.call.id, a2a::agent_card(x.shared->card(), true)));
     return;
   }
@@ -303,7 +303,7 @@ void stream(caf::event_based_actor* self, const Exchange& x, const TaskView& fir
 void call_door(caf::event_based_actor* self, const ExchangePtr& xp) {
   auto on_reply = [self, xp](const DoorReply& r) {
     const Exchange& x = *xp;
-    if (x.call.method == "SubscribeToTask" && r.ok() && is_terminal(r.task.state)) {
+    if (x.call.door_method == DoorMethod::subscribe_to_task && r.ok() && is_terminal(r.task.state)) {
       reply_rpc(x.req, a2a::error_response({x.call.id, rpc::unsupported_operation,
                                             "Unsupported operation: task " + r.task.id + " has ended " +
                                               state_word(r.task.state) + "; read it with GetTask",
@@ -311,7 +311,7 @@ void call_door(caf::event_based_actor* self, const ExchangePtr& xp) {
                                             json{{"taskId", r.task.id}, {"state", to_string(r.task.state)}}}));
       return;
     }
-    if (a2a::is_streaming_method(x.call.method) && r.ok()) stream(self, x, r.task);
+    if (streams(x.call.door_method) && r.ok()) stream(self, x, r.task);
     else answer_door_reply(x, r);
   };
   auto on_error = [xp](const caf::error&) { door_unreachable(*xp); };
@@ -329,7 +329,7 @@ void continue_task(caf::event_based_actor* self, const ExchangePtr& xp) {
   DoorRequest get;
   get.verdict = xp->door_req.verdict;
   get.peer_origin = xp->door_req.peer_origin;
-  get.method = "GetTask";
+  get.method = DoorMethod::get_task;
   get.task_id = xp->door_req.task_id;
   self->request(xp->shared->setup.door, caf::infinite, get)
     .then(
@@ -354,13 +354,11 @@ void continue_task(caf::event_based_actor* self, const ExchangePtr& xp) {
       [xp](const caf::error&) { door_unreachable(*xp); });
 }
 
-bool names_task(const DoorRequest& r) {
-  return (r.method == "SendMessage" || r.method == "SendStreamingMessage") && !r.task_id.empty();
-}
+bool continues_task(const DoorRequest& r) { return starts_task(r.method) && !r.task_id.empty(); }
 
 // A stream: one actor per request, the door's subscriber until the stream closes.
 void exchange(caf::event_based_actor* self, ExchangePtr x) {
-  if (names_task(x->door_req)) continue_task(self, x);
+  if (continues_task(x->door_req)) continue_task(self, x);
   else call_door(self, x);
 }
 
@@ -370,13 +368,13 @@ void exchange(caf::event_based_actor* self, ExchangePtr x) {
 caf::behavior door_gateway(caf::event_based_actor* self) {
   return {
     [self](const ExchangePtr& x) {
-      if (names_task(x->door_req)) continue_task(self, x);
+      if (continues_task(x->door_req)) continue_task(self, x);
       else call_door(self, x);
     },
   };
 }
 
-bool streams(const Exchange& x) { return a2a::is_streaming_method(x.call.method) && !names_task(x.door_req); }
+bool answered_as_stream(const Exchange& x) { return streams(x.call.door_method) && !continues_task(x.door_req); }
 
 // Every request, on the RESTinio thread: door_intake answers all it can; a door call goes on to
 // the gateway actor, a stream to an actor of its own.
@@ -402,7 +400,7 @@ restinio::request_handling_status_t on_request(const std::shared_ptr<Shared>& sh
   }
   auto& call = std::get<DoorCall>(decided);
   auto x = std::make_shared<Exchange>(Exchange{sh, req, std::move(call.call), std::move(call.request)});
-  if (streams(*x)) sh->setup.system->spawn(exchange, std::move(x));
+  if (answered_as_stream(*x)) sh->setup.system->spawn(exchange, std::move(x));
   else caf::anon_send(sh->gateway, std::move(x));
   return restinio::request_accepted();
 }

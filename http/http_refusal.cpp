@@ -27,7 +27,7 @@ HttpRefusal http_refusal(const DoorReply& reply, const std::string& realm) {
   case DoorRefusal::unauthenticated: r.challenge = base; break;
   case DoorRefusal::invalid_token: r.challenge = base + ", error=\"invalid_token\""; break;
   case DoorRefusal::insufficient_scope:
-    r.challenge = base + ", error=\"insufficient_scope\", scope=\"" + reply.refusal_scope + "\"";
+    r.challenge = base + ", error=\"insufficient_scope\", scope=\"" + to_string(reply.refusal_scope) + "\"";
     break;
   case DoorRefusal::not_permitted: r.challenge = base + ", error=\"insufficient_scope\""; break;
   case DoorRefusal::peer_not_accepted:

@@ -112,7 +112,7 @@ std::variant<DoorRequest, RpcProblem> send_message_request(const RpcCall& call) 
   auto text = message_text(id, *parts);
   if (auto* p = std::get_if<RpcProblem>(&text)) return *p;
   DoorRequest req;
-  req.method = call.method;
+  req.method = call.door_method;
   req.message_id = mid->get<std::string>();
   req.text = std::get<std::string>(text);
   req.reference_task_ids = std::move(references);
@@ -132,7 +132,7 @@ std::variant<DoorRequest, RpcProblem> list_tasks_request(const RpcCall& call) {
   const json& id = call.id;
   const json& p = call.params;
   DoorRequest req;
-  req.method = call.method;
+  req.method = call.door_method;
   if (const json* size = field(p, "pageSize", "page_size")) {
     if (!size->is_number_integer() || *size < 1 || *size > 100)
       return invalid_params(id, "pageSize must be an integer from 1 to 100");
@@ -173,7 +173,7 @@ std::variant<DoorRequest, RpcProblem> task_id_request(const RpcCall& call) {
   if (const json* hl = field(call.params, "historyLength", "history_length"))
     if (!hl->is_number_integer() || *hl < 0) return invalid_params(call.id, "historyLength must be a non-negative integer");
   DoorRequest req;
-  req.method = call.method;
+  req.method = call.door_method;
   req.task_id = tid->get<std::string>();
   return req;
 }
@@ -206,6 +206,7 @@ std::variant<RpcCall, RpcProblem> parse_envelope(std::string_view body) {
   RpcCall call;
   call.id = id;
   call.method = m->get<std::string>();
+  call.door_method = door_method_named(call.method).value_or(DoorMethod::unknown);
   auto p = doc.find("params");
   call.params = p == doc.end() ? json::object() : std::move(*p);
   return call;
@@ -221,24 +222,17 @@ std::variant<std::monostate, RpcProblem> check_version(const std::vector<std::st
                  "VERSION_NOT_SUPPORTED", json{{"requestedVersion", requested}, {"supportedVersions", "1.0"}});
 }
 
-bool is_door_method(const std::string& method) { return is_door_scope(method); }
-
 bool is_push_method(const std::string& method) {
   return std::find(std::begin(push_methods), std::end(push_methods), method) != std::end(push_methods);
 }
 
-bool is_streaming_method(const std::string& method) {
-  return method == "SendStreamingMessage" || method == "SubscribeToTask";
-}
-
 std::variant<DoorRequest, RpcProblem> door_request_from(const RpcCall& call) {
   if (!call.params.is_object()) return invalid_params(call.id, "params must be an object");
-  if (call.method == "SendMessage" || call.method == "SendStreamingMessage") return send_message_request(call);
-  if (call.method == "ListTasks") return list_tasks_request(call);
-  if (call.method == "GetTask" || call.method == "CancelTask" || call.method == "SubscribeToTask")
-    return task_id_request(call);
+  if (starts_task(call.door_method)) return send_message_request(call);
+  if (call.door_method == DoorMethod::list_tasks) return list_tasks_request(call);
+  if (names_task(call.door_method)) return task_id_request(call);
   DoorRequest req;
-  req.method = call.method;
+  req.method = call.door_method;
   return req;
 }
 
@@ -270,9 +264,9 @@ json door_reply_response(const RpcCall& call, const DoorReply& reply) {
     const bool standard = rpc::is_standard(reply.rpc_code);
     return error_response(problem(call.id, reply.rpc_code, reply.rpc_message, standard ? "" : reply.rpc_reason, md));
   }
-  const std::string& m = call.method;
-  if (m == "SendMessage") return result_response(call.id, json{{"task", task_json(reply.task)}});
-  if (m == "ListTasks") {
+  const DoorMethod m = call.door_method;
+  if (m == DoorMethod::send_message) return result_response(call.id, json{{"task", task_json(reply.task)}});
+  if (m == DoorMethod::list_tasks) {
     json tasks = json::array();
     const bool artifacts = wants_artifacts(call);
     for (const auto& t : reply.tasks) tasks.push_back(task_json(t, artifacts));
@@ -282,7 +276,7 @@ json door_reply_response(const RpcCall& call, const DoorReply& reply) {
                                          {"pageSize", size ? size->get<int>() : 50},
                                          {"totalSize", reply.total_size}});
   }
-  if (m == "session/stop")
+  if (m == DoorMethod::session_stop)
     return result_response(call.id, json{{"session_id", reply.session_id}, {"canceled", json::array()},
                                          {"residue", json::array()}});
   return result_response(call.id, task_json(reply.task));
@@ -290,16 +284,16 @@ json door_reply_response(const RpcCall& call, const DoorReply& reply) {
 
 json request_json(const json& id, const DoorRequest& req) {
   json params = json::object();
-  if (req.method == "SendMessage" || req.method == "SendStreamingMessage") {
+  if (starts_task(req.method)) {
     json msg{{"messageId", req.message_id.empty() ? "msg_" + id.get<std::string>() : req.message_id},
              {"role", "ROLE_USER"},
              {"parts", json::array({json{{"text", req.text}}})}};
     if (!req.context_id.empty()) msg["contextId"] = req.context_id;
     if (!req.reference_task_ids.empty()) msg["referenceTaskIds"] = req.reference_task_ids;
     params["message"] = msg;
-    if (req.return_immediately && req.method == "SendMessage")
+    if (req.return_immediately && req.method == DoorMethod::send_message)
       params["configuration"] = json{{"returnImmediately", true}};
-  } else if (req.method == "ListTasks") {
+  } else if (req.method == DoorMethod::list_tasks) {
     params["pageSize"] = req.page_size;
     if (!req.page_token.empty()) params["pageToken"] = req.page_token;
     if (!req.filter_context_id.empty()) params["contextId"] = req.filter_context_id;
@@ -308,7 +302,7 @@ json request_json(const json& id, const DoorRequest& req) {
   } else if (!req.task_id.empty()) {
     params["id"] = req.task_id;
   }
-  return json{{"jsonrpc", "2.0"}, {"id", id}, {"method", req.method}, {"params", params}};
+  return json{{"jsonrpc", "2.0"}, {"id", id}, {"method", to_string(req.method)}, {"params", params}};
 }
 
 DoorReply door_reply_from(long status, std::string_view body) {

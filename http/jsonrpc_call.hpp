@@ -35,7 +35,8 @@ struct RpcProblem {
 
 struct RpcCall {
   json id;
-  std::string method;
+  std::string method;                          // the wire word, as sent
+  DoorMethod door_method = DoorMethod::unknown; // the door method it names, if any
   json params = json::object(); // absent ⇒ {}
 };
 
@@ -46,11 +47,8 @@ std::variant<RpcCall, RpcProblem> parse_envelope(std::string_view body);
 std::variant<std::monostate, RpcProblem> check_version(const std::vector<std::string>& header_values,
                                                        const json& id);
 
-// The methods this door answers with something other than -32601 given the right door.
-bool is_door_method(const std::string& method);
 // CreateTaskPushNotificationConfig, … (answered -32003).
 bool is_push_method(const std::string& method);
-bool is_streaming_method(const std::string& method);
 
 // Steps 13–14 for a door method: the DoorRequest the params describe (method, task id, text,
 // paging), or the -32602/-32005 problem. The verdict and peer origin are the caller's to set.

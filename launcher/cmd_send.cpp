@@ -117,7 +117,7 @@ int cmd_send(const std::string& target, const std::string& text, bool as_json, b
   const Door door = find_door(target);
   CurlPool pool;
   DoorRequest send;
-  send.method = "SendMessage";
+  send.method = DoorMethod::send_message;
   send.text = text;
   send.message_id = ids::mint(ids::message);
   DoorReply sent = reply_of(call(pool, door, a2a::request_json("send-1", send)));
@@ -136,7 +136,7 @@ int cmd_send(const std::string& target, const std::string& text, bool as_json, b
   TaskView task = sent.task;
   if (!is_terminal(task.state)) {
     DoorRequest sub;
-    sub.method = "SubscribeToTask";
+    sub.method = DoorMethod::subscribe_to_task;
     sub.task_id = task.id;
     TaskView followed;
     Waited w = call(pool, door, a2a::request_json("send-2", sub), &followed);
@@ -148,7 +148,7 @@ int cmd_send(const std::string& target, const std::string& text, bool as_json, b
     for (int n = 3; !is_terminal(task.state); ++n) { // the stream ended early or failed: read, then poll
       if (n > 3) std::this_thread::sleep_for(std::chrono::milliseconds(500));
       DoorRequest get;
-      get.method = "GetTask";
+      get.method = DoorMethod::get_task;
       get.task_id = task.id;
       DoorReply r = reply_of(call(pool, door, a2a::request_json("send-" + std::to_string(n), get)));
       refuse_on(r);

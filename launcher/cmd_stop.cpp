@@ -6,6 +6,7 @@
 #include "launcher/session_traces.hpp"
 #include "os/process_start.hpp"
 #include "member/running_record.hpp"
+#include "messages/door_method.hpp"
 #include "messages/failure.hpp"
 #include "messages/ids.hpp"
 
@@ -41,7 +42,7 @@ bool door_stop(const RunningRecord& r) {
   long status = 0;
   HttpCall c;
   c.url = r.url + "/";
-  c.body = nlohmann::json{{"jsonrpc", "2.0"}, {"id", "stop-1"}, {"method", "session/stop"}, {"params", nlohmann::json::object()}}.dump();
+  c.body = nlohmann::json{{"jsonrpc", "2.0"}, {"id", "stop-1"}, {"method", to_string(DoorMethod::session_stop)}, {"params", nlohmann::json::object()}}.dump();
   c.headers = {"Content-Type: application/json", "A2A-Version: 1.0"};
   if (r.operator_token) c.headers.push_back("Authorization: Bearer " + r.operator_token->expose());
   c.timeout = milliseconds(5000);

@@ -1,6 +1,7 @@
 #include "launcher/session_traces.hpp"
 
 #include "launcher/formation_dirs.hpp"
+#include "capsule/session_store.hpp"
 #include "launcher/trace_fields.hpp"
 #include "member/trace_write_failure.hpp"
 #include "messages/ids.hpp"
@@ -23,6 +24,7 @@ namespace fs = std::filesystem;
 namespace mur {
 
 std::optional<SessionTrace> read_session_trace(const std::string& dir) {
+  if (!trusted_session_place(dir)) return std::nullopt; // a link that leads out of the store
   std::ifstream in(dir + "/trace.jsonl", std::ios::binary);
   if (!in) return std::nullopt;
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

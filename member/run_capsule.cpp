@@ -18,6 +18,9 @@
 #include "member/running_record.hpp"
 #include "member/model_start.hpp"
 #include "member/session_dir.hpp"
+#include "member/program_dir.hpp"
+#include "capsule/murmur_home.hpp"
+#include "capsule/session_store.hpp"
 #include "os/signal_watch.hpp"
 #include "messages/door_request.hpp"
 #include "messages/door_token.hpp"
@@ -147,7 +150,14 @@ Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manif
   Session s;
   s.id = launch.session_id;
   s.workdir = o.workdir.empty() ? current_dir() : o.workdir;
-  s.dir = make_session_dir(s.workdir, s.id);
+  // An agent program working in the user's own directory would reach its session there: the
+  // session is made in the store out of its reach and linked into place (capsule/session_store.hpp).
+  std::string store;
+  if (m.inference.transport == Transport::process && program_dir_for(s.workdir, murmur_home()).trace_in_reach) {
+    store = session_store();
+    make_private_dirs(store);
+  }
+  s.dir = make_session_dir(s.workdir, s.id, store);
 
   // A delegated child's door trusts the key its parent drew (the parent holds its operator token).
   auto issuer = grant ? std::make_shared<DoorTokenIssuer>(grant->key.bytes()) : std::make_shared<DoorTokenIssuer>();

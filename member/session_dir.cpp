@@ -25,12 +25,22 @@ void make_dir(const std::string& p) {
 
 } // namespace
 
-SessionDir make_session_dir(const std::string& workdir, const std::string& session_id) {
+SessionDir make_session_dir(const std::string& workdir, const std::string& session_id, const std::string& store) {
   SessionDir d;
   make_dir(workdir);
   make_dir(workdir + "/.murmur");
-  d.path = workdir + "/.murmur/" + session_id;
-  make_dir(d.path);
+  const std::string place = workdir + "/.murmur/" + session_id;
+  if (store.empty()) {
+    d.path = place;
+    make_dir(d.path);
+  } else {
+    make_dir(store);
+    d.path = store + "/" + session_id;
+    make_dir(d.path);
+    if (::symlink(d.path.c_str(), place.c_str()) != 0)
+      throw Failure("E-RUN-007", "cannot link the session directory " + place + " to " + d.path + " (" + std::strerror(errno) + ")",
+                    "pass --workdir with a directory you can write to");
+  }
   make_dir(d.path + "/out");
   make_dir(d.path + "/logs");
   d.trace_path = d.path + "/trace.jsonl";

@@ -27,13 +27,16 @@
 namespace mur {
 
 struct SessionDir {
-  std::string path;       // <workdir>/.murmur/<ses_id>
+  std::string path;       // <workdir>/.murmur/<ses_id> (or the directory in the store it links to)
   std::string trace_path; // path/trace.jsonl
   std::string result_path;// path/out/result.txt
 };
 
-// Creates the directories (E-RUN-007 when it cannot).
-SessionDir make_session_dir(const std::string& workdir, const std::string& session_id);
+// Creates the directories (E-RUN-007 when it cannot). With `store` set (a directory the member's
+// agent program cannot reach: `$MURMUR_HOME/sessions`), the session's directory is made there
+// and `<workdir>/.murmur/<ses_id>` is a symbolic link to it: the session keeps its place in the
+// user's directory while its trace lies out of the program's reach (session_store.hpp).
+SessionDir make_session_dir(const std::string& workdir, const std::string& session_id, const std::string& store = {});
 
 // How the sink writes: write(2) by default; tests hand in one that fails.
 using TraceWriteFn = std::function<ssize_t(int fd, const void* data, std::size_t size)>;

@@ -1,21 +1,23 @@
 #include "messages/agent_card.hpp"
 
+#include "messages/door_method.hpp"
+
 namespace mur::a2a {
 
 using json = nlohmann::json;
 
 std::vector<std::string> card_methods(const CardFacts& f) {
-  std::vector<std::string> m;
-  if (f.takes_tasks) {
-    m.push_back("SendMessage");
-    m.push_back("SendStreamingMessage");
-  }
-  for (const char* s : {"GetTask", "ListTasks", "CancelTask", "SubscribeToTask"}) m.push_back(s);
+  std::vector<DoorMethod> served;
+  if (f.takes_tasks) served = {DoorMethod::send_message, DoorMethod::send_streaming_message};
+  for (DoorMethod m : {DoorMethod::get_task, DoorMethod::list_tasks, DoorMethod::cancel_task, DoorMethod::subscribe_to_task})
+    served.push_back(m);
   if (f.authenticated) {
-    m.push_back("session/stop");
-    m.push_back("GetExtendedAgentCard");
+    served.push_back(DoorMethod::session_stop);
+    served.push_back(DoorMethod::get_extended_agent_card);
   }
-  return m;
+  std::vector<std::string> words;
+  for (DoorMethod m : served) words.push_back(to_string(m));
+  return words;
 }
 
 json agent_card(const CardFacts& f, bool extended) {
@@ -36,7 +38,7 @@ json agent_card(const CardFacts& f, bool extended) {
              {"description", "Runs one task given as a text message and reports its outcome."},
              {"tags", json::array({"task"})}};
   if (f.authenticated)
-    skill["securityRequirements"] = json::array({{{"schemes", {{"bearer", {{"list", json::array({"SendMessage"})}}}}}}});
+    skill["securityRequirements"] = json::array({{{"schemes", {{"bearer", {{"list", json::array({to_string(DoorMethod::send_message)})}}}}}}});
   json card{{"name", f.capsule_name},
             {"description", f.description.empty() ? "Murmur capsule " + f.capsule_name + " " + f.capsule_version : f.description},
             {"version", f.capsule_version},

@@ -29,12 +29,7 @@ bool equals_ignoring_case(std::string_view a, std::string_view b) {
 
 } // namespace
 
-bool DoorAuthorization::reaches(std::string_view scope) const {
-  if (kind != Kind::Ok) return false;
-  for (const std::string& s : scopes)
-    if (s == scope) return true;
-  return false;
-}
+bool DoorAuthorization::reaches(DoorMethod method) const { return kind == Kind::Ok && scopes.has(method); }
 
 DoorAuthorization verify_authorization(const std::vector<std::string_view>& header_values,
                                        const DoorTokenIssuer& door_tokens,
@@ -66,7 +61,7 @@ DoorAuthorization verify_authorization(const std::vector<std::string_view>& head
     }
     out.kind = DoorAuthorization::Kind::Ok;
     out.credential = verdict.credential();
-    for (std::string_view s : FORMATION_CALL_SCOPES) out.scopes.emplace_back(s);
+    out.scopes = DoorScopes::formation_call();
     return out;
   }
 

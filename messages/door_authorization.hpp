@@ -3,11 +3,12 @@
 // Invariant: zero Authorization lines is Missing; more than one, a scheme other than `Bearer`
 // (any case), or a token no verifier accepts is Invalid — without saying why. An `mft1` token
 // goes only to the formation verifier (a door with none answers Invalid); anything else is
-// opened as an `mdt1` door token. A formation caller reaches exactly FORMATION_CALL_SCOPES.
+// opened as an `mdt1` door token. A formation caller reaches exactly DoorScopes::formation_call().
 // Seed: "A token is bound to its audience ... a token presented at any door but the one it was
 // issued for is refused there (FormationRefusal::NotPermitted) and reaches nothing."
 #pragma once
 
+#include "messages/door_scope.hpp"
 #include "messages/message_fields.hpp"
 
 #include <string>
@@ -23,11 +24,11 @@ struct DoorAuthorization {
   enum class Kind { Missing, Invalid, NotPermitted, Ok };
   Kind kind = Kind::Invalid;
   std::string credential;          // Ok: the door credential (`operator`, a declared name, `member:<m>`)
-  std::vector<std::string> scopes; // Ok: what it reaches
+  DoorScopes scopes;               // Ok: what it reaches
   bool is_formation = false;       // Ok / NotPermitted: let in on a formation token
   std::string caller;              // formation token's `from` (Ok or NotPermitted)
 
-  bool reaches(std::string_view scope) const;
+  bool reaches(DoorMethod method) const;
   MUR_FIELDS(kind, credential, scopes, is_formation, caller)
 };
 

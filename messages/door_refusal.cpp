@@ -41,8 +41,8 @@ std::optional<CallerRefusal> judge_caller(bool authenticated, bool accepts_peer_
   return std::nullopt;
 }
 
-std::string scope_refusal_message(bool authenticated, const DoorAuthorization& verdict, const std::string& method) {
-  return "credential '" + (authenticated ? verdict.credential : std::string("public")) + "' does not reach " + method;
+std::string scope_refusal_message(bool authenticated, const DoorAuthorization& verdict, DoorMethod method) {
+  return "credential '" + (authenticated ? verdict.credential : std::string("public")) + "' does not reach " + to_string(method);
 }
 
 } // namespace mur

@@ -43,6 +43,6 @@ std::optional<CallerRefusal> judge_caller(bool authenticated, bool accepts_peer_
                                           const DoorAuthorization& verdict, bool peer_origin);
 
 // Step 11's text: "credential '<c>' does not reach <method>".
-std::string scope_refusal_message(bool authenticated, const DoorAuthorization& verdict, const std::string& method);
+std::string scope_refusal_message(bool authenticated, const DoorAuthorization& verdict, DoorMethod method);
 
 } // namespace mur

@@ -11,6 +11,7 @@
 
 #include "messages/a2a_task.hpp"
 #include "messages/door_authorization.hpp"
+#include "messages/door_method.hpp"
 #include "messages/door_refusal.hpp"
 
 #include "messages/message_fields.hpp"
@@ -21,12 +22,8 @@
 
 namespace mur {
 
-// The DoorRequest method of the public card probe (GET /.well-known/agent-card.json); the door
-// methods themselves are the scopes of door_scope.hpp.
-inline constexpr const char* card_method = "agent-card";
-
 struct DoorRequest {
-  std::string method;           // SendMessage, GetTask, ListTasks, CancelTask, SubscribeToTask, …
+  DoorMethod method = DoorMethod::unknown; // turned from the wire word by the codec (door_method.hpp)
   DoorAuthorization verdict;    // from the adapter; Ok with credential "" on a public door
   bool peer_origin = false;     // x-murmur-task-origin: peer
   // SendMessage
@@ -53,7 +50,7 @@ struct DoorRequest {
 struct DoorReply {
   DoorRefusal refusal = DoorRefusal::none;
   std::string refusal_message;
-  std::string refusal_scope;    // the scope named in WWW-Authenticate for insufficient_scope
+  DoorMethod refusal_scope = DoorMethod::unknown; // the scope named in WWW-Authenticate for insufficient_scope
   std::int32_t rpc_code = 0;    // an rpc:: code (messages/rpc_error_codes.hpp); 0 = success
   std::string rpc_message;
   std::string rpc_reason;       // google.rpc.ErrorInfo reason, e.g. TASK_NOT_FOUND

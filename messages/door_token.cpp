@@ -56,11 +56,9 @@ std::string DoorTokenIssuer::mac(std::string_view payload_b64) const {
 }
 
 DoorToken DoorTokenIssuer::mint(const DoorGrant& grant) const {
-  for (const std::string& s : grant.scopes)
-    if (!is_door_scope(s)) throw std::invalid_argument("unknown door scope");
   nlohmann::ordered_json payload;
   payload["credential"] = grant.credential;
-  payload["scopes"] = grant.scopes;
+  payload["scopes"] = grant.scopes.words();
   return seal(payload.dump());
 }
 
@@ -73,8 +71,7 @@ DoorToken DoorTokenIssuer::seal(std::string_view payload) const {
 
 std::vector<IssuedDoorToken> DoorTokenIssuer::issue(const std::vector<DoorGrant>& declared) const {
   std::vector<IssuedDoorToken> out;
-  DoorGrant op{std::string(OPERATOR_CREDENTIAL), {}};
-  for (std::string_view s : DOOR_SCOPES) op.scopes.emplace_back(s);
+  DoorGrant op{std::string(OPERATOR_CREDENTIAL), DoorScopes::all()};
   out.push_back({op, mint(op)});
   std::set<std::string> seen{std::string(OPERATOR_CREDENTIAL)};
   for (const DoorGrant& g : declared) {
@@ -118,8 +115,9 @@ std::optional<DoorGrant> DoorTokenIssuer::open(std::string_view text) const {
   if (scopes == doc.end() || !scopes->is_array()) return std::nullopt;
   DoorGrant grant{cred->get<std::string>(), {}};
   for (const auto& s : *scopes) {
-    if (!s.is_string() || !is_door_scope(s.get_ref<const std::string&>())) return std::nullopt;
-    grant.scopes.push_back(s.get<std::string>());
+    if (!s.is_string()) return std::nullopt;
+    auto method = door_method_named(s.get_ref<const std::string&>());
+    if (!method || !grant.scopes.add(*method)) return std::nullopt;
   }
   return grant;
 }

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "messages/door_scope.hpp"
 #include "messages/secret_text.hpp"
 
 namespace mur {
@@ -28,7 +29,7 @@ using DoorToken = SecretText<DoorTokenTag>;
 // A credential and what it reaches (a manifest's `network.authentication.credentials` entry).
 struct DoorGrant {
   std::string credential;
-  std::vector<std::string> scopes;
+  DoorScopes scopes;
 };
 
 struct IssuedDoorToken {
@@ -47,7 +48,7 @@ public:
 
   // `operator` with every scope first, then one per declared credential, in the given order.
   // Throws std::invalid_argument for a declared name that is empty, `operator`, repeated or
-  // contains `:`, or for an unknown scope.
+  // contains `:`.
   std::vector<IssuedDoorToken> issue(const std::vector<DoorGrant>& declared) const;
 
   DoorToken mint(const DoorGrant& grant) const;

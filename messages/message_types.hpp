@@ -19,6 +19,7 @@ namespace mur {
 
 struct NoAnswer;
 struct TaskView;
+class DoorScopes;
 struct DoorAuthorization;
 struct DoorRequest;
 struct DoorReply;
@@ -61,6 +62,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(mur, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(mur, (mur::NoAnswer))
   CAF_ADD_TYPE_ID(mur, (mur::TaskView))
   CAF_ADD_TYPE_ID(mur, (std::vector<mur::TaskView>))
+  CAF_ADD_TYPE_ID(mur, (mur::DoorScopes))
   CAF_ADD_TYPE_ID(mur, (mur::DoorAuthorization))
   CAF_ADD_TYPE_ID(mur, (mur::DoorRequest))
   CAF_ADD_TYPE_ID(mur, (mur::DoorReply))

@@ -198,14 +198,14 @@ TEST_CASE("the child port starts a delegated child whose door opens only to its 
 
   // Its door: no token, a formation token of its very formation, then the operator token.
   mur::DoorRequest get;
-  get.method = "GetTask";
+  get.method = mur::DoorMethod::get_task;
   get.task_id = "tsk_" + mur::ids::uuid7_hex();
   CHECK(post(s.child.url, get, "").status == 401);
   mur::FormationAuthority authority(w.formation_id);
   const std::string formation_token = authority.mint("lead", "dlg-helper").expose();
   CHECK(post(s.child.url, get, formation_token).status == 401);
   mur::DoorRequest send;
-  send.method = "SendMessage";
+  send.method = mur::DoorMethod::send_message;
   send.text = "sort the list";
   Reply done = post(s.child.url, send, token);
   CHECK(done.status == 200);
@@ -213,7 +213,7 @@ TEST_CASE("the child port starts a delegated child whose door opens only to its 
 
   // It keeps its door after its one task (its parent reads the answer there), until EndChild.
   mur::DoorRequest again;
-  again.method = "GetTask";
+  again.method = mur::DoorMethod::get_task;
   again.task_id = done.body["result"]["task"].value("id", std::string());
   if (again.task_id.empty()) again.task_id = done.body["result"].value("id", std::string());
   CHECK(post(s.child.url, again, token).body.dump().find("helper did: sort the list") != std::string::npos);

@@ -139,20 +139,20 @@ TEST_CASE("mur token: a declared credential reaches exactly its scopes, and is p
   CHECK(rec["operator_token"] != ci);
 
   mur::DoorRequest send;
-  send.method = "SendMessage";
+  send.method = mur::DoorMethod::send_message;
   send.text = "hello";
   send.message_id = "msg_0192f0c0a1b2c3d4e5f60718293a4b5c";
   Reply sent = rpc(url, send, ci);
   REQUIRE(sent.status == 200);
   const std::string task_id = sent.body["result"]["task"]["id"];
   mur::DoorRequest get;
-  get.method = "GetTask";
+  get.method = mur::DoorMethod::get_task;
   get.task_id = task_id;
   Reply got = rpc(url, get, ci);
   CHECK(got.status == 200);
   CHECK(got.body["result"]["id"] == task_id);
   mur::DoorRequest cancel;
-  cancel.method = "CancelTask";
+  cancel.method = mur::DoorMethod::cancel_task;
   cancel.task_id = task_id;
   Reply canceled = rpc(url, cancel, ci);
   CHECK(canceled.status == 403);
@@ -219,7 +219,7 @@ TEST_CASE("a busy door refuses mur send with E-SND-004 and a Fix, and --wait kee
 
   // The door holds a slow task once this call returns (returnImmediately).
   mur::DoorRequest slow;
-  slow.method = "SendMessage";
+  slow.method = mur::DoorMethod::send_message;
   slow.text = "slow one";
   slow.message_id = "msg_0192f0c0a1b2c3d4e5f60718293a4b5d";
   slow.return_immediately = true;

@@ -279,6 +279,59 @@ TEST_CASE("an agent program cannot write its member's trace: it runs in work/, b
   CHECK(fs::exists(fs::path(p.f.home.path) / "formations" / frm / "forge" / ".murmur"));
 }
 
+TEST_CASE("an entry agent program in the project directory cannot write its own trace: its session is linked from the store",
+          "[process][harness][isolation]") {
+  HarnessProject p;
+  // The entry's program runs in the project directory and tries to append the attacker's line
+  // to every trace it finds in the project's .murmur/.
+  p.capsule("h-forge-entry", {{"forge.py",
+                               "import glob, json, os, sys\n"
+                               "turn = json.load(sys.stdin)\n"
+                               "print('in the project' if os.path.exists('roster.yaml') else 'elsewhere')\n"
+                               "traces = glob.glob('.murmur/ses_*/trace.jsonl')\n"
+                               "wrote = 0\n"
+                               "for t in traces:\n"
+                               "    try:\n"
+                               "        open(t, 'a').write('{\"event_type\":\"member_call\",\"call_id\":null}\\n')\n"
+                               "        wrote += 1\n"
+                               "    except PermissionError:\n"
+                               "        pass\n"
+                               "print('found %d, wrote %d' % (len(traces), wrote))\n"},
+                              {"murmur.yaml", "inference:\n  transport: process\n  command: [python3, forge.py]\n"
+                                              "lifecycle: {task_acceptance: single, after_task: exit}\n"
+                                              "network: {authentication: {scheme: bearer}}\n"}});
+  p.roster("members:\n  - {name: lead, capsule: h-forge-entry, version: 1.0.0, entry: true}\n");
+  Ran r = p.run("forge it");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("in the project") != std::string::npos);
+  const std::string frm = formation_id_in(r.err);
+  // The lead's session stands in the project's .murmur/ as a link into $MURMUR_HOME/sessions/.
+  std::string session;
+  for (const auto& e : fs::directory_iterator(fs::path(p.f.project.path) / ".murmur"))
+    if (e.path().filename().string().rfind("ses_", 0) == 0) session = e.path().filename().string();
+  REQUIRE(!session.empty());
+  const fs::path place = fs::path(p.f.project.path) / ".murmur" / session;
+  CHECK(fs::is_symlink(place));
+  CHECK(fs::canonical(place) == fs::canonical(fs::path(p.f.home.path) / "sessions" / session));
+  CHECK(fs::exists(place / "out" / "result.txt"));
+  // (A formation of the entry alone has no directory under $MURMUR_HOME: read from the project.)
+  Ran shown = run_command({MUR_BINARY, "trace", "show", frm, "--json"}, p.f.env, p.f.project.path);
+  INFO(shown.out << shown.err);
+  REQUIRE(shown.exit_code == 0);
+  json j = json::parse(shown.out, nullptr, false);
+  bool lead_shown = false;
+  for (const auto& m : j["members"]) lead_shown = lead_shown || m["member"] == "lead";
+  CHECK(lead_shown);
+  if (r.err.find("W-ISO-001") != std::string::npos) {
+    WARN("this kernel has no Landlock: the launch said so (W-ISO-001) and nothing is claimed");
+    CHECK(j["unreadable_lines"] == 1);
+  } else {
+    CHECK(r.out.find("found 1, wrote 0") != std::string::npos);
+    CHECK(j["unreadable_lines"] == 0);
+  }
+}
+
 TEST_CASE("a harness calls a script member and another harness in one turn, both answers come back together",
           "[process][harness]") {
   HarnessProject p;

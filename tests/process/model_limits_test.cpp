@@ -61,7 +61,7 @@ json get_task(const FormationFixture& f, const std::string& session, const std::
   const json rec = json::parse(slurp(f.home.path + "/running/" + session + ".json"), nullptr, false);
   REQUIRE(rec.is_object());
   mur::DoorRequest get;
-  get.method = "GetTask";
+  get.method = mur::DoorMethod::get_task;
   get.task_id = task_id;
   return door_http(rec["url"].get<std::string>() + "/", "POST", mur::a2a::request_json("t-1", get).dump(),
                    rec["operator_token"].get<std::string>())

@@ -55,7 +55,7 @@ struct delegation_fixture : formation_fixture {
   DoorReply operator_request(const std::string& member, DoorRequest req) {
     req.verdict.kind = DoorAuthorization::Kind::Ok;
     req.verdict.credential = "operator";
-    req.verdict.scopes = {"SendMessage", "GetTask", "ListTasks", "CancelTask"};
+    req.verdict.scopes = {mur::DoorMethod::send_message, mur::DoorMethod::get_task, mur::DoorMethod::list_tasks, mur::DoorMethod::cancel_task};
     return ask<DoorReply>(door_of(member), req);
   }
 };
@@ -162,7 +162,7 @@ TEST_CASE_METHOD(delegation_fixture, "the parent's task canceled: the child's ta
          installed({{"summarizer", "inference: {turns: [{think_ms: 60000, reply: late}]}\n"}}));
   run_for(500ms);
   DoorRequest send;
-  send.method = "SendMessage";
+  send.method = DoorMethod::send_message;
   send.text = "go";
   send.return_immediately = true;
   const DoorReply sent = operator_request("lead", send);
@@ -174,7 +174,7 @@ TEST_CASE_METHOD(delegation_fixture, "the parent's task canceled: the child's ta
   auto port = children("lead");
   CHECK(child_alive(port, dlg));
   DoorRequest cancel;
-  cancel.method = "CancelTask";
+  cancel.method = DoorMethod::cancel_task;
   cancel.task_id = sent.task.id;
   CHECK(operator_request("lead", cancel).task.state == TaskState::canceled);
   run_for(1s);

@@ -84,7 +84,7 @@ struct door_fixture : test_coordinator_fixture<caf::actor_system_config> {
   }
   static DoorRequest send(const std::string& text) {
     DoorRequest r;
-    r.method = "SendMessage";
+    r.method = DoorMethod::send_message;
     r.text = text;
     r.peer_origin = true;
     r.return_immediately = true; // as an egress offers: answered as soon as the task is held
@@ -92,7 +92,7 @@ struct door_fixture : test_coordinator_fixture<caf::actor_system_config> {
   }
   static DoorRequest on_task(const char* method, const std::string& id) {
     DoorRequest r;
-    r.method = method;
+    r.method = door_method_named(method).value();
     r.task_id = id;
     return r;
   }
@@ -165,7 +165,7 @@ TEST_CASE_METHOD(door_fixture, "a formation caller reaches only the tasks it sta
   CHECK(call(lead, on_task("CancelTask", theirs.task.id)).rpc_code == -32001);
   CHECK(call(lead, on_task("SubscribeToTask", theirs.task.id)).rpc_code == -32001);
   DoorRequest list;
-  list.method = "ListTasks";
+  list.method = DoorMethod::list_tasks;
   auto listed = call(lead, list);
   REQUIRE(listed.tasks.size() == 1);
   CHECK(listed.tasks[0].id == mine.task.id);
@@ -188,10 +188,10 @@ TEST_CASE_METHOD(door_fixture, "a formation caller reaches only the tasks it sta
   for (const char* m : {"SendStreamingMessage", "session/stop", "GetExtendedAgentCard"}) {
     INFO(m);
     DoorRequest r;
-    r.method = m;
+    r.method = door_method_named(m).value();
     auto refused = call(lead, r);
     CHECK(refused.refusal == DoorRefusal::insufficient_scope);
-    CHECK(refused.refusal_scope == m);
+    CHECK(to_string(refused.refusal_scope) == m);
   }
 }
 
@@ -262,7 +262,7 @@ TEST_CASE_METHOD(door_fixture, "a caller whose egress lacks localhost is refused
   CHECK(start.message.find("capabilities.network.allow") != std::string::npos);
   CHECK(start.message.find("Fix:") != std::string::npos);
   DoorRequest list;
-  list.method = "ListTasks";
+  list.method = DoorMethod::list_tasks;
   CHECK(call(token(authority, "lead", "coder"), list).total_size == 0);
 
   // A member it may not call is refused before any wait, naming whom it may call.
@@ -343,12 +343,12 @@ TEST_CASE_METHOD(test_coordinator_fixture<caf::actor_system_config>,
   };
   auto door = spawn_door(sys, std::move(d));
   DoorRequest req;
-  req.method = "SendMessage";
+  req.method = DoorMethod::send_message;
   req.text = "x";
   req.return_immediately = true;
   req.verdict.kind = DoorAuthorization::Kind::Ok;
   req.verdict.credential = "operator";
-  req.verdict.scopes = {"SendMessage"};
+  req.verdict.scopes = {mur::DoorMethod::send_message};
   self->send(door, req);
   sched.run();
   DoorReply first;

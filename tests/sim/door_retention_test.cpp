@@ -69,7 +69,7 @@ struct retention_fixture : test_coordinator_fixture<caf::actor_system_config> {
   }
   std::string run_task(const std::string& text) { // blocking SendMessage: answers at the task's end
     DoorRequest r;
-    r.method = "SendMessage";
+    r.method = DoorMethod::send_message;
     r.text = text;
     auto done = ask(r);
     REQUIRE(done.ok());
@@ -78,13 +78,13 @@ struct retention_fixture : test_coordinator_fixture<caf::actor_system_config> {
   }
   DoorReply on_task(const std::string& method, const std::string& id) {
     DoorRequest r;
-    r.method = method;
+    r.method = door_method_named(method).value();
     r.task_id = id;
     return ask(r);
   }
   DoorReply list(std::int32_t page_size, const std::string& token = {}) {
     DoorRequest r;
-    r.method = "ListTasks";
+    r.method = DoorMethod::list_tasks;
     r.page_size = page_size;
     r.page_token = token;
     return ask(r);
@@ -113,7 +113,7 @@ void check_forgotten(retention_fixture& f, const std::string& id) {
     CHECK(r.rpc_message == "Task not found: " + id);
   }
   DoorRequest more; // a message for a forgotten task too
-  more.method = "SendMessage";
+  more.method = DoorMethod::send_message;
   more.task_id = id;
   more.text = "again";
   CHECK(f.ask(more).rpc_code == -32001);
@@ -180,7 +180,7 @@ TEST_CASE_METHOD(retention_fixture, "retention 0 keeps no ended task, yet a bloc
                  "[sim][door][retention]") {
   open({0, 1h});
   DoorRequest r;
-  r.method = "SendMessage";
+  r.method = DoorMethod::send_message;
   r.text = "quick";
   auto done = ask(r);
   REQUIRE(done.ok());

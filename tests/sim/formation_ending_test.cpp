@@ -142,11 +142,11 @@ TEST_CASE_METHOD(formation_fixture, "serve mode: the entry takes tasks one after
   auto door = door_of("lead");
   for (const char* text : {"one", "two"}) {
     DoorRequest req;
-    req.method = "SendMessage";
+    req.method = DoorMethod::send_message;
     req.text = text;
     req.verdict.kind = DoorAuthorization::Kind::Ok;
     req.verdict.credential = "operator";
-    req.verdict.scopes = {"SendMessage", "GetTask", "ListTasks"};
+    req.verdict.scopes = {mur::DoorMethod::send_message, mur::DoorMethod::get_task, mur::DoorMethod::list_tasks};
     auto r = ask<DoorReply>(door, req);
     CHECK(r.ok());
     run_for(200ms);

@@ -51,10 +51,10 @@ sim_network_actor::behavior_type network(sim_network_actor::stateful_pointer<Net
       else if (bearer.door_token) header.push_back("Bearer " + bearer.door_token->expose());
       std::vector<std::string_view> views(header.begin(), header.end());
       req.verdict = verify_authorization(views, *it->second.second.issuer, it->second.second.verifier.get());
-      if (req.method == "SubscribeToTask" && self->state.broken.count(to.url)) {
+      if (req.method == DoorMethod::subscribe_to_task && self->state.broken.count(to.url)) {
         auto subscriber = caf::actor_cast<stream_listener>(self->current_sender());
         auto rp = self->make_response_promise<DoorReply>();
-        req.method = "GetTask"; // answered like a stream's first event, but nothing follows
+        req.method = DoorMethod::get_task; // answered like a stream's first event, but nothing follows
         self->request(it->second.first, caf::infinite, req).then([=](const DoorReply& r) mutable {
           rp.deliver(r);
           if (r.ok() && !is_terminal(r.task.state)) self->send(subscriber, TaskStreamLost{r.task.id});

@@ -27,6 +27,7 @@ std::variant<DoorRequest, RpcProblem> params_of(const std::string& method, json 
   RpcCall c;
   c.id = "1";
   c.method = method;
+  c.door_method = door_method_named(method).value_or(DoorMethod::unknown);
   c.params = std::move(params);
   return door_request_from(c);
 }
@@ -59,6 +60,9 @@ TEST_CASE("envelope: -32700, then -32600, and the id is echoed only when valid",
   auto c = call_of(R"({"jsonrpc":"2.0","id":7,"method":"GetTask"})");
   CHECK(c.params == json::object());
   CHECK(c.method == "GetTask");
+  CHECK(c.door_method == DoorMethod::get_task);
+  CHECK(call_of(R"({"jsonrpc":"2.0","id":7,"method":"getTask"})").door_method == DoorMethod::unknown);
+  CHECK(call_of(R"({"jsonrpc":"2.0","id":7,"method":"agent-card"})").door_method == DoorMethod::unknown);
 }
 
 TEST_CASE("A2A-Version: exactly one line, 1.0 or 1.0.<digits>", "[a2a]") {
@@ -135,7 +139,8 @@ TEST_CASE("GetTask and ListTasks params", "[a2a]") {
           .filter_updated_after_ms == 1767225600000);
   CHECK(code_of(params_of("ListTasks", {{"statusTimestampAfter", "soon"}})) == -32602);
   CHECK(is_push_method("CreateTaskPushNotificationConfig"));
-  CHECK_FALSE(is_door_method("message/send"));
+  CHECK_FALSE(door_method_named("message/send"));
+  CHECK(door_method_named("session/stop") == DoorMethod::session_stop);
 }
 
 TEST_CASE("Task JSON: camelCase, wire enums, response artifact, murmur metadata only when set", "[a2a]") {

@@ -31,15 +31,15 @@ TEST_CASE("Authorization headers: missing, repeated, wrong scheme", "[credential
 
 TEST_CASE("door tokens are let in as their credential with their scopes", "[credentials]") {
   DoorTokenIssuer issuer;
-  auto issued = issuer.issue({{"ci", {"SendMessage", "GetTask"}}});
+  auto issued = issuer.issue({{"ci", {DoorMethod::send_message, DoorMethod::get_task}}});
   auto op = verify_authorization({"Bearer " + issued[0].token.expose()}, issuer, nullptr);
   CHECK(op.credential == "operator");
-  CHECK(op.reaches("session/stop"));
+  CHECK(op.reaches(DoorMethod::session_stop));
   CHECK_FALSE(op.is_formation);
   auto ci = verify_authorization({"Bearer " + issued[1].token.expose()}, issuer, nullptr);
   CHECK(ci.credential == "ci");
-  CHECK(ci.reaches("GetTask"));
-  CHECK_FALSE(ci.reaches("CancelTask"));
+  CHECK(ci.reaches(DoorMethod::get_task));
+  CHECK_FALSE(ci.reaches(DoorMethod::cancel_task));
 }
 
 TEST_CASE("formation tokens at the door: Ok with five scopes, NotPermitted, Invalid", "[credentials]") {
@@ -54,11 +54,14 @@ TEST_CASE("formation tokens at the door: Ok with five scopes, NotPermitted, Inva
   CHECK(ok.is_formation);
   CHECK(ok.credential == "member:coder");
   CHECK(ok.caller == "coder");
-  CHECK(ok.scopes == std::vector<std::string>{"SendMessage", "GetTask", "ListTasks", "CancelTask",
-                                              "SubscribeToTask"});
-  CHECK_FALSE(ok.reaches("SendStreamingMessage"));
-  CHECK_FALSE(ok.reaches("session/stop"));
-  CHECK_FALSE(ok.reaches("GetExtendedAgentCard"));
+  CHECK(ok.scopes.words() == std::vector<std::string>{"SendMessage", "GetTask", "ListTasks", "CancelTask",
+                                                      "SubscribeToTask"});
+  CHECK(ok.reaches(DoorMethod::subscribe_to_task));
+  CHECK_FALSE(ok.reaches(DoorMethod::send_streaming_message));
+  CHECK_FALSE(ok.reaches(DoorMethod::session_stop));
+  CHECK_FALSE(ok.reaches(DoorMethod::get_extended_agent_card));
+  CHECK_FALSE(ok.reaches(DoorMethod::agent_card));
+  CHECK_FALSE(ok.reaches(DoorMethod::unknown));
 
   auto np = verify_authorization({h}, issuer, &tester);
   CHECK(np.kind == Kind::NotPermitted);

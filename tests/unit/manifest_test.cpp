@@ -68,7 +68,7 @@ trace: {retain: {max_sessions: 20, max_age: 7d}}
   CHECK(m.allows_localhost());
   REQUIRE(m.authentication);
   CHECK(m.authentication->credentials.at(0).name == "ci");
-  CHECK(m.authentication->credentials.at(0).scopes == std::vector<std::string>{"SendMessage", "GetTask"});
+  CHECK(m.authentication->credentials.at(0).scopes.words() == std::vector<std::string>{"SendMessage", "GetTask"});
   CHECK(m.retain->max_sessions == 20);
   CHECK(m.retain->max_age == std::chrono::hours(168));
   CHECK(m.tasks_held_at_once() == 3);

@@ -109,7 +109,7 @@ TEST_CASE("DoorReply equality sees every field, the refusal and rpc texts too", 
   each_change_is_seen<DoorReply>({
     {"refusal", [](DoorReply& r) { r.refusal = DoorRefusal::invalid_token; }},
     {"refusal_message", [](DoorReply& r) { r.refusal_message = "the token is not valid here"; }},
-    {"refusal_scope", [](DoorReply& r) { r.refusal_scope = "a2a:send"; }},
+    {"refusal_scope", [](DoorReply& r) { r.refusal_scope = DoorMethod::send_message; }},
     {"rpc_code", [](DoorReply& r) { r.rpc_code = -32001; }},
     {"rpc_message", [](DoorReply& r) { r.rpc_message = "task not found"; }},
     {"rpc_reason", [](DoorReply& r) { r.rpc_reason = "TASK_NOT_FOUND"; }},
@@ -123,11 +123,11 @@ TEST_CASE("DoorReply equality sees every field, the refusal and rpc texts too", 
 
 TEST_CASE("DoorRequest equality sees the whole verdict, caller and formation flag included", "[vocabulary]") {
   each_change_is_seen<DoorRequest>({
-    {"method", [](DoorRequest& r) { r.method = "GetTask"; }},
+    {"method", [](DoorRequest& r) { r.method = DoorMethod::get_task; }},
     {"reference_task_ids", [](DoorRequest& r) { r.reference_task_ids.push_back("tsk_1"); }},
     {"verdict.kind", [](DoorRequest& r) { r.verdict.kind = DoorAuthorization::Kind::Ok; }},
     {"verdict.credential", [](DoorRequest& r) { r.verdict.credential = "operator"; }},
-    {"verdict.scopes", [](DoorRequest& r) { r.verdict.scopes = {"a2a:send"}; }},
+    {"verdict.scopes", [](DoorRequest& r) { r.verdict.scopes = {DoorMethod::send_message}; }},
     {"verdict.is_formation", [](DoorRequest& r) { r.verdict.is_formation = true; }},
     {"verdict.caller", [](DoorRequest& r) { r.verdict.caller = "lead"; }},
     {"peer_origin", [](DoorRequest& r) { r.peer_origin = true; }},
@@ -180,7 +180,8 @@ TEST_CASE("registration registers exactly the block's types under their block na
   CHECK(cfg.type_names_by_rtti.size() > before);
   const auto block_size = caf::id_block::mur::end - caf::id_block::mur::begin;
   CHECK(cfg.type_names_by_rtti.at(std::type_index(typeid(StartChild))) == "mur::StartChild");
-  CHECK(block_size == 34);
+  CHECK(cfg.type_names_by_rtti.at(std::type_index(typeid(DoorScopes))) == "mur::DoorScopes");
+  CHECK(block_size == 35);
 }
 
 TEST_CASE("call statuses, task exits and formation events print the words they always printed", "[vocabulary]") {

@@ -56,7 +56,7 @@ TEST_CASE("no token text reaches a refusal, an exception or a verdict", "[creden
       DoorAuthorization a = verify_authorization({"Bearer " + t}, issuer, &door);
       produced.push_back(a.credential);
       produced.push_back(a.caller);
-      for (const auto& s : a.scopes) produced.push_back(s);
+      for (const auto& s : a.scopes.words()) produced.push_back(s);
     }
   }
 
@@ -100,11 +100,7 @@ TEST_CASE("no token text reaches a refusal, an exception or a verdict", "[creden
   } catch (const std::exception& e) {
     produced.push_back(e.what());
   }
-  try {
-    issuer.issue({{"ci", {text}}});
-  } catch (const std::exception& e) {
-    produced.push_back(e.what());
-  }
+  // (A token text as a scope can no longer be asked for: scopes are door methods, not words.)
   CHECK(produced.size() > 40);
   for (const auto& p : produced) check_clean(p, secrets);
 }
