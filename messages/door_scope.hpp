@@ -16,7 +16,7 @@ inline constexpr std::array<std::string_view, 8> DOOR_SCOPES = {
     "SendMessage", "SendStreamingMessage", "GetTask",              "ListTasks",
     "CancelTask",  "SubscribeToTask",      "GetExtendedAgentCard", "session/stop"};
 
-// decisions.md §1 (the seed) wins over the digest's three scopes.
+// The seed's five (docs/spec/decisions.md §Protocol choices), not the reference system's three.
 inline constexpr std::array<std::string_view, 5> FORMATION_CALL_SCOPES = {
     "SendMessage", "GetTask", "ListTasks", "CancelTask", "SubscribeToTask"};
 

@@ -2,7 +2,7 @@
 //
 // Invariant: no other file spells one of these numbers; a code's meaning is the one A2A v1.0
 // gives it (standard codes carry no ErrorInfo, A2A codes carry one with the reason beside it).
-// Spec: murmur-door.md §1.3–§1.4; a2a-v1.md §7.
+// Spec: docs/spec/door.md §JSON-RPC errors on the wire; docs/spec/a2a.md §Errors.
 #pragma once
 
 #include <cstdint>
