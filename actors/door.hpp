@@ -23,7 +23,7 @@
 // `max_tasks` ended ones and younger than `max_age` since it ended; then it is forgotten and its
 // id answers -32001 exactly like one the door never held. ListTasks orders by status timestamp
 // (newest first, ties by id) and pages with an opaque cursor naming the last row served, so a
-// task that arrives between pages never repeats a row (A2A v1.0 §ListTasks).
+// task that arrives between pages never repeats a row (docs/spec/a2a.md §ListTasks).
 // Seed: "A member with no room for it turns it away busy" / "A formation credential reaches
 // exactly five methods … the tasks the calling member started. It reaches no other member's
 // task, and nothing that watches or stops the session."

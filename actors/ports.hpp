@@ -9,7 +9,8 @@
 // (`port = spawn_port{wider}`); typed_actor's converting operator= in 0.17.6 returns nothing.
 // CAF 0.17 note: a port that answers later and also pushes to its requester (ModelText, TaskEvent)
 // must read `current_sender()` before `make_response_promise()`, which takes the sender over.
-// Seed: "the world (processes, sockets, files, clocks) sits behind adapters" (ARCHITECTURE.md).
+// Rule: the world (processes, sockets, files, clocks) sits behind adapters
+// (docs/ARCHITECTURE.md §Ports and their adapters).
 #pragma once
 
 #include "actors/atoms.hpp"
@@ -31,7 +32,8 @@
 
 namespace mur {
 
-// The model port: one turn per request. Real: member/script_model.cpp (the sim uses it too).
+// The model port: one turn per request. Real: capsule/script_model.cpp (the sim uses it too),
+// http/http_model.cpp, member/harness_model.cpp.
 using model_port = caf::typed_actor<caf::replies_to<ModelTurnRequest>::with<ModelTurn>>;
 
 // The door-call port: one request to the door at DoorCallTo, its credential attached by the port.

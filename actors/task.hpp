@@ -28,8 +28,9 @@
 // different members never block each other; every answer is delivered fenced as `member:<name>`
 // (`capsule:<name>`); a call that ends with no answer is named, with the members further down
 // that gave none.
-// Seed: "How a member gives another work" (formations.txt), steps 1–5; "A sub-capsule a member
-// delegates to is not a member" (formations.txt, "How a formation ends"; issue 13).
+// Seed "Formations", "How a member gives another work", steps 1–5; and, from "How a formation
+// ends": "A sub-capsule a member delegates to is not a member" (docs/spec/decisions.md
+// §Sub-capsules).
 #pragma once
 
 #include "actors/actor_interfaces.hpp"

@@ -7,7 +7,7 @@
 // twice, and the cursor stays valid after the row it names has been forgotten. The token is
 // opaque to callers (base64url of "<ms>|<id>") and decoding refuses anything this door did not
 // spell.
-// Spec: a2a-v1.md §7 (cursor pagination, order by status timestamp, newest first).
+// Spec: docs/spec/a2a.md §ListTasks (cursor pagination, by status timestamp, newest first).
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,5 @@
-// manifest.hpp — a capsule's `murmur.yaml`, as decisions.md §2 and §3 define it.
+// manifest.hpp — a capsule's `murmur.yaml` (docs/spec/decisions.md §Manifest, §Script model;
+// every key in docs/manifest.md).
 //
 // Invariant: a Manifest value exists only for a file that passed every rule: known keys only
 // (an unknown key is refused with its path), the right YAML types, name/version spelling,
@@ -16,11 +17,11 @@
 // `after_task: exit` session reports its launch task from the door).
 //
 // Delegation targets: `capabilities.spawn.allow: ["<capsule>@<exact version>", …]` names the
-// capsules this one may delegate to (issue 13 item 1). Each entry is a valid capsule name and an
+// capsules this one may delegate to (docs/delegation.md). Each entry is a valid capsule name and an
 // exact version (the roster's rule, capsule/capsule_names.hpp), never the capsule itself, and no
 // capsule name twice (the `delegate` tool and `{{answer.NAME}}` name a child by its capsule
 // name). Whether the entries are installed is admission's and doctor's to check (E-ROS-009).
-// spawn.allow combines freely with network.authentication. Nothing is spawned in this version.
+// spawn.allow combines freely with network.authentication.
 //
 // Codes: E-MAN-001 the file is missing, unreadable or not YAML; E-MAN-002 a key or value is
 // wrong; E-MAN-003 two keys contradict each other; E-CAP-001 a network.allow entry is malformed.
@@ -51,13 +52,14 @@ struct ScriptCall {
   std::string task; // a template: {{task}}, {{member}}, {{answer.NAME}}, {{answers}}
 };
 
-// One `delegate` tool call a script turn makes (decisions.md §6): its answer is {{answer.CAPSULE}}.
+// One `delegate` tool call a script turn makes (docs/spec/decisions.md §Script model): its answer
+// is {{answer.CAPSULE}}.
 struct ScriptDelegation {
   std::string capsule; // an entry of capabilities.spawn.allow, by name
   std::string task;    // a template, as a call's
 };
 
-// One model turn of a script (decisions.md §3).
+// One model turn of a script (docs/spec/decisions.md §Script model).
 struct ScriptTurn {
   std::vector<ScriptCall> calls;
   std::optional<std::string> reply;
@@ -78,7 +80,7 @@ struct Inference {
   // script
   std::vector<ScriptRoute> routes;
   std::vector<ScriptTurn> turns;
-  // http (OpenAI-compatible Chat Completions; member/http_inference.hpp checks these)
+  // http (OpenAI-compatible Chat Completions; capsule/http_inference.hpp checks these)
   std::string endpoint;        // base URL before /chat/completions (messages/model_endpoint.hpp)
   std::string model;
   std::string api_key_env;     // NAME of `api_key: ${NAME}` ("" ⇒ no key); a literal key is refused

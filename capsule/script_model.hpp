@@ -1,4 +1,5 @@
-// script_model.hpp — the embedded, deterministic model (decisions.md §3), behind the model port.
+// script_model.hpp — the embedded, deterministic model (docs/spec/decisions.md §Script model),
+// behind the model port.
 //
 // Invariant: turn k of a task plays entry k of the first route whose regex matches the task
 // text (else of `turns`); `think_ms` passes on the actor clock (simulated time in tests) before

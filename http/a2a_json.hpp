@@ -5,8 +5,8 @@
 // task carries the one `response` artifact; `metadata.murmur` appears only when one of busy,
 // noAnswer, noAnswerBelow is set; `submitter` is never written. Input accepts camelCase and the
 // proto snake_case names and ignores unknown fields.
-// Spec: a2a-v1.md §4, §5, §9; murmur-door.md §1.5 ("Task: {id, contextId, status{state,
-// message?}, artifacts?, metadata?}").
+// Spec: docs/spec/a2a.md §Objects, §Streaming, §ProtoJSON; docs/spec/door.md §Tasks on the wire
+// (a task is {id, contextId, status{state, message?}, artifacts?, metadata?}).
 #pragma once
 
 #include "messages/a2a_task.hpp"

@@ -11,7 +11,8 @@
 // 0: every stream is capped), ends the transfer at once (the write callback aborts it) with
 // `too_large` or `event_too_large`. Callbacks run on the
 // pool thread and must only hand work on (e.g. send an actor a message).
-// Spec: ARCHITECTURE.md "libcurl runs in one client thread using the multi interface".
+// Rule: libcurl runs in one client thread using the multi interface (docs/ARCHITECTURE.md
+// §Threads in one process, "curl pool").
 #pragma once
 
 #include "http/stream_caps.hpp"

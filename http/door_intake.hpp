@@ -2,7 +2,7 @@
 // actor sees it, as a pure function of the request (no socket, no RESTinio, no actor), so the
 // server and the fuzzer drive the same code.
 //
-// Invariant: the order of murmur-door.md §1.3, with HTTP framing in front:
+// Invariant: the order of docs/spec/door.md §Request processing order, HTTP framing first:
 //   505 (not HTTP/1.x; RESTinio 0.6 always reports 1.1, see door_server.cpp) → 414 (target over 8 KiB) → 431 (a header field over 8 KiB, or all over
 //   64 KiB) → 404 (a path this door does not serve) → 405 (GET / or POST on the card) → 411 (a
 //   POST / with neither Content-Length nor Transfer-Encoding) → 413 (body over 1 MiB) →
@@ -12,7 +12,8 @@
 //   -32003 (push methods) → -32601 → 403 insufficient_scope → -32602/-32005 (params) → a
 //   DoorCall for the door actor.
 // Everything answered here is an HttpAnswer; JSON-RPC errors are HTTP 200.
-// Spec: murmur-door.md §1.3; a2a-v1.md §2; issue 10 items 1, 2 and 5.
+// Spec: docs/spec/door.md §Request processing order; docs/spec/a2a.md §JSON-RPC binding;
+// docs/spec/decisions.md §Hostile input.
 #pragma once
 
 #include "http/jsonrpc_call.hpp"

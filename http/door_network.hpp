@@ -10,7 +10,8 @@
 // each later change is sent to the requester as a TaskEvent, the last one terminal. The public
 // card probe (DoorRequest{method = DoorMethod::agent_card}) GETs the card and answers its door
 // extension's sessionId in DoorReply.session_id.
-// Spec: murmur-door.md §4 (headers), §5.2 (wire); decisions.md §1 (answer delivery).
+// Spec: docs/spec/door.md §Calling another member's door (headers, re-offers, following);
+// docs/spec/decisions.md §Protocol choices (answer delivery).
 #pragma once
 
 #include "actors/ports.hpp"

@@ -1,6 +1,8 @@
-// The one translation unit that includes RESTinio (toolchain.md §4).
+// The one translation unit that includes RESTinio (docs/ARCHITECTURE.md §Folders and what each
+// may include).
 //
-// What RESTinio 0.6.16 does not let a door do (issue 10 item 6), and what happens instead:
+// What RESTinio 0.6.16 does not let a door do (docs/spec/decisions.md §Hostile input asks it to
+// answer whatever a client sends), and what happens instead:
 //   - Any error of the HTTP parser (http_parser 2.9) — conflicting, repeated or negative
 //     Content-Length, Content-Length together with Transfer-Encoding, a bad chunk size, NUL or
 //     another invalid byte in a header, an invalid method or version line — ends in

@@ -6,7 +6,7 @@
 // own rule (`judge_caller`) before a byte of the body is parsed, then JSON-RPC (bounded in
 // depth), version and params. Only a door method with good params reaches the door actor, as a
 // DoorRequest; the HTTP answer is completed when the door answers, and a DoorRefusal becomes
-// 401/403 here (http_refusal). The order of murmur-door.md §1.3 holds. Every call answered
+// 401/403 here (http_refusal). docs/spec/door.md §Request processing order holds. Every call answered
 // once is asked of the door by one long-lived gateway actor and answered from its reply
 // handler (no actor per request). Streams (SendStreamingMessage, SubscribeToTask) are one actor per
 // request, the door's subscriber: first the Task, then every change, closed at a terminal
@@ -18,7 +18,8 @@
 // parsed; connections that
 // never finish a request within the idle timeout are closed. What RESTinio 0.6 does not let the
 // door answer (parser errors close the connection) is listed at the top of door_server.cpp.
-// Spec: murmur-door.md §1–§2; a2a-v1.md §2, §5; toolchain.md §4 (RESTinio recipe).
+// Spec: docs/spec/door.md (routes, order, credentials); docs/spec/a2a.md §JSON-RPC binding,
+// §Streaming.
 #pragma once
 
 #include "actors/actor_interfaces.hpp"

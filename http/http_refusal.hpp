@@ -7,7 +7,8 @@
 // peer_not_accepted, insufficient_scope ⇒ 403. 401s and the formation 403s carry a Bearer
 // challenge naming the capsule as realm (and the error, and for insufficient_scope the scope);
 // peer_not_accepted carries no challenge and the same bytes every time. A 401 never says why.
-// Spec: murmur-door.md §1.3 steps 2–5, §2.3; RFC 9110 §15.5–§15.6.
+// Spec: docs/spec/door.md §Request processing order (steps 1–4, 9), §Refusals at the door;
+// RFC 9110 §15.5–§15.6.
 #pragma once
 
 #include "messages/door_request.hpp"

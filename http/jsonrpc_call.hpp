@@ -1,4 +1,5 @@
-// jsonrpc_call.hpp — one JSON-RPC 2.0 call to a door, read in the order murmur-door.md §1.3 fixes,
+// jsonrpc_call.hpp — one JSON-RPC 2.0 call to a door, read in the order docs/spec/door.md
+// §Request processing order fixes,
 // and every answer a door gives, written as JSON-RPC.
 //
 // Invariant: the steps run in this order and the first that fails answers: -32700 (not JSON,
@@ -8,7 +9,8 @@
 // → -32602 (params not an object, or a method's own params wrong) / -32005 (raw or url parts).
 // Standard codes carry no `data`; A2A codes carry one google.rpc.ErrorInfo in a `data` array.
 // Push-notification methods answer -32003. The id is echoed whenever it was valid.
-// Spec: murmur-door.md §1.3–§1.5; a2a-v1.md §2, §3, §6, §7; decisions.md §1.
+// Spec: docs/spec/door.md §Request processing order, §JSON-RPC errors on the wire; docs/spec/a2a.md
+// §JSON-RPC binding, §Methods, §Errors, §ListTasks; docs/spec/decisions.md §Protocol choices.
 #pragma once
 
 #include "messages/door_request.hpp"

@@ -10,7 +10,8 @@
 // unsupported MCP-Protocol-Version is 400. Only the runtime's tools exist (runtime_tools.hpp):
 // `tools/list` lists exactly them, a call to another name is JSON-RPC -32602; a tool's own
 // failure is `isError: true` with its text, as MCP says.
-// Spec: issue 12 item 3; models-and-mcp.md "MCP"; decisions.md §6 "transport: process".
+// Spec: docs/spec/models-and-mcp.md §MCP tool server; docs/spec/decisions.md §Agent programs;
+// docs/harness.md.
 #pragma once
 
 #include "http/loopback_listener.hpp"

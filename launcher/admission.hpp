@@ -1,5 +1,5 @@
 // admission.hpp — takes a whole roster or refuses it with one code: the first failure in the
-// order of murmur-formation.md §2.
+// order of docs/spec/formation.md §Admission order.
 //
 //   1 shape (E-ROS-001, done by parse_roster) → 2 unique names (E-ROS-003) → 3 exactly one
 //   entry (E-ROS-002) → 4 every rule names members (E-ROS-004) → 5 no rule calls the entry

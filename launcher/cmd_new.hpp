@@ -6,7 +6,8 @@
 // default) runs offline; `http` points both at a local OpenAI-compatible server
 // (http://127.0.0.1:11434/v1, model llama3.2). Capsule names are `<base of NAME>-lead` and
 // `-worker`, so NAME's last part must be a capsule name (E-NEW-002).
-// Issue 15, item 2: "mur new NAME scaffolds a project … that run offline."
+// Rule: `mur new NAME` scaffolds a project whose capsules install, pass doctor and run offline as
+// written (docs/spec/decisions.md §Command line).
 #pragma once
 
 #include <string>

@@ -27,7 +27,8 @@ std::string uptime(std::int64_t started_ms) {
   return o.str();
 }
 
-// `formation <id>: L listed (a, b, …)[, C delegated child(ren)][, P pruned now]` (murmur-formation.md §7).
+// `formation <id>: L listed (a, b, …)[, C delegated child(ren)][, P pruned now]`
+// (docs/spec/formation.md §Stopping and listing).
 std::string summary_line(const std::string& id, const std::vector<RunningRecord>& records, int pruned) {
   std::size_t listed = 0, children = 0;
   std::string names;

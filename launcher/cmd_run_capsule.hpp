@@ -5,7 +5,8 @@
 // current directory), then the global store, and its re-hashed bytes must equal the recorded
 // digest — and the pinned one when --capsule-sha256 is given — else E-RUN-008 before anything
 // starts.
-// Spec: decisions.md §4, §5 ("Stores: project, then global").
+// Spec: docs/spec/capsule.md §Session launch order; docs/spec/decisions.md §Files (stores:
+// project, then global).
 #pragma once
 
 #include "member/run_capsule.hpp"

@@ -29,7 +29,8 @@ RunningRecord find_session(const TokenQuery& q) {
 }
 
 // The one place a token reaches stdout: `mur token` exists to hand the operator a credential
-// for an external A2A client (issue 15 item 4); nothing else prints one.
+// for an external A2A client (docs/spec/decisions.md §A usable command line); nothing else
+// prints one.
 int print_token(const DoorToken& token) {
   std::cout << token.expose() << "\n";
   return exit_ok;

@@ -8,7 +8,8 @@
 // a credential the capsule declares under network.authentication.credentials, or `operator`
 // (every scope). A target that does not run is E-TOK-001; a name the session does not hold is
 // E-TOK-002, listing the ones it does.
-// Issue 15, item 4: "Usable credentials."
+// Rule: credentials usable by A2A clients outside mur (docs/spec/decisions.md §A usable command
+// line; docs/spec/door.md §Door tokens).
 #pragma once
 
 #include <string>

@@ -9,7 +9,7 @@
 // one, not live, beyond the entry's trace.retain — and never touches anything else.
 // Seed: "Each peer works in ~/.murmur/formations/<frm_id>/<member>/, a directory no other member
 // can reach. A formation's directory outlives its launch; the entry member's trace.retain bounds
-// how many are kept." (murmur-formation.md §4)
+// how many are kept." (seed "Formations"; docs/spec/formation.md §Member directories)
 #pragma once
 
 #include "capsule/manifest.hpp"
@@ -34,7 +34,8 @@ struct PeerDir {
 };
 PeerDir make_peer_dir(const std::string& formation_id, const std::string& member);
 
-// The retention pass of murmur-formation.md §4. Returns the `retention: removed …` lines.
+// The retention pass of docs/spec/formation.md §Retention. Returns the `retention: removed …`
+// lines.
 std::vector<std::string> apply_retention(const Retention& policy, const std::string& current_formation,
                                          const std::string& project_dir);
 

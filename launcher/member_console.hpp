@@ -7,8 +7,8 @@
 // until the reporter opens it, so the formation line always comes first. In human mode the
 // entry's readiness line is dropped and its JSON answer line becomes the answer's text.
 // Nothing a member prints is searched for tokens here: members never print them.
-// Seed: "Later stdout lines, and all of its stderr, are relayed to the launcher's stderr with
-// the prefix `[<member>] `" (murmur-formation.md §3).
+// Rule (docs/spec/formation.md §Member output): a member's later stdout lines and all of its
+// stderr reach the launcher's stderr, prefixed `[<member>] `.
 #pragma once
 
 #include <mutex>

@@ -27,7 +27,7 @@ namespace mur {
 
 class MemberConsole;
 
-// How long a peer may live on after closing its stdout (murmur-formation.md §3).
+// How long a peer may live on after closing its stdout (docs/spec/formation.md §Member output).
 inline constexpr std::chrono::milliseconds STDOUT_CLOSED_GRACE{2'000};
 
 struct MemberProcess {

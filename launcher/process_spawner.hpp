@@ -2,7 +2,7 @@
 //
 // Invariant: `(SpawnMember, BundleRef)` starts the member as this very binary (`run --capsule …
 // --json`, the entry with `--formation-entry [--task TEXT]` — the entry rule itself is the
-// member's wiring, member/member_wiring.hpp — nothing secret in argv or env) with exactly its channel (fd 3) and lifeline (fd 4)
+// member's wiring, capsule/member_wiring.hpp — nothing secret in argv or env) with exactly its channel (fd 3) and lifeline (fd 4)
 // read ends, a peer in its own process group with its fresh `formations/<frm>/<member>/`
 // directory as working directory, the entry in the project directory and the launcher's group;
 // the bundle goes only into the channel as its first line. Once the process exists the

@@ -4,7 +4,7 @@
 // more: names, capsules and versions spelled correctly, exactly the known keys, `entry` a real
 // boolean, each rule's `to` a non-empty list without `from`. Uniqueness, the single entry and
 // rule membership are admission's checks 2–5, so they are not refused here.
-// Parse order (murmur-formation.md §2): YAML syntax → top level is a mapping → unknown
+// Parse order (docs/spec/formation.md §Parse order): YAML syntax → top level is a mapping → unknown
 // top-level keys → roster_version → members (present, list, non-empty; per member: unknown
 // keys, name, capsule, version, entry) → reachability (per rule: unknown keys, from, to,
 // `to` contains `from`).

@@ -11,8 +11,9 @@
 // first line) and then skipped.
 // A member's delegations show as `member → capsule:<name>  delegate  started` and `… answer
 // <status> <duration>`; the children's own traces are not followed (their parent's lines say it).
-// Issue 14, item 4: "`mur run --roster -v` and `mur trace show frm_… --follow` print calls and
-// answers as they happen (one line each: time, caller → callee, event, status)".
+// Rule (docs/spec/decisions.md §Observability): `mur run --roster -v` and `mur trace show frm_…
+// --follow` print calls and answers as they happen, one line each: time, caller → callee, event,
+// status.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -6,8 +6,8 @@
 // (launcher/formation_dirs.hpp), its times and outcome read from its members' traces; a session
 // is a `ses_…` directory whose trace.jsonl starts with session_start. Nothing listed holds a
 // token (traces hold none).
-// Issue 14, item 3: "`mur trace list` lists formations and sessions, newest first, with start
-// time, roster or capsule, duration and outcome (`--json` too)."
+// Rule (docs/spec/decisions.md §Observability): `mur trace list` lists formations and sessions,
+// newest first, with start time, roster or capsule, duration and outcome (`--json` too).
 #pragma once
 
 namespace mur {

@@ -10,8 +10,8 @@
 // `call_refused` naming a `capsule`) is a call of kind "delegation" whose callee is
 // `capsule:<name>`; its child's task (the child session's `task_start.task_id` =
 // `child_task_id`) hangs under it the same way. Texts are kept whole; shortening is the renderer's.
-// Issue 14, items 2–3: "a formation's traces join into one tree" / "`mur trace show TARGET`
-// prints that tree in time order".
+// Rule (docs/spec/decisions.md §Observability): a formation's traces join into one tree, and
+// `mur trace show TARGET` prints that tree in time order.
 #pragma once
 
 #include <nlohmann/json.hpp>

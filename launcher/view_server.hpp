@@ -8,7 +8,8 @@
 // is the whole state, one JSON document on one `data:` line; a page that connects gets the last
 // state at once, and every open page gets each state published. It serves only what it is
 // given (launcher/view_state.hpp: no token, no door URL, no key). It prints nothing.
-// Issue 14, item 5: "updating live (SSE from the launcher)".
+// Rule (docs/spec/decisions.md §Observability): the page updates live, over SSE from the
+// launcher.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -12,7 +12,7 @@
 // lifeline's write end lives here too, and only this process holds it (close-on-exec): closing
 // it, or this process dying, is what ends the child. Nothing here prints.
 // Seed: "It ends with the member that started it, through a lifeline of its own whose other end
-// only that member's process holds" (formations.txt, "How a formation ends").
+// only that member's process holds" (seed "Formations", "How a formation ends").
 #pragma once
 
 #include "messages/spawn_grant.hpp"

@@ -18,7 +18,7 @@
 // until its parent, having read the answer, ends it so); each is reaped by its thread (ChildProcesses).
 // Seed: "A sub-capsule a member delegates to is not a member: it shares the formation's id and
 // nothing else. It ends with the member that started it, through a lifeline of its own whose
-// other end only that member's process holds" (formations.txt, "How a formation ends").
+// other end only that member's process holds" (seed "Formations", "How a formation ends").
 #pragma once
 
 #include "actors/ports.hpp"

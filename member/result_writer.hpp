@@ -9,7 +9,7 @@
 // at most 100 ms after its task ended (one write per 100 ms however many tasks end, not one
 // system call per task), at once for the launch task, and always before the session's end is
 // handed on.
-// Spec: decisions.md §5 (session dir: `out/result.txt`).
+// Spec: docs/spec/capsule.md §Session layout (`out/result.txt`).
 #pragma once
 
 #include "actors/ports.hpp"

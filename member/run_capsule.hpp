@@ -1,7 +1,7 @@
 // run_capsule.hpp — `mur run --capsule NAME --capsule-version V` / `mur run --manifest DIR`: one
 // capsule session in this process, as the launcher starts members and as a person can by hand.
 //
-// Invariant (launch order of murmur-capsule.md §3): [the caller resolved the capsule] → joining:
+// Invariant (docs/spec/capsule.md §Session launch order): [the caller resolved the capsule] → joining:
 // formation env, channel first line, lifeline → serving: session dir → member actors (wired by
 // member_setup) → door serving → running record → readiness line → (--task) → waiting, until the
 // member ends: each task's end arrives from the member actor (its result is written), SIGINT/
@@ -13,7 +13,8 @@
 // door that always requires a token and trusts the granted key; its trace and running record
 // name `spawned_by`. A capsule whose spawn.allow is not empty gets the real child port
 // (member/child_spawner.hpp); its children are ended with the session.
-// Spec: decisions.md §4 (`mur run --capsule`), §5; murmur-capsule.md §3–§5; murmur-door.md §6.
+// Spec: docs/spec/decisions.md §Command line (`mur run --capsule`), §Files; docs/spec/capsule.md;
+// docs/spec/door.md §The formation channel, §The lifeline.
 #pragma once
 
 #include <optional>

@@ -5,7 +5,7 @@
 // order, exactly the methods the door answers with something other than -32601; the door
 // extension carries `sessionId`, so a probe can tell which session answers. An authenticated
 // door declares the bearer scheme; a public one declares none. A card never holds a token.
-// Spec: murmur-door.md §1.2; a2a-v1.md §8; decisions.md §1.
+// Spec: docs/spec/door.md §The agent card; docs/spec/a2a.md §Agent card.
 #pragma once
 
 #include <nlohmann/json.hpp>

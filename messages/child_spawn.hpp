@@ -9,7 +9,7 @@
 // lifeline — whatever it was doing; the port sends nothing more for that call.
 // Seed: "A sub-capsule a member delegates to is not a member: it shares the formation's id and
 // nothing else. It ends with the member that started it, through a lifeline of its own whose
-// other end only that member's process holds" (formations.txt, "How a formation ends").
+// other end only that member's process holds" (seed "Formations", "How a formation ends").
 #pragma once
 
 #include "messages/message_fields.hpp"

@@ -3,7 +3,8 @@
 // Invariant: a refusal names what is wrong with the caller, never how a transport says so: the
 // door actor answers one of these, and only http/ maps it to a status, a body and a challenge
 // (401 unauthenticated / invalid_token, 403 the rest). `judge_caller` is the one rule for steps 2
-// and 3 of murmur-door.md §1.3 (token, then peer consent): the door actor applies it to every
+// and 3 of docs/spec/door.md §Request processing order (token, then peer consent): the door
+// actor applies it to every
 // request, and the HTTP adapter applies it before it reads a byte of the body.
 // Seed: "a token presented at any door but the one it was issued for is refused there … and
 // reaches nothing."

@@ -4,7 +4,8 @@
 // (RESTinio in a real process, the loopback network in tests) verifies the Authorization
 // header with the door's own verifiers and hands the door only the verdict (who, which scopes,
 // whether by formation token). The door turns the verdict into the refusal order of
-// murmur-door.md §1.3/§2.3 and decides everything else.
+// docs/spec/door.md §Request processing order and §Refusals at the door, and decides everything
+// else.
 // Seed: "A formation credential reaches exactly five methods on the door it was issued for …
 // It reaches no other member's task, and nothing that watches or stops the session."
 #pragma once

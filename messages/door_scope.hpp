@@ -37,8 +37,8 @@ public:
   }
   // Every scope (the operator's).
   static DoorScopes all();
-  // The five a formation caller reaches, whatever its token says (the seed wins over the
-  // reference system's three).
+  // The five a formation caller reaches: the seed's five (docs/spec/decisions.md §Protocol
+  // choices), not the reference system's three.
   static DoorScopes formation_call();
 
   bool has(DoorMethod m) const { return (bits & bit(m)) != 0; }

@@ -6,8 +6,9 @@
 // sodium_malloc'ed memory. `operator` (every scope) is minted first, then one token per declared
 // credential. Opening checks shape → MAC (constant time) → JSON → credential → every scope known;
 // any failure is the one "invalid". The token text is a DoorToken: only `expose()` reads it.
-// Seed (murmur-door.md §2.1, decisions.md §1): "Door tokens mdt1 (HMAC-SHA256, per-session
-// random key, memory only): an operator token with every scope, plus one per declared credential."
+// Rule (docs/spec/door.md §Door tokens; docs/spec/decisions.md §Protocol choices): door tokens
+// are mdt1 (HMAC-SHA256 under a random key per session, kept in memory only): an operator token
+// with every scope, and one per declared credential.
 #pragma once
 
 #include <optional>

@@ -27,7 +27,7 @@ private:
   std::string fix_;
 };
 
-// Exit codes of decisions.md §4.
+// Exit codes of docs/spec/decisions.md §Exit codes.
 enum ExitCode : int { exit_ok = 0, exit_refused = 1, exit_usage = 2 };
 
 } // namespace mur

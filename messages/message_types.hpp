@@ -103,7 +103,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(mur, caf::first_custom_type_id)
   CAF_ADD_ATOM(mur, mur, deadline_atom, "deadline")       // a deadline passed
   CAF_ADD_ATOM(mur, mur, winddown_atom, "winddown")       // member → door: close, cancel, refuse
   CAF_ADD_ATOM(mur, mur, retry_atom, "retry")             // egress: re-offer / re-poll; launcher: probe
-  CAF_ADD_ATOM(mur, mur, address_atom, "address")         // channel → member/egress: address line
+  CAF_ADD_ATOM(mur, mur, address_atom, "address")         // channel → member, egress: address line
   CAF_ADD_ATOM(mur, mur, wait_atom, "addrwait")           // egress: address wait ran out
   CAF_ADD_ATOM(mur, mur, think_atom, "think")             // script model: think_ms passed
   CAF_ADD_ATOM(mur, mur, trace_atom, "trace")             // read back a trace (tests, mur trace)

@@ -1,8 +1,9 @@
 // rpc_error_codes.hpp — every JSON-RPC 2.0 and A2A error code a door answers or reads, by name.
 //
 // Invariant: no other file spells one of these numbers; a code's meaning is the one A2A v1.0
-// gives it (standard codes carry no ErrorInfo, A2A codes carry one with the reason beside it).
-// Spec: murmur-door.md §1.3–§1.4; a2a-v1.md §7.
+// gives it (standard codes carry no ErrorInfo — but for the -32603 that drops a stream subscriber
+// that fell behind, SUBSCRIBER_BEHIND — and A2A codes carry one with the reason beside it).
+// Spec: docs/spec/door.md §JSON-RPC errors on the wire; docs/spec/a2a.md §Errors.
 #pragma once
 
 #include <cstdint>

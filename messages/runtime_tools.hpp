@@ -8,8 +8,8 @@
 // object, an unknown tool, a member outside the enum or a missing field become a tool error
 // that says what was wrong and that nothing was sent; nothing the model sends can crash the
 // runtime (arguments are parsed with the depth bound of strict_json).
-// Seed (decisions.md §6): "The runtime's tools as function tools: call-member {member: enum,
-// task}, end-without-answer {reason}, delegate {capsule: enum, task}."
+// Rule (docs/spec/decisions.md §Real models): the runtime's tools are function tools —
+// call-member {member: enum, task}, end-without-answer {reason}, delegate {capsule: enum, task}.
 // Seed: "The model calls call-member with the member's name and the whole task." / "…the model is
 // told not to present an answer of its own as that member's."
 #pragma once

@@ -9,7 +9,7 @@
 // was signed or sent is what is read. Neither says more about a refused text than "not strict
 // JSON": callers never quote the input.
 // Seed: "payload: {"formation":"frm_…","from":"<member>","to":"<member>"}" — and nothing else.
-// Issue 10: a body nested 70,000 deep must not kill a door.
+// Rule (docs/spec/decisions.md §Hostile input): a body nested 70,000 deep must not kill a door.
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,5 @@
 // transcript.hpp — one task's conversation with its model, as typed messages: what a task actor
-// keeps and hands to a stateless model port (decisions.md §6 "Transcript").
+// keeps and hands to a stateless model port (docs/spec/decisions.md §Transcript).
 //
 // Invariant: a message is exactly one of four kinds, built only through the named constructors
 // below, so a tool result always carries the id of the call it answers and only an assistant

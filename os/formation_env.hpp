@@ -27,7 +27,7 @@ std::optional<FormationEnv> read_formation_env(
     const std::function<const char*(const char*)>& lookup);
 
 // A delegated child's spawner lifeline: the read end of a pipe whose only write end its parent's
-// process holds (murmur-door.md §6: never mixed with the formation lifeline).
+// process holds (docs/spec/door.md §The lifeline: never mixed with the formation lifeline).
 inline constexpr const char* SPAWNER_LIFELINE_ENV = "MURMUR_SPAWNER_LIFELINE";
 
 // MURMUR_SPAWNER_LIFELINE validated as a lifeline (digits, ≥ 3, open, a pipe's read end; made

@@ -26,7 +26,7 @@
 // act on the calling thread only), so the child inherits the restriction and this process
 // keeps none; the child itself is started by spawn_process (posix_spawn), unchanged.
 // Seed: "Each peer works in ~/.murmur/formations/<frm_id>/<member>/, a directory no other member
-// can reach." (murmur-formation.md §4); issue 12, item 4.
+// can reach." (seed "Formations"; docs/spec/decisions.md §Agent programs).
 #pragma once
 
 #include "os/process_spawn.hpp"

@@ -7,8 +7,8 @@
 // `kill()` and the destructor end the whole process group with SIGKILL, so nothing the program
 // started outlives its turn; the run's thread waits on descriptors and the pidfd (events, no
 // polling timer). Nothing here prints or logs what the program wrote.
-// Spec: issue 12 item 2 ("a new process per turn, in its own process group, ended with the
-// turn, the member and the formation").
+// Rule (docs/spec/decisions.md §Agent programs): a new process per turn, in its own process
+// group, ended with the turn, the member and the formation.
 #pragma once
 
 #include "os/harness_isolation.hpp"

@@ -4,7 +4,8 @@
 // which never writes): stray bytes are discarded, EINTR is retried, and EOF or any other read
 // error is reported exactly once through `on_ended` — whatever ended the launcher, even SIGKILL.
 // `stop()` (or destruction) ends the thread without reporting.
-// Seed (murmur-door.md §6): "EOF ⇒ formation ended (closed, or launcher died — even SIGKILL)."
+// Rule (docs/spec/door.md §The lifeline): end of file means the formation ended — closed on
+// purpose, or the launcher died, even by SIGKILL.
 #pragma once
 
 #include <functional>

@@ -2,7 +2,7 @@
 //
 // Invariant: the wait is an event (poll on pidfd_open's descriptor), bounded by the caller's
 // time; a pid that does not exist counts as gone at once. Nothing here signals anything.
-// Seed: "mur stop … wait for members to be gone" (murmur-formation.md §7).
+// Rule: `mur stop` waits for the members to be gone (docs/spec/formation.md §Stopping and listing).
 #pragma once
 
 #include <chrono>

@@ -3,7 +3,8 @@
 //
 // Invariant: the stamp is field 22 (starttime, clock ticks since boot) of /proc/<pid>/stat,
 // read after the command name's closing parenthesis; "" when the process does not exist.
-// Spec: murmur-capsule.md §4 ("trusted only if pid alive, start time matches").
+// Spec: docs/spec/capsule.md §Running records (a record is trusted only while its pid is alive
+// with the same start stamp).
 #pragma once
 
 #include <string>

@@ -3,8 +3,8 @@
 // Invariant: block_session_signals() runs in main before any thread starts, so every later
 // thread inherits the mask and only the watch thread ever takes these signals; each signal
 // becomes one call of `on_signal` on that thread. SIGPIPE is ignored. stop() ends the thread.
-// Spec: ARCHITECTURE.md "Process hygiene": "Block SIGINT, SIGTERM and SIGHUP in main before any
-// thread starts; one thread sigwaits and turns each signal into a message."
+// Rule (docs/ARCHITECTURE.md §Process hygiene): SIGINT, SIGTERM and SIGHUP are blocked in main
+// before any thread starts; one thread sigwaits and turns each signal into a message.
 #pragma once
 
 #include <functional>

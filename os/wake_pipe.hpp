@@ -2,8 +2,8 @@
 //
 // Invariant: both ends are close-on-exec and non-blocking; once `wake()` has been called the
 // read end stays readable for good, so a thread that polls it can never miss the request.
-// Seed: "a member must notice EOF promptly (a blocking reader thread, not a poll timer)" — and a
-// blocking thread still needs a way to be told to stop (ARCHITECTURE.md, "Process hygiene").
+// Rule (docs/ARCHITECTURE.md §Process hygiene): a member notices EOF promptly — a blocking reader
+// thread, not a poll timer — and a blocking thread still needs a way to be told to stop.
 #pragma once
 
 #include "os/unique_fd.hpp"

@@ -3,18 +3,25 @@
 # temporary MURMUR_HOME, check its roster with `mur doctor`, then launch it with one task —
 # three member processes, the lead handing the coder its task and the coder asking the
 # reviewer — and print the answer and the formation's trace.
+# With MUR_BINARY set (as ctest's "readme: scripts/demo.sh" entry does), that binary is used and
+# nothing is installed or built; the demo itself is the same.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/setup.sh
-BUILD_DIR=${MUR_BUILD_DIR:-build}
-case "$BUILD_DIR" in /*) ;; *) BUILD_DIR="$PWD/$BUILD_DIR" ;; esac
-# An existing build is reused (configured once; the build step is then an incremental no-op).
-if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
-  cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=${MUR_BUILD_TYPE:-Debug} >/dev/null
+if [ -n "${MUR_BINARY:-}" ]; then
+  MUR=$MUR_BINARY
+  case "$MUR" in /*) ;; *) MUR="$PWD/$MUR" ;; esac
+else
+  scripts/setup.sh
+  BUILD_DIR=${MUR_BUILD_DIR:-build}
+  case "$BUILD_DIR" in /*) ;; *) BUILD_DIR="$PWD/$BUILD_DIR" ;; esac
+  # An existing build is reused (configured once; the build step is then an incremental no-op).
+  if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
+    cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=${MUR_BUILD_TYPE:-Debug} >/dev/null
+  fi
+  cmake --build "$BUILD_DIR" -j"$(nproc)" --target mur >/dev/null
+  MUR="$BUILD_DIR/mur"
 fi
-cmake --build "$BUILD_DIR" -j"$(nproc)" --target mur >/dev/null
-MUR="$BUILD_DIR/mur"
 
 export MURMUR_HOME
 MURMUR_HOME=$(mktemp -d)

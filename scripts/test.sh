@@ -15,6 +15,7 @@ fi
 cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=${MUR_BUILD_TYPE:-Debug} >/dev/null
 cmake --build "$BUILD_DIR" -j"$(nproc)"
 (cd "$BUILD_DIR" && ctest --output-on-failure -j"$(nproc)" --timeout 300)
-# Every libFuzzer target for a short bound (issue 10); any crash fails the suite.
+# Every libFuzzer target for a short bound (docs/spec/decisions.md §Hostile input); any crash
+# fails the suite.
 # MUR_FUZZ_SECONDS=0 leaves fuzzing out (local iteration only).
 if [ "${MUR_FUZZ_SECONDS:-15}" != 0 ]; then scripts/fuzz.sh "${MUR_FUZZ_SECONDS:-15}"; fi

@@ -1,7 +1,8 @@
 // door_throughput — SendMessage + GetTask load on one real door (RESTinio + the door actor,
 // public, echo script, queue acceptance), driven by the libcurl multi client in-process.
 // Prints requests/s and p50/p99 latency. A number, not a test. The side-by-side with the
-// @a2a-js/sdk reference server (a2a-v1.md §10) is in tests/bench/run_a2a_side_by_side.sh (with bench_a2a_load).
+// @a2a-js/sdk reference server (docs/spec/a2a.md §Reference client and server) is in
+// tests/bench/run_a2a_side_by_side.sh (with bench_a2a_load).
 // Usage: bench_door_throughput [pairs=2000] [concurrency=16]
 #include "actors/door.hpp"
 #include "actors/member.hpp"

@@ -9,8 +9,8 @@
 //                  the tool result back, built and sent the next request)
 //   to the end     the last response's last byte → the SendMessage reply's arrival here (mur
 //                  ended the task and its door answered; an upper bound of mur's share)
-// Prints count, median, p90 and max of each and of both together, in ms; the target is
-// a median of at most 1 ms. Numbers, not a test: nothing here passes or fails on speed.
+// Prints count, median, p90 and max of each and of both together, in ms; the target they are
+// read against is a median of at most 1 ms. Numbers, not a test: nothing passes or fails on speed.
 //
 // Usage: node model_turn_driver.mjs --door URL --replay BASE [--tasks N] [--warmup N] [--label S] [--json]
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # run_a2a_side_by_side.sh — a mur door next to the @a2a-js/sdk 1.3 express reference server
-# (a2a-v1.md §10), both loaded by the same tool (bench_a2a_load, libcurl multi) with the same
+# (docs/spec/a2a.md §Reference client and server), both loaded by the same tool (bench_a2a_load,
+# libcurl multi) with the same
 # SendMessage + GetTask pairs, then the ratios mur/reference of requests/s and of p99 latency.
 # A bench that prints numbers, not a test (no ctest entry, no pass/fail threshold).
 #

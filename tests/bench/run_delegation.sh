@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run_delegation.sh — what a delegation costs (issue 13): examples/delegation run N times, each
+# run_delegation.sh — what a delegation costs (docs/delegation.md): examples/delegation run N times, each
 # a fresh formation whose entry, in one turn, calls a member and delegates to a sub-capsule that
 # mur starts as a child process. From each run's traces: the member call's duration, the
 # delegation's duration (the child's start, its task and its answer), the child's start alone

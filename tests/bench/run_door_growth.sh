@@ -5,9 +5,10 @@
 # @a2a-js/sdk reference server in the same run, both driven by bench_a2a_load (--send-only).
 # Prints, per side: requests/s overall and of the first and last tenth of the run, p50/p99,
 # the server's RSS before (ahead of the warm-up) and after; then the ratios mur/reference and
-# last tenth/first tenth. Numbers, not a test (no ctest entry, no threshold); issue 10 names
-# the targets (last tenth within 10% of the first; mur RSS after 100,000 tasks under 64 MiB with
-# the default lifecycle.retain_tasks; mur ≥ 4× the reference's requests/s, p99 ≤ ¼ of its).
+# last tenth/first tenth. Numbers, not a test (no ctest entry, no threshold); the targets they
+# are read against: the last tenth within 10% of the first; mur's RSS after 100,000 tasks under
+# 64 MiB with the default lifecycle.retain_tasks; mur ≥ 4× the reference's requests/s, p99 ≤ ¼
+# of its.
 #
 # Prints the load average before each side (the box may be shared with other work).
 #

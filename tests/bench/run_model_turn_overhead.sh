@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# run_model_turn_overhead.sh — the time mur adds per model turn (issue 11, item 10): one
+# run_model_turn_overhead.sh — the time mur adds per model turn (docs/models.md, "How long mur
+# takes between model turns"): one
 # `transport: http` member (`mur run --manifest`, a public door) against the replay model
 # server (tests/models/replay_server.mjs), whose scenario `two-requests` makes every task take
 # two model requests (a tool call, answered at once by the runtime, then the text). N tasks,

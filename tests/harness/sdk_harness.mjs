@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // A `transport: process` harness for mur's tests, written against a real MCP client nobody here
 // wrote: @modelcontextprotocol/sdk's Client over StreamableHTTPClientTransport (pinned in
-// package-lock.json). Per turn, mur writes one JSON object on stdin (issue 12, item 2).
+// package-lock.json). Per turn, mur writes one JSON object on stdin (docs/harness.md, "The
+// protocol").
 //
 //   mode "new":    list the tools, call `call-member` (member = the first callee, task = the
 //                  task as received), print "asked <member>", exit 0.

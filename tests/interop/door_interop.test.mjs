@@ -1,6 +1,7 @@
 // A real A2A v1.0 client (@a2a-js/sdk 1.3, ClientFactory) against real `mur run --manifest`
 // doors, plus raw fetch checks of the exact wire shapes: camelCase output, wrappers, enum
-// names, every JSON-RPC error code with its ErrorInfo, and every 401/403 of murmur-door.md §2.3.
+// names, every JSON-RPC error code with its ErrorInfo, and every 401/403 of docs/spec/door.md
+// §Refusals at the door.
 // Run: MUR_BINARY=/path/to/mur node --test door_interop.test.mjs
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

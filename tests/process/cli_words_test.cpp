@@ -1,4 +1,5 @@
-// The `mur` command line says what it means (issue 15, item 3), checked on the real binary: an
+// The `mur` command line says what it means (docs/spec/decisions.md §A usable command line),
+// checked on the real binary: an
 // unknown command or flag is named with the nearest known one (E-CLI-001, exit 2); `mur help`
 // prints help; a flag that does not apply to the chosen mode is refused with why (E-CLI-002);
 // --resume with --roster gets the seeds' reason; --deadline 0 and an empty task are refused

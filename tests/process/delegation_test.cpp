@@ -1,4 +1,4 @@
-// Delegation with real processes (issue 13 items 3–5): a formation whose entry member delegates
+// Delegation with real processes (docs/delegation.md): a formation whose entry member delegates
 // to a sub-capsule installed in the project store. The child's answer reaches the entry's task
 // and its session lives under the parent's session directory; `kill -9` of the parent member
 // ends the child within 1 s (its spawner lifeline); `kill -9` of the launcher ends members and
@@ -263,7 +263,7 @@ TEST_CASE("kill -9 of the parent member: its child is gone within 1 s, and the g
   CHECK(ps.out.find("capsule:helper") != std::string::npos);
 
   REQUIRE(::kill(parent_pid, SIGKILL) == 0);
-  CHECK(gone_within(child_pid, std::chrono::seconds(1))); // the issue's bound
+  CHECK(gone_within(child_pid, std::chrono::seconds(1))); // the bound asked of delegation: 1 s
   run.wait();
   CHECK(formation_processes(s.id()).empty());
   // The child recorded its spawner lifeline's end before it wound down.

@@ -1,4 +1,5 @@
-// A session's door as a user outside mur reaches it (issue 15, items 3–6), with real processes:
+// A session's door as a user outside mur reaches it (docs/spec/decisions.md §A usable command
+// line), with real processes:
 // `mur token NAME --session` prints a declared credential's token from the 0600 running record,
 // and that token reaches exactly its scopes (GetTask yes, CancelTask 403 insufficient_scope) and
 // appears nowhere else; `--port N` serves the door on 127.0.0.1:N and a second session asking

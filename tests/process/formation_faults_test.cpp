@@ -1,4 +1,5 @@
-// Faults named right and seen, with real `mur` processes (issue 10, finding 4): a peer SIGKILLed
+// Faults named right and seen, with real `mur` processes (docs/spec/decisions.md §Faults are
+// named): a peer SIGKILLed
 // mid-call is named in the caller's answer as refusing the connection, and the launcher ends the
 // formation with 69 naming the member and its signal; a peer SIGSTOPped mid-call is named as not
 // answering, within the call deadline; a peer that dies while the formation idles ends it with
@@ -211,7 +212,7 @@ TEST_CASE("a peer that ends as its lifecycle says is no fault, a later call to i
   CHECK(first.exit_code == 0);
   // Not checked here: that the first answer arrives. A callee that exits right after its task
   // sometimes takes its last stream event with it (the door server closes its streams on exit
-  // before the event is written): a known gap, reported with issue 10 for the door server.
+  // before the event is written): a known gap of the door server.
   REQUIRE(gone_within(s.coder, generous));
   // The launcher says so on stderr (bounded wait for its line), and does not stop the formation.
   const std::string ended_note = "member 'coder' (pid " + std::to_string(s.coder) + ") ended as its lifecycle says (status 0)";

@@ -1,5 +1,5 @@
 // Formations whose members are real `transport: http` models, driven end to end by the replay
-// server's scenarios (tests/models/fixtures/scenarios.json; issue 11, item 8): an answer
+// server's scenarios (tests/models/fixtures/scenarios.json; docs/models.md): an answer
 // through call-member, its held tool result and the one continuation with the callee's fenced
 // answer; a busy callee (the model is told, the runtime keeps offering, the answer still
 // comes); a peer that ends without an answer; 429 then success (Retry-After honoured); 500

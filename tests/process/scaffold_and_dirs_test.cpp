@@ -1,4 +1,5 @@
-// `mur new` and `mur formations rm` with real processes (issue 15, items 2 and 6): a scaffolded
+// `mur new` and `mur formations rm` with real processes (docs/spec/decisions.md §Command line): a
+// scaffolded
 // project installs, passes doctor and answers offline with its two capsules (the entry calls the
 // worker), from the commands it prints; `--model http` scaffolds capsules that install and that
 // doctor reads without a manifest or roster error; an existing path is refused. Formation

@@ -1,4 +1,5 @@
-// caf_catch.hpp — runs CAF's deterministic test DSL inside Catch2 (toolchain.md §3).
+// caf_catch.hpp — runs CAF's deterministic test DSL (caf/test/dsl.hpp) inside Catch2: CAF's
+// check macros are mapped onto Catch2's, so a failed expectation fails the Catch2 test case.
 // Must be the first include of every sim test file that uses the DSL.
 #pragma once
 #include <catch2/catch.hpp>

@@ -1,4 +1,5 @@
-// Faults named right and seen (issue 10, finding 4), in whole simulated formations: a callee
+// Faults named right and seen (docs/spec/decisions.md §Faults are named), in whole simulated
+// formations: a callee
 // that held a call and then answers nothing (as SIGSTOP) ends the call timed_out or unreachable
 // in words that say so, never busy; a killed callee is named as refusing the connection, and the
 // launcher records it and ends the formation with 69; a callee that ends as its lifecycle says

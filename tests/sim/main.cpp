@@ -1,4 +1,5 @@
-// The one translation unit with main and CAF's test-engine definitions (toolchain.md §3).
+// The one translation unit with main and CAF's test-engine definitions (caf/test/unit_test_impl.hpp,
+// without CAF's own main), next to Catch2's runner.
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 #define CAF_TEST_NO_MAIN

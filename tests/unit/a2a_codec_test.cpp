@@ -1,5 +1,6 @@
 // The A2A JSON codec (http/a2a_json, http/jsonrpc_call): good and bad input, in the
-// processing order of murmur-door.md §1.3, and the exact output shapes of a2a-v1.md.
+// order of docs/spec/door.md §Request processing order, and the exact output shapes of
+// docs/spec/a2a.md.
 #include <catch2/catch.hpp>
 
 #include "http/a2a_json.hpp"

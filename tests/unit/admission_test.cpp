@@ -273,7 +273,7 @@ TEST_CASE("W-ROS-003: a callee whose lifecycle ends it after one task is warned 
   for (const auto& w : none.warnings) CHECK(w.code != "W-ROS-003");
 }
 
-// capabilities.spawn.allow (issue 13 item 1): checks 9 and 10.
+// capabilities.spawn.allow (docs/spec/formation.md §Admission order): checks 9 and 10.
 namespace {
 const std::string auth_door = "network: {authentication: {scheme: bearer}}\n";
 const std::string egress = "capabilities: {network: {allow: [localhost]}, spawn: {allow: [";

@@ -1,4 +1,4 @@
-// Delegations in the traces (issue 13 item 4): a member's `delegation_start` / `delegation`
+// Delegations in the traces (docs/delegation.md): a member's `delegation_start` / `delegation`
 // events become calls of kind "delegation" to `capsule:<name>`, beside its member calls, with
 // the child's task (its session found under `<parent session>/children/<dlg>/.murmur/`) nested
 // under the delegation that names it, grandchildren likewise; a refused delegation shows; the

@@ -1,4 +1,5 @@
-// Authorization header handling (murmur-door.md §2.2) with both token families.
+// Authorization header handling (docs/spec/door.md §The Authorization header) with both token
+// families.
 #include <catch2/catch.hpp>
 
 #include "messages/formation_authority.hpp"

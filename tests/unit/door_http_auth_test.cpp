@@ -1,6 +1,7 @@
 // The door over real HTTP (RESTinio + libcurl in-process): a door with a formation verifier
 // refuses forged and foreign formation tokens 401 invalid_token and a misaddressed one 403
-// not_permitted, before it reads the body (murmur-door.md §1.3 step 2, §2.3, §3.2); a good
+// not_permitted, before it reads the body (docs/spec/door.md §Request processing order step 2,
+// §Refusals at the door, §Formation tokens); a good
 // token reaches the door and a bad body is answered only then.
 #include <catch2/catch.hpp>
 

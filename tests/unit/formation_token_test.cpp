@@ -1,4 +1,5 @@
-// FormationAuthority mints, FormationVerifier checks: every refusal of the digest's §3.2.
+// FormationAuthority mints, FormationVerifier checks: every refusal of docs/spec/door.md
+// §Formation tokens, in its order.
 #include <catch2/catch.hpp>
 
 #include <sodium.h>

@@ -1,4 +1,4 @@
-// The `inference` keys of transport: http (member/http_inference.hpp), the endpoint rules
+// The `inference` keys of transport: http (capsule/http_inference.hpp), the endpoint rules
 // (messages/model_endpoint.hpp) and what doctor warns about a model (launcher/inference_warnings.hpp).
 #include "launcher/doctor.hpp"
 #include "launcher/inference_warnings.hpp"

@@ -1,4 +1,4 @@
-// The one member wiring (member/member_wiring.hpp): manifest + launch options → MemberSetup, with
+// The one member wiring (capsule/member_wiring.hpp): manifest + launch options → MemberSetup, with
 // the entry rule and the lifecycle overrides.
 #include "capsule/member_wiring.hpp"
 #include "messages/failure.hpp"

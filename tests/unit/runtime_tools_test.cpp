@@ -1,5 +1,5 @@
 // The runtime's tools as a model sees them, and a model's tool calls read back: `delegate`
-// beside `call-member` and `end-without-answer` (decisions.md §6, issue 13 item 2).
+// beside `call-member` and `end-without-answer` (docs/spec/decisions.md §Real models).
 #include "messages/runtime_tools.hpp"
 
 #include <catch2/catch.hpp>

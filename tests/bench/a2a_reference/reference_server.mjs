@@ -1,4 +1,5 @@
-// reference_server.mjs — the @a2a-js/sdk 1.3 express echo server of a2a-v1.md §10, the
+// reference_server.mjs — the @a2a-js/sdk 1.3 express echo server (docs/spec/a2a.md §Reference
+// client and server), the
 // reference the mur door is measured against (tests/bench/run_a2a_side_by_side.sh).
 // JSON-RPC at "/", agent card at /.well-known/agent-card.json, InMemoryTaskStore; each task is
 // answered with an artifact echoing the message text, then COMPLETED.
