@@ -44,11 +44,16 @@ using task_handle = call_listener::extend<caf::reacts_to<cancel_atom>, caf::reac
 // -- egress --------------------------------------------------------------------------------------
 // What a task asks of its member's egress.
 using call_port = caf::typed_actor<caf::replies_to<CallMember>::with<CallStart>, caf::reacts_to<AbandonCall>>;
-using egress_handle = call_port::extend_with<stream_listener>::extend<
-  caf::reacts_to<address_atom, std::vector<MemberText>>,
-  caf::reacts_to<wait_atom, std::string>,      // (own timer) the address wait ran out
-  caf::reacts_to<retry_atom, std::string>,     // (own timer) re-offer or re-poll
-  caf::reacts_to<deadline_atom, std::string>>; // (own timer) the call deadline passed
+// What one call asks of its egress: the callee's door url ("" when the callee ended as its
+// lifecycle says), answered as soon as the address line names it.
+using address_book = caf::typed_actor<caf::replies_to<address_atom, std::string>::with<std::string>>;
+// The egress routes each call to an actor of its own (actors/egress_call.hpp).
+using egress_handle = call_port::extend_with<address_book>::extend<caf::reacts_to<address_atom, std::vector<MemberText>>>;
+// One call: the CallMember the egress delegates to it (it answers CallStart itself), the task's
+// AbandonCall, what the callee's door pushes while the call follows its task, and its timers.
+using egress_call_handle = call_port::extend_with<stream_listener>::extend<
+  caf::reacts_to<retry_atom>,     // (own timer) offer again, or the next GetTask
+  caf::reacts_to<deadline_atom>>; // (own timer) the call deadline passed
 
 // -- door ----------------------------------------------------------------------------------------
 // What a door tells its owner (the member): session/stop, "nothing left and after_task: exit",

@@ -2,6 +2,7 @@
 #include "actors/task.hpp"
 
 #include "actors/atoms.hpp"
+#include "actors/call_round.hpp"
 #include "actors/continuation.hpp"
 #include "actors/no_answer_ledger.hpp"
 #include "actors/task_texts.hpp"
@@ -31,43 +32,39 @@ constexpr const char* cut_marker = "\n[runtime: output cut at 64 KiB]";
 // A model asked again and again with tool results, never ending its turn, fails the task here.
 constexpr int max_requests_per_turn = 16;
 
-// A call of the current round, from the moment it is claimed until its outcome is delivered.
-enum class Phase { claimed, outstanding, arrived };
+// The phases of task.hpp's table in which the task waits for a message; each is a behaviour,
+// switched with `become`. "Turn over" and "continuing" await nothing: they are decisions taken at
+// once (turn_over, deliver). Finished is no phase: the task quits after its one TaskFinished.
+enum class TaskPhase {
+  asking,           // a model request is out
+  offering,         // the latest response's calls await their CallStart
+  waiting_on_calls, // the turn is over; calls are still out
+};
 
-struct PendingCall {
-  std::string call_id;
-  std::string member;          // the callee, or "capsule:<name>" for a delegation
-  std::string member_task_id;
-  Phase phase = Phase::claimed;
-  caf::actor_clock::time_point made;
-  std::function<void(std::string, bool)> on_result; // its call-member result (text, is it an error)
-  std::string task_text;  // what was sent
-  CallEnded ended;        // once arrived (output already cut)
-  bool truncated = false;
+// The latest response's tool calls, while their CallStarts come in.
+struct ToolRound {
+  std::vector<ToolCall> calls;
+  std::vector<std::string> results;  // slot by slot
+  int starts_awaited = 0;
+  bool asks_again = false;           // the model wants the results in the same turn
 };
 
 struct TaskActorState {
   TaskSetup setup;
   bool member_sent = false;
+  TaskPhase phase = TaskPhase::asking;
   Transcript transcript;                 // system, the task, then every response, result and continuation
   int turn = 0;                          // the current turn, 0-based (a continuation starts the next)
   int step = 0;                          // requests made in the current turn
   int turns_answered = 0;                // turns the model has answered (for task_end)
   int continuations = 0;
-  bool asks_again = false;               // the latest response wants its tool results in the same turn
-  bool awaiting_answers = false;         // the turn has ended; waiting for calls still out
-  std::vector<PendingCall> pending;      // claimed, outstanding or arrived-but-undelivered
-  std::vector<std::string> arrival;      // call ids, in the order their outcomes arrived
-  int starts_awaited = 0;                // CallStart replies of this response not yet in
+  ToolRound tools;
+  CallRound round;                       // claimed, outstanding or arrived-but-undelivered
   std::optional<caf::actor_clock::time_point> wait_started;
-  std::vector<ToolCall> calls;           // the latest response's tool calls
-  std::vector<std::string> tool_results; // their results, slot by slot
   std::vector<MemberText> answers;       // latest output per member
   std::string continuation;              // the last continuation message
   NoAnswerLedger ledger;
-  bool ending = false;                   // end-without-answer accepted
-  std::string ending_reason;
-  bool finished = false;
+  std::optional<std::string> ending;     // end-without-answer accepted: its reason
   std::optional<IdClock> ids;            // made at the first call: most tasks never mint
   static inline const char* name = "mur.task";
 };
@@ -100,25 +97,8 @@ std::string capped(std::string text) {
   return text;
 }
 
-PendingCall* find_call(task_ptr self, const std::string& call_id) {
-  for (auto& c : self->state.pending)
-    if (c.call_id == call_id) return &c;
-  return nullptr;
-}
-
-PendingCall* find_member(task_ptr self, const std::string& member) {
-  for (auto& c : self->state.pending)
-    if (c.member == member) return &c;
-  return nullptr;
-}
-
-bool any_out(task_ptr self) {
-  return std::any_of(self->state.pending.begin(), self->state.pending.end(),
-                     [](const PendingCall& c) { return c.phase != Phase::arrived; });
-}
-
 // `member_call`, or `delegation` for a call to a sub-capsule.
-void trace_member_call(task_ptr self, const PendingCall& c, const std::string& status, std::int64_t duration_ms,
+void trace_member_call(task_ptr self, const RoundCall& c, const std::string& status, std::int64_t duration_ms,
                        const std::string& output, bool truncated, bool delivered) {
   const bool child = is_capsule_target(c.member);
   nlohmann::json f{{"task_id", self->state.setup.task.id}, {"call_id", c.call_id}};
@@ -137,22 +117,21 @@ void trace_member_call(task_ptr self, const PendingCall& c, const std::string& s
 }
 
 // Ends the task: abandons what is still out, records what arrived but was never delivered,
-// traces task_end, sends the one TaskFinished, quits.
+// traces task_end, sends the one TaskFinished, quits. Every path to it is a tail call, and a
+// task that quit handles nothing more: no phase comes after it.
 void finish(task_ptr self, TaskFinished done) {
   auto& st = self->state;
-  if (st.finished) return;
-  st.finished = true;
   const auto now = self->clock().now();
-  for (const auto& c : st.pending) {
-    if (c.phase == Phase::arrived) {
-      const std::string status = c.ended.status == CallStatus::completed ? "abandoned" : to_string(c.ended.status);
-      trace_member_call(self, c, status, c.ended.duration_ms, c.ended.output, c.truncated, false);
+  for (const auto& c : st.round.calls()) {
+    if (c.ended) {
+      const std::string status = c.ended->status == CallStatus::completed ? "abandoned" : to_string(c.ended->status);
+      trace_member_call(self, c, status, c.ended->duration_ms, c.ended->output, c.truncated, false);
     } else {
       if (st.setup.egress) self->send(st.setup.egress, AbandonCall{c.call_id});
       trace_member_call(self, c, "abandoned", ms_between(c.made, now), "", false, false);
     }
   }
-  st.pending.clear();
+  st.round.clear();
   done.task_id = st.setup.task.id;
   nlohmann::json end{{"task_id", st.setup.task.id}, {"exit_status", to_string(done.exit_status)},
                      {"turns", st.turns_answered}, {"state", state_word(done.state)}};
@@ -199,11 +178,26 @@ void complete(task_ptr self, const std::string& reply) {
 void end_without_answer_now(task_ptr self) {
   TaskFinished done;
   done.state = TaskState::failed;
-  done.status_text = self->state.ending_reason;
+  done.status_text = *self->state.ending;
   done.no_answer = true;
   done.no_answer_below = self->state.ledger.report();
   done.exit_status = TaskExit::no_answer;
   finish(self, std::move(done));
+}
+
+void cancel(task_ptr self) {
+  TaskFinished done;
+  done.state = TaskState::canceled;
+  done.status_text = "the task was canceled";
+  done.exit_status = TaskExit::canceled;
+  finish(self, std::move(done));
+}
+
+task_handle::behavior_type in_phase(task_ptr self, TaskPhase phase);
+
+void enter(task_ptr self, TaskPhase phase) {
+  self->state.phase = phase;
+  self->become(in_phase(self, phase));
 }
 
 void on_response(task_ptr self, ModelTurn t);
@@ -211,7 +205,7 @@ void on_response(task_ptr self, ModelTurn t);
 // Asks the model with the whole transcript (the current turn, the current step).
 void ask(task_ptr self) {
   auto& st = self->state;
-  if (st.finished) return;
+  enter(self, TaskPhase::asking);
   ModelTurnRequest req{st.setup.task.id, st.setup.task.request, st.turn,     st.step,
                        st.setup.member,  st.setup.callees,       st.setup.capsules, st.answers,
                        st.continuation,  st.transcript};
@@ -223,36 +217,31 @@ void ask(task_ptr self) {
 // Starts the next turn, if max_turns leaves one.
 void next_turn(task_ptr self) {
   auto& st = self->state;
-  if (st.finished) return;
-  if (st.turn + 1 >= st.setup.max_turns) {
-    fail(self, "the task used all " + std::to_string(st.setup.max_turns) + " model turns without an answer",
-         TaskExit::max_turns_reached);
-    return;
-  }
+  if (st.turn + 1 >= st.setup.max_turns)
+    return fail(self, "the task used all " + std::to_string(st.setup.max_turns) + " model turns without an answer",
+                TaskExit::max_turns_reached);
   ++st.turn;
   st.step = 0;
   ask(self);
 }
 
-// Delivers every outcome of the round in ONE continuation, which starts the next turn.
+// Continuing: every outcome of the round in ONE continuation, which starts the next turn.
 void deliver(task_ptr self) {
   auto& st = self->state;
   std::vector<CallEnded> outcomes;
   std::size_t delegations = 0;
-  for (const auto& id : st.arrival) {
-    const PendingCall* c = find_call(self, id);
-    if (c == nullptr) continue;
-    outcomes.push_back(c->ended);
+  for (const RoundCall* c : st.round.arrived()) {
+    outcomes.push_back(*c->ended);
     if (is_capsule_target(c->member)) ++delegations;
     auto it = std::find_if(st.answers.begin(), st.answers.end(),
                            [&](const MemberText& a) { return a.member == c->member; });
-    const std::string text = task_texts::answer_text(c->ended);
+    const std::string text = task_texts::answer_text(*c->ended);
     if (it != st.answers.end())
       it->text = text;
     else
       st.answers.push_back(MemberText{c->member, text});
-    st.ledger.record(c->ended);
-    trace_member_call(self, *c, to_string(c->ended.status), c->ended.duration_ms, c->ended.output, c->truncated, true);
+    st.ledger.record(*c->ended);
+    trace_member_call(self, *c, to_string(c->ended->status), c->ended->duration_ms, c->ended->output, c->truncated, true);
   }
   st.continuation = build_continuation(outcomes, st.member_sent);
   st.transcript.push_back(TranscriptMessage::user(st.continuation));
@@ -265,22 +254,20 @@ void deliver(task_ptr self) {
          {"delegations", delegations},
          {"waited_ms", st.wait_started ? ms_between(*st.wait_started, now) : 0},
          {"turns_remaining", std::max(0, st.setup.max_turns - st.turn - 1)}});
-  st.pending.clear();
-  st.arrival.clear();
+  st.round.clear();
   st.wait_started.reset();
-  st.awaiting_answers = false;
   next_turn(self);
 }
 
-// The model's turn is over: wait for calls still out, deliver what arrived, or — with nothing
-// to wait for — `answer` is the task's answer. A script turn that ended with tool calls that were
-// all refused has no answer: the next turn gets the tool results.
+// Turn over: wait for calls still out, deliver what arrived, or — with nothing to wait for —
+// `answer` is the task's answer. A script turn that ended with tool calls that were all refused
+// has no answer: the next turn gets the tool results.
 void turn_over(task_ptr self, const std::string& answer, bool with_tools) {
   auto& st = self->state;
-  if (any_out(self)) {
-    st.awaiting_answers = true;
+  if (st.round.any_out()) {
     if (!st.wait_started) st.wait_started = self->clock().now();
-  } else if (!st.pending.empty()) {
+    enter(self, TaskPhase::waiting_on_calls);
+  } else if (!st.round.empty()) {
     deliver(self);
   } else if (with_tools) {
     next_turn(self);
@@ -293,24 +280,17 @@ void turn_over(task_ptr self, const std::string& answer, bool with_tools) {
 // ends without an answer, the model is asked again in the same turn, or the turn is over.
 void after_starts(task_ptr self) {
   auto& st = self->state;
-  if (st.finished) return;
-  for (std::size_t i = 0; i < st.calls.size(); ++i)
-    st.transcript.push_back(TranscriptMessage::tool_result(st.calls[i].id, std::move(st.tool_results[i])));
-  st.calls.clear();
-  st.tool_results.clear();
-  if (st.ending) {
-    end_without_answer_now(self);
-  } else if (st.asks_again) {
-    if (st.step + 1 >= max_requests_per_turn) {
-      fail(self, "the model called tools in " + std::to_string(max_requests_per_turn) +
-                   " requests in a row without ending its turn", TaskExit::max_turns_reached);
-      return;
-    }
-    ++st.step;
-    ask(self);
-  } else {
-    turn_over(self, "", true);
-  }
+  for (std::size_t i = 0; i < st.tools.calls.size(); ++i)
+    st.transcript.push_back(TranscriptMessage::tool_result(st.tools.calls[i].id, std::move(st.tools.results[i])));
+  const bool asks_again = st.tools.asks_again;
+  st.tools = ToolRound{};
+  if (st.ending) return end_without_answer_now(self);
+  if (!asks_again) return turn_over(self, "", true);
+  if (st.step + 1 >= max_requests_per_turn)
+    return fail(self, "the model called tools in " + std::to_string(max_requests_per_turn) +
+                        " requests in a row without ending its turn", TaskExit::max_turns_reached);
+  ++st.step;
+  ask(self);
 }
 
 // A call refused with nothing sent: traced, and the tool error the model reads.
@@ -324,26 +304,17 @@ std::string refuse_call(task_ptr self, const std::string& member, const char* ca
   return text;
 }
 
-std::size_t children_out(task_ptr self) {
-  return static_cast<std::size_t>(std::count_if(self->state.pending.begin(), self->state.pending.end(), [](const PendingCall& c) {
-    return is_capsule_target(c.member) && c.phase != Phase::arrived;
-  }));
-}
-
 void on_start(task_ptr self, const std::string& call_id, const std::string& member, CallStart s) {
   auto& st = self->state;
-  if (st.finished) return;
   s.call_id = call_id;
-  PendingCall* c = find_call(self, call_id);
+  RoundCall* c = st.round.find(call_id);
   if (c == nullptr) return;
   auto on_result = c->on_result;
   if (s.status == CallStatus::refused) { // the egress refused it (no address, no egress, …): nothing was sent
-    st.pending.erase(st.pending.begin() + (c - st.pending.data()));
-    on_result(refuse_call(self, member, "egress", task_texts::tool_error(s.message)), true);
-    return;
+    st.round.drop(call_id);
+    return on_result(refuse_call(self, member, "egress", task_texts::tool_error(s.message)), true);
   }
   c->member_task_id = s.member_task_id;
-  if (c->phase == Phase::claimed) c->phase = Phase::outstanding;
   if (s.status == CallStatus::started)
     on_result(task_texts::call_started(s, member), false);
   else if (s.status == CallStatus::busy)
@@ -369,19 +340,19 @@ std::optional<std::string> make_call(task_ptr self, const std::string& member, c
     if (std::find(callees.begin(), callees.end(), member) == callees.end())
       return refuse_call(self, member, "not_callable", task_texts::not_callable(member, callees));
   }
-  if (const PendingCall* p = find_member(self, member))
+  if (const RoundCall* p = st.round.of_member(member))
     return refuse_call(self, member, "call_outstanding", task_texts::still_pending(member, p->call_id));
-  if (child && children_out(self) >= max_children_at_once)
+  if (child && st.round.children_out() >= max_children_at_once)
     return refuse_call(self, member, "too_many_children", task_texts::too_many_children(max_children_at_once));
-  PendingCall c;
+  RoundCall c;
   c.task_text = text;
   if (!st.ids) st.ids.emplace(st.setup.ids, self->clock(), st.setup.task.id + "/task");
   c.call_id = st.ids->mint(child ? ids::delegation : ids::member_call);
   c.member = member;
   c.made = self->clock().now();
   c.on_result = std::move(on_result);
-  st.pending.push_back(c);
   const std::string call_id = c.call_id;
+  st.round.claim(std::move(c));
   self->request(st.setup.egress, caf::infinite, CallMember{st.setup.task.id, call_id, member, text})
     .then([=](CallStart& s) { on_start(self, call_id, member, std::move(s)); },
           [=](caf::error& err) {
@@ -397,17 +368,17 @@ std::optional<std::string> make_call(task_ptr self, const std::string& member, c
 std::pair<std::string, bool> end_without_answer(task_ptr self, const std::string& reason) {
   auto& st = self->state;
   std::string refusal;
+  const auto& calls = st.round.calls();
   if (st.setup.callees.empty() && st.setup.capsules.empty()) refusal = task_texts::ewa_no_callees();
   else if (!st.member_sent) refusal = task_texts::ewa_not_member_sent();
-  else if (!st.pending.empty()) refusal = task_texts::ewa_call_out(st.pending.front().member, st.pending.front().call_id);
+  else if (!calls.empty()) refusal = task_texts::ewa_call_out(calls.front().member, calls.front().call_id);
   else if (reason.find_first_not_of(" \t\r\n") == std::string::npos) refusal = task_texts::ewa_blank_reason();
   else if (st.ending) refusal = task_texts::ewa_already_ending();
   if (!refusal.empty()) {
     trace(self, "end_without_answer_refused", {{"task_id", st.setup.task.id}, {"reason", capped(reason)}, {"refusal", refusal}});
     return {refusal, false};
   }
-  st.ending = true;
-  st.ending_reason = reason;
+  st.ending = reason;
   return {task_texts::ewa_accepted(), true};
 }
 
@@ -432,50 +403,50 @@ void trace_inference(task_ptr self, const ModelTurn& t) {
   trace(self, "inference", f);
 }
 
-void on_response(task_ptr self, ModelTurn t) {
+// Offering: each tool call of the response is answered at once or once its CallStart is in.
+void offer_calls(task_ptr self, std::vector<ToolCall> calls, bool asks_again) {
   auto& st = self->state;
-  if (st.finished) return;
-  if (st.step == 0) ++st.turns_answered;
-  trace_inference(self, t);
-  if (t.fails) {
-    fail(self, t.failure, TaskExit::failed);
-    return;
-  }
-  st.transcript.push_back(TranscriptMessage::assistant(t.text, t.tool_calls));
-  if (t.tool_calls.empty()) {
-    if (st.ending) end_without_answer_now(self); // an agent program's end-without-answer, made during its turn
-    else turn_over(self, t.text, false);
-    return;
-  }
-  st.asks_again = t.asks_again_after_tools;
-  st.calls = std::move(t.tool_calls);
-  st.tool_results.assign(st.calls.size(), std::string());
-  for (std::size_t i = 0; i < st.calls.size(); ++i) {
-    const ToolUse use = read_tool_call(st.calls[i], st.setup.callees, st.setup.capsules);
+  enter(self, TaskPhase::offering);
+  st.tools.asks_again = asks_again;
+  st.tools.calls = std::move(calls);
+  st.tools.results.assign(st.tools.calls.size(), std::string());
+  for (std::size_t i = 0; i < st.tools.calls.size(); ++i) {
+    const ToolUse use = read_tool_call(st.tools.calls[i], st.setup.callees, st.setup.capsules);
+    auto& result = st.tools.results[i];
     switch (use.kind) {
     case ToolUse::Kind::call_member:
     case ToolUse::Kind::delegate: {
       const std::string target = use.kind == ToolUse::Kind::delegate ? capsule_target(use.capsule) : use.member;
       auto now = make_call(self, target, use.task, [self, i](std::string text, bool) {
         auto& st = self->state;
-        st.tool_results.at(i) = std::move(text);
-        if (--st.starts_awaited == 0) after_starts(self);
+        st.tools.results.at(i) = std::move(text);
+        if (--st.tools.starts_awaited == 0) after_starts(self);
       });
-      if (now) st.tool_results[i] = std::move(*now);
-      else ++st.starts_awaited;
+      if (now) result = std::move(*now);
+      else ++st.tools.starts_awaited;
       break;
     }
-    case ToolUse::Kind::end_without_answer: st.tool_results[i] = end_without_answer(self, use.reason).first; break;
-    case ToolUse::Kind::error: st.tool_results[i] = use.error; break;
+    case ToolUse::Kind::end_without_answer: result = end_without_answer(self, use.reason).first; break;
+    case ToolUse::Kind::error: result = use.error; break;
     }
   }
-  if (st.starts_awaited == 0) after_starts(self);
+  if (st.tools.starts_awaited == 0) after_starts(self);
+}
+
+void on_response(task_ptr self, ModelTurn t) {
+  auto& st = self->state;
+  if (st.step == 0) ++st.turns_answered;
+  trace_inference(self, t);
+  if (t.fails) return fail(self, t.failure, TaskExit::failed);
+  st.transcript.push_back(TranscriptMessage::assistant(t.text, t.tool_calls));
+  if (!t.tool_calls.empty()) return offer_calls(self, std::move(t.tool_calls), t.asks_again_after_tools);
+  if (st.ending) return end_without_answer_now(self); // an agent program's end-without-answer, made during its turn
+  turn_over(self, t.text, false);
 }
 
 // A tool call of an agent program, during its turn: answered with its result once known.
 caf::result<ToolReply> on_tool_request(task_ptr self, const ToolRequest& req) {
   auto& st = self->state;
-  if (st.finished) return ToolReply{task_texts::tool_error("this task has ended; nothing was sent."), true};
   const ToolUse use = read_tool_call(req.call, st.setup.callees, st.setup.capsules);
   trace(self, "tool_call", {{"task_id", st.setup.task.id}, {"turn", st.turn}, {"tool", req.call.name}});
   switch (use.kind) {
@@ -495,18 +466,29 @@ caf::result<ToolReply> on_tool_request(task_ptr self, const ToolRequest& req) {
   return rp;
 }
 
-void on_ended(task_ptr self, CallEnded e) {
-  auto& st = self->state;
-  if (st.finished) return;
-  PendingCall* c = find_call(self, e.call_id);
-  if (c == nullptr || c->phase == Phase::arrived) return;
-  e.member = c->member;
-  if (c->member_task_id.empty()) c->member_task_id = e.member_task_id;
-  c->truncated = cut_output(e.output);
-  c->ended = std::move(e);
-  c->phase = Phase::arrived;
-  st.arrival.push_back(c->call_id);
-  if (st.awaiting_answers && !any_out(self)) deliver(self);
+// A call's outcome joins the round (cut at 64 KiB); false if it is not a call of the round.
+bool arrive(task_ptr self, CallEnded e) {
+  const bool truncated = cut_output(e.output);
+  return self->state.round.arrive(std::move(e), truncated);
+}
+
+task_handle::behavior_type in_phase(task_ptr self, TaskPhase phase) {
+  auto tool = [=](const ToolRequest& req) { return on_tool_request(self, req); };
+  auto text = [=](const ModelText& m) { // a streaming model's text, on to the door's subscribers
+    if (self->state.setup.door) self->send(self->state.setup.door, m);
+  };
+  auto canceled = [=](cancel_atom) { cancel(self); };
+  switch (phase) {
+  case TaskPhase::asking:
+  case TaskPhase::offering: // an outcome that arrives before the turn is over waits for it
+    return {[=](const CallEnded& e) { arrive(self, e); }, tool, text, canceled};
+  case TaskPhase::waiting_on_calls:
+    break;
+  }
+  return {[=](const CallEnded& e) { // the last outcome continues the task
+            if (arrive(self, e) && !self->state.round.any_out()) deliver(self);
+          },
+          tool, text, canceled};
 }
 
 task_handle::behavior_type task_actor(task_ptr self, TaskSetup setup) {
@@ -529,20 +511,7 @@ task_handle::behavior_type task_actor(task_ptr self, TaskSetup setup) {
   st.transcript.push_back(TranscriptMessage::system(st.setup.system_text));
   st.transcript.push_back(TranscriptMessage::user(st.setup.task.request));
   ask(self);
-  return {
-    [=](const CallEnded& e) { on_ended(self, e); },
-    [=](const ToolRequest& req) { return on_tool_request(self, req); },
-    [=](const ModelText& m) { // a streaming model's text, on to the door's subscribers
-      if (!st.finished && st.setup.door) self->send(st.setup.door, m);
-    },
-    [=](cancel_atom) {
-      TaskFinished done;
-      done.state = TaskState::canceled;
-      done.status_text = "the task was canceled";
-      done.exit_status = TaskExit::canceled;
-      finish(self, std::move(done));
-    },
-  };
+  return in_phase(self, TaskPhase::asking);
 }
 
 } // namespace

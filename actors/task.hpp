@@ -2,35 +2,38 @@
 //
 // The task keeps the whole transcript (system message, the task, every response, tool result and
 // continuation) and hands all of it to the model port with every request.
-// State table:
+// Named phases (TaskPhase in task.cpp; each a behaviour, switched with `become`; see
+// docs/ARCHITECTURE.md, "Named states"). "turn over" and "continuing" are decisions taken at
+// once, not phases: nothing is awaited there.
 //   asking            --response with tool calls-->   offering (each call-member awaits its CallStart;
 //                                                     end-without-answer and tool errors answer at once)
-//   offering          --all results in, ewa accepted--> failed/no answer
+//   offering          --all results in, ewa accepted--> finished: failed, no answer
 //   offering          --all results in, a chat model--> asking, same turn, with the tool results
 //                                                     (at most 16 requests per turn)
 //   offering          --all results in, a script turn--> turn over (below)
 //   asking            --response without tool calls--> turn over
-//   turn over         --calls still out-->            waiting on calls
+//   turn over         --calls still out-->            waiting_on_calls
 //   turn over         --answers arrived, none out-->  continuing (below)
-//   turn over         --nothing called-->             completed with the response's text
+//   turn over         --nothing called-->             finished: completed with the response's text
 //   turn over         --a script turn, all refused--> asking, next turn, with the tool results
-//   waiting on calls  --last CallEnded-->             continuing: ONE user message with every answer
+//   waiting_on_calls  --last CallEnded-->             continuing: ONE user message with every answer
 //                                                     fenced as coming from its member → asking, next turn
-//   asking            --response fails-->             failed
-//   any               --cancel_atom-->                canceled (outstanding calls abandoned)
-//   next turn         --turn == max_turns-->          failed (max_turns_reached)
+//   asking, offering  --CallEnded-->                  the same phase; the outcome waits for the turn's end
+//   asking            --response fails-->             finished: failed
+//   next turn         --turn == max_turns-->          finished: failed (max_turns_reached)
+//   any               --cancel_atom-->                finished: canceled (outstanding calls abandoned)
 //   any               --its door is down-->           quits (nothing can read or cancel it)
-//   any               --ModelText-->                  passed on to the door (streaming subscribers)
-// Delegations (the `delegate` tool) are calls to the target "capsule:<name>": the same states,
+//   any               --ModelText-->                  the same phase; passed on to the door
+//   finished          = TaskFinished sent once, then the actor quits: nothing is handled after it
+// Delegations (the `delegate` tool) are calls to the target "capsule:<name>": the same phases,
 // the same one continuation, fenced as `capsule:<name>`; at most max_children_at_once run at once.
 // Invariants: one outstanding call per member (and per capsule) per task (a second call to a
-// member is refused, with nothing sent, until the first call's answer has been delivered);
-// different members never block each other; every answer is delivered fenced as `member:<name>`
-// (`capsule:<name>`); a call that ends with no answer is named, with the members further down
-// that gave none.
-// Seed "Formations", "How a member gives another work", steps 1–5; and, from "How a formation
-// ends": "A sub-capsule a member delegates to is not a member" (docs/spec/decisions.md
-// §Sub-capsules).
+// member is refused, with nothing sent, until the first call's answer has been delivered:
+// actors/call_round.hpp); different members never block each other; every answer is delivered
+// fenced as `member:<name>` (`capsule:<name>`); a call that ends with no answer is named, with
+// the members further down that gave none.
+// Seed: "How a member gives another work", steps 1–5; "A sub-capsule a member delegates to is not
+// a member" ("How a formation ends").
 #pragma once
 
 #include "actors/actor_interfaces.hpp"
