@@ -7,6 +7,7 @@
 #include "messages/door_request.hpp"
 #include "messages/member_call.hpp"
 #include "messages/model_turn.hpp"
+#include "messages/text_cut.hpp"
 #include "messages/trace_event.hpp"
 #include "messages/transport_failure.hpp"
 
@@ -25,7 +26,6 @@ using namespace std::chrono_literals;
 constexpr auto poll_interval = 500ms;
 constexpr auto request_timeout = 5s;
 constexpr auto liveness_interval = 3s; // a held call's GetTask beside its stream: is the door still there?
-constexpr std::size_t output_cap = 64 * 1024;
 
 struct CallState {
   EgressCallSetup setup;
@@ -82,7 +82,7 @@ void quit(call_actor* self) {
 // Tells the task how the call ended (its CallStart first, if not yet given).
 void report_end(call_actor* self, CallStatus status, std::string output, std::vector<NoAnswer> below = {}) {
   auto& st = self->state;
-  if (output.size() > output_cap) output = output.substr(0, output_cap) + "\n[answer cut at 64 KiB]";
+  cut_to(output, answer_cap, answer_cut_marker); // never half a UTF-8 character
   answer_start(self, status, output);
   self->send(st.task, CallEnded{st.req.call_id, st.req.member, status, output, st.member_task_id, std::move(below),
                                 ms_since(self, st.began)});

@@ -28,6 +28,7 @@ struct MemberState {
   std::string launch_task_id;
   TaskState launch_state = TaskState::submitted;
   bool launch_reported = false; // the supervisor was told the launch task's ending
+  bool launch_started = false;  // the launch task was sent to the door (once its door was handed out)
   static inline const char* name = "mur.member";
 };
 
@@ -84,6 +85,25 @@ void report_launch(member_actor* self, const TaskView& t) {
   st.launch_reported = true;
   // The launch task's ending, for whoever prints the answer (stdout, or a test).
   if (st.setup.supervisor) self->send(st.setup.supervisor, TaskEvent{t, {}});
+}
+
+// The launch task (`--task`), sent to the door as the operator once: when the member first hands
+// out its door.
+void start_launch_task(member_actor* self) {
+  auto& st = self->state;
+  if (st.launch_started || st.setup.launch_task.empty()) return;
+  st.launch_started = true;
+  DoorRequest req;
+  req.method = DoorMethod::send_message;
+  req.text = st.setup.launch_task;
+  req.return_immediately = true;
+  req.verdict.kind = DoorAuthorization::Kind::Ok;
+  req.verdict.credential = std::string(OPERATOR_CREDENTIAL);
+  req.verdict.scopes = DoorScopes::all();
+  self->request(st.door, caf::infinite, req).then([=](const DoorReply& r) {
+    self->state.launch_task_id = r.task.id;
+    self->state.launch_state = r.task.state;
+  });
 }
 
 member_handle::behavior_type member(member_actor* self, MemberSetup setup) {
@@ -153,22 +173,13 @@ member_handle::behavior_type member(member_actor* self, MemberSetup setup) {
   };
   st.door = spawn_door(sys, std::move(d));
 
-  if (!st.setup.launch_task.empty()) {
-    DoorRequest req;
-    req.method = DoorMethod::send_message;
-    req.text = st.setup.launch_task;
-    req.return_immediately = true;
-    req.verdict.kind = DoorAuthorization::Kind::Ok;
-    req.verdict.credential = std::string(OPERATOR_CREDENTIAL);
-    req.verdict.scopes = DoorScopes::all();
-    self->request(st.door, caf::infinite, req).then([=](const DoorReply& r) {
-      self->state.launch_task_id = r.task.id;
-      self->state.launch_state = r.task.state;
-    });
-  }
-
   return {
-    [=](caf::get_atom) -> door_handle { return self->state.door; },
+    // The door is handed to whoever serves it; the launch task starts only after that, so that
+    // a task which ends at once cannot end the member before its door is handed out.
+    [=](caf::get_atom) -> door_handle {
+      start_launch_task(self);
+      return self->state.door;
+    },
     [=](address_atom, const std::vector<MemberText>& addresses) {
       if (self->state.egress) self->send(self->state.egress, address_atom_v, addresses);
     },

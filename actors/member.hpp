@@ -1,6 +1,9 @@
 // member.hpp — the member actor: one session, its door, its egress, its tasks, and how it ends.
 //
 // State table:
+//   serving      --get_atom (its door asked for, the first time)--> hand it out, then start the
+//                                     launch task (--task): a task that ends at once cannot end
+//                                     the member before whoever serves the door holds it
 //   serving      --lifeline_atom-->  record formation_ended FIRST (a delegated child: spawner_ended
 //                                     {spawned_by}), then wind down
 //   serving      --sigterm_atom-->   wind down (a second one ends at once)

@@ -12,6 +12,7 @@
 #include "messages/model_turn.hpp"
 #include "messages/runtime_tools.hpp"
 #include "messages/task_progress.hpp"
+#include "messages/text_cut.hpp"
 #include "messages/trace_event.hpp"
 
 #include <caf/all.hpp>
@@ -27,8 +28,6 @@ bool sent_by_member(const TaskView& task) { return task.submitter.rfind("member:
 
 namespace {
 
-constexpr std::size_t output_cap = 64 * 1024;
-constexpr const char* cut_marker = "\n[runtime: output cut at 64 KiB]";
 // A model asked again and again with tool results, never ending its turn, fails the task here.
 constexpr int max_requests_per_turn = 16;
 
@@ -65,6 +64,7 @@ struct TaskActorState {
   std::string continuation;              // the last continuation message
   NoAnswerLedger ledger;
   std::optional<std::string> ending;     // end-without-answer accepted: its reason
+  std::string ending_refused;            // the latest end-without-answer refusal, if any
   std::optional<IdClock> ids;            // made at the first call: most tasks never mint
   static inline const char* name = "mur.task";
 };
@@ -82,14 +82,7 @@ void trace(task_ptr self, const char* type, const nlohmann::json& fields) {
 }
 
 // Cuts `text` to the output cap (at a UTF-8 boundary) and marks the cut.
-bool cut_output(std::string& text) {
-  if (text.size() <= output_cap) return false;
-  std::size_t at = output_cap;
-  while (at > 0 && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) --at;
-  text.resize(at);
-  text += cut_marker;
-  return true;
-}
+bool cut_output(std::string& text) { return cut_to(text, answer_cap, answer_cut_marker); }
 
 // A text as the trace keeps it: cut like answers are.
 std::string capped(std::string text) {
@@ -166,6 +159,10 @@ void complete(task_ptr self, const std::string& reply) {
   done.status_text = "completed";
   done.exit_status = TaskExit::ok;
   done.answer = reply;
+  // An empty answer after a refused end-without-answer says so in its status: it is not an
+  // answer that happens to be empty.
+  if (reply.empty() && !self->state.ending_refused.empty())
+    done.status_text = task_texts::empty_after_refused_ending(self->state.ending_refused);
   auto report = self->state.ledger.report();
   if (!report.empty()) {
     if (!done.answer.empty()) done.answer += "\n\n";
@@ -376,6 +373,7 @@ std::pair<std::string, bool> end_without_answer(task_ptr self, const std::string
   else if (st.ending) refusal = task_texts::ewa_already_ending();
   if (!refusal.empty()) {
     trace(self, "end_without_answer_refused", {{"task_id", st.setup.task.id}, {"reason", capped(reason)}, {"refusal", refusal}});
+    st.ending_refused = refusal;
     return {refusal, false};
   }
   st.ending = reason;

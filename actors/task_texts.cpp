@@ -85,6 +85,10 @@ std::string call_while_ending(const std::string& member) {
   return tool_error("this task is ending without an answer, so nothing was sent to " + member + ".");
 }
 
+std::string empty_after_refused_ending(const std::string& refusal) {
+  return "completed with an empty answer; end-without-answer was refused: " + refusal;
+}
+
 std::string ewa_no_callees() {
   return tool_error("end-without-answer is only for a member that may call other members or delegate; "
                     "this one may do neither.");

@@ -36,6 +36,8 @@ std::string ewa_call_out(const std::string& member, const std::string& call_id);
 std::string ewa_blank_reason();
 std::string ewa_already_ending();
 std::string ewa_accepted();
+// The status of a task that completed with an empty answer after `refusal` (an ewa_* text).
+std::string empty_after_refused_ending(const std::string& refusal);
 
 // The line appended to an answer given without answers from the members in `report`.
 std::string answered_without(const std::vector<NoAnswer>& report);

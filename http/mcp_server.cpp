@@ -59,6 +59,20 @@ bool supported_version(const std::string& v) {
   return v == mcp_protocol_version || v == "2025-06-18" || v == "2025-03-26";
 }
 
+// The `initialize` instructions name exactly the tools this turn offers (none: it says so).
+std::string instructions_for(const McpTurn& turn) {
+  std::string named;
+  for (const auto& t : runtime_tools(turn.callees, turn.capsules)) {
+    named += named.empty() ? "" : "; ";
+    if (t.name == tool_name::call_member) named += "call-member gives another member of the formation work";
+    else if (t.name == tool_name::delegate) named += "delegate hands a task to a sub-capsule";
+    else if (t.name == tool_name::end_without_answer) named += "end-without-answer ends a member's task without an answer";
+    else named += t.name;
+  }
+  if (named.empty()) return "This member's turn has no runtime tools: it may call no member and delegate to no capsule.";
+  return "The runtime's tools for this member's turn: " + named + ".";
+}
+
 json tools_json(const McpTurn& turn) {
   json tools = json::array();
   for (const auto& t : runtime_tools(turn.callees, turn.capsules))
@@ -117,7 +131,7 @@ std::variant<PlainAnswer, McpCallFor> mcp_step(const PlainRequest& r, const std:
     return rpc_result(id, json{{"protocolVersion", version},
                                {"capabilities", {{"tools", {{"listChanged", false}}}}},
                                {"serverInfo", {{"name", "mur"}, {"version", "1"}}},
-                               {"instructions", "The runtime's tools for this member's turn: call-member gives another member work, delegate hands a task to a sub-capsule."}});
+                               {"instructions", instructions_for(turns[*turn])}});
   }
   if (method == "ping") return rpc_result(id, json::object());
   if (method == "tools/list") return rpc_result(id, json{{"tools", tools_json(turns[*turn])}});

@@ -13,6 +13,7 @@
 #include "launcher/cmd_token.hpp"
 #include "launcher/cmd_trace.hpp"
 #include "launcher/doctor.hpp"
+#include "launcher/task_source.hpp"
 #include "launcher/template_check.hpp"
 #include "launcher/trace_list.hpp"
 #include "launcher/view_command.hpp"
@@ -148,6 +149,8 @@ int dispatch(int argc, char** argv) {
   auto* manifest_opt = run->add_option("--manifest", manifest_dir, "run an uninstalled capsule folder");
   auto* workdir_opt = run->add_option("--workdir", workdir, "the session's accessible directory (--capsule/--manifest)");
   auto* task_opt = run->add_option("--task", task, "TEXT or @FILE: run this one task");
+  std::string launch_task; // the entry's task as the launcher read it: its text, never a file name
+  auto* launch_task_opt = run->add_option("--launch-task-text", launch_task, "")->group("")->excludes(task_opt);
   run->add_flag("--json", run_json, "print JSON lines on stdout");
   auto* deadline_opt = run->add_option("--deadline", deadline, "end the formation after DUR (500ms, 90s, 10m, 2h, 7d; --roster)");
   auto* port_opt = run->add_option("--port", port, "serve the door on 127.0.0.1:N (--capsule/--manifest)");
@@ -299,12 +302,16 @@ int dispatch(int argc, char** argv) {
       refuse_in_mode(verbose_opt, mode, "a session prints its progress without it");
       refuse_in_mode(ui_opt, mode, "it serves a formation's view; watch a session with mur view ses_…");
     }
-    if (task_opt->count() > 0) refuse_empty_task(task, "--task TEXT or --task @FILE");
+    // The task is read here once (an @FILE included) and carried as text from here on.
+    if (task_opt->count() > 0) task = task_from_argument(task, "--task TEXT or --task @FILE");
+    if (launch_task_opt->count() > 0) task = launch_task; // from the launcher: text already
+    std::chrono::milliseconds deadline_ms{0};
     if (!deadline.empty()) {
       auto d = parse_duration(deadline);
       if (auto* err = std::get_if<DurationError>(&d))
         throw UsageError("E-CLI-003", "--deadline is not a duration: " + err->why, "give " + std::string(duration_forms));
-      if (std::get<std::chrono::milliseconds>(d).count() == 0)
+      deadline_ms = std::get<std::chrono::milliseconds>(d);
+      if (deadline_ms.count() == 0)
         throw UsageError("E-CLI-003", "--deadline 0 would end the formation before it starts",
                          "give a deadline above zero, e.g. --deadline 10m, or none to run until stopped");
     }
@@ -318,7 +325,7 @@ int dispatch(int argc, char** argv) {
       one.port = port;
       return cmd_run_capsule(one);
     }
-    RunRosterOptions ro{roster, task, run_json, deadline, verbose};
+    RunRosterOptions ro{roster, task, run_json, deadline_ms, verbose};
     ro.ui = ui, ro.ui_port = ui_port;
     return cmd_run_roster(ro);
   }

@@ -53,16 +53,6 @@ std::string canonical(const std::string& dir) {
   return buf;
 }
 
-std::string read_task(const std::string& arg) {
-  if (arg.empty() || arg[0] != '@') return arg;
-  std::ifstream in(arg.substr(1));
-  if (!in)
-    throw Failure("E-RUN-009", "cannot read the task file " + arg.substr(1), "pass --task TEXT or @FILE of a readable file");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (text.empty()) throw Failure("E-RUN-009", "the task file " + arg.substr(1) + " is empty", "write the task into it");
-  return text;
-}
-
 std::string signal_name(int n) {
   switch (n) {
     case SIGINT: return "SIGINT";
@@ -185,14 +175,8 @@ int cmd_run_roster(const RunRosterOptions& o) {
                   "launch the formation from a shell, not from a member's session");
   block_session_signals(); // before any thread starts
 
-  std::chrono::milliseconds deadline{0};
-  if (!o.deadline.empty()) {
-    auto d = parse_duration(o.deadline);
-    if (auto* err = std::get_if<DurationError>(&d))
-      throw Failure("E-RUN-010", "--deadline is not a duration: " + err->why, "give " + std::string(duration_forms));
-    deadline = std::get<std::chrono::milliseconds>(d);
-  }
-  const std::string task = read_task(o.task);
+  const std::chrono::milliseconds deadline = o.deadline;
+  const std::string& task = o.task; // its text: the command line read any @FILE
   check_roster_path(o.roster.empty() ? "." : o.roster);
   Admission admission = admit_roster_at(o.roster.empty() ? "." : o.roster);
   for (const auto& am : admission.members) // as mur doctor checks them (E-MAN-004)

@@ -75,7 +75,7 @@ std::vector<std::string> argv_for(const MemberLaunch& m, const SpawnerState& st,
                              st.setup.project_dir, "--json"};
   if (m.entry) { // the entry rule itself is applied by the member's wiring (capsule/member_wiring.hpp)
     a.push_back("--formation-entry");
-    if (!sm.task.empty()) a.insert(a.end(), {"--task", sm.task});
+    if (!sm.task.empty()) a.insert(a.end(), {"--launch-task-text", sm.task}); // text, never read as @FILE
   }
   return a;
 }

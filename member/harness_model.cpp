@@ -8,6 +8,7 @@
 #include "http/mcp_server.hpp"
 #include "messages/base64url.hpp"
 #include "messages/model_turn.hpp"
+#include "messages/text_cut.hpp"
 #include "os/fd_limit.hpp"
 #include "os/harness_run.hpp"
 #include "os/process_spawn.hpp"
@@ -172,7 +173,7 @@ ModelTurn turn_of(const HarnessSetup& setup, const Turn& t, const HarnessEnd& en
            "read its stderr, and run it by hand with the same stdin");
   } else {
     out.text = end.out;
-    if (end.cut) out.text += "\n[runtime: output cut at 64 KiB]";
+    if (end.cut) out.text += answer_cut_marker;
     out.stats.cut = end.cut;
   }
   return out;

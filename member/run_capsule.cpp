@@ -61,13 +61,6 @@ std::int64_t now_ms() {
     .count();
 }
 
-std::string task_text(const std::string& arg) {
-  if (arg.empty() || arg[0] != '@') return arg;
-  std::ifstream in(arg.substr(1));
-  if (!in) throw Failure("E-RUN-009", "cannot read the task file " + arg.substr(1), "pass --task TEXT or @FILE of a readable file");
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 void print_ready(const RunCapsuleOptions& o, const Manifest& m, const std::string& ses, const std::string& url,
                  const std::string& workdir, const std::string& formation_id) {
   if (o.json) {
@@ -84,10 +77,18 @@ void print_ready(const RunCapsuleOptions& o, const Manifest& m, const std::strin
   else std::cerr << "  it runs the task given with --task, then ends; stop it sooner with Ctrl-C\n";
 }
 
+std::string empty_answer_note(const TaskView& t) {
+  if (!t.status_text.empty() && t.status_text != "completed") return t.status_text;
+  return "the task completed with an empty answer (mur trace show shows what happened)";
+}
+
 void print_answer(const RunCapsuleOptions& o, const TaskView& t) {
   if (o.json) {
     json line{{"task_id", t.id}, {"state", state_word(t.state)}, {"answer", result_text(t)}};
     if (t.state != TaskState::completed) line["reason"] = t.status_text;
+    // An empty answer is told apart from any other: `note` says so (and why, when the model's
+    // end-without-answer was refused), as the text form does on stderr.
+    if (t.state == TaskState::completed && t.answer.empty()) line["note"] = empty_answer_note(t);
     if (t.no_answer) line["no_answer"] = true;
     if (!t.no_answer_below.empty()) {
       json below = json::array();
@@ -97,7 +98,7 @@ void print_answer(const RunCapsuleOptions& o, const TaskView& t) {
     std::cout << line.dump() << std::endl;
   } else if (t.state == TaskState::completed) {
     std::cout << t.answer << std::endl;
-    if (t.answer.empty()) std::cerr << "note: the task completed with an empty answer (mur trace show shows what happened)\n";
+    if (t.answer.empty()) std::cerr << "note: " << empty_answer_note(t) << "\n";
   } else if (t.no_answer) {
     std::cerr << "the task ended without an answer: " << t.status_text << "\n";
   } else {
@@ -305,7 +306,7 @@ void close_session(caf::scoped_actor& self, Session& s, JoinedFormation& formati
 int run_capsule(const Manifest& m, const RunCapsuleOptions& o) {
   block_session_signals(); // before any thread starts
   LaunchOptions launch;
-  launch.task = task_text(o.task);
+  launch.task = o.task;
   launch.entry = o.formation_entry;
   launch.task_acceptance = o.task_acceptance;
   launch.after_task = o.after_task;

@@ -31,7 +31,7 @@ struct RunCapsuleOptions {
   std::string manifest_dir;     // or an uninstalled folder
   std::string store_root;       // hidden: resolve stores from this project dir (default cwd)
   std::string workdir;          // default: the current directory
-  std::string task;             // TEXT or @FILE
+  std::string task;             // the task's text (the command line read any @FILE)
   bool json = false;
   std::optional<std::string> task_acceptance; // hidden: none | single | queue
   std::optional<std::string> after_task;      // hidden: exit | sleep

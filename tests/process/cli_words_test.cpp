@@ -136,6 +136,28 @@ TEST_CASE("a flag that does not apply to the chosen mode is refused with why, ex
   CHECK(fs::is_empty(home.path)); // nothing was started or written
 }
 
+TEST_CASE("a task file that is empty, blank or unreadable is refused before anything starts, in both modes",
+          "[process][cli]") {
+  TempDir home, work;
+  const std::map<std::string, std::string> env{{"MURMUR_HOME", home.path}};
+  write(work.path + "/empty.txt", "");
+  write(work.path + "/blank.txt", " \n\t\n");
+  for (const std::string& mode : {"--manifest", "--roster"}) {
+    for (const std::string& file : {"empty.txt", "blank.txt"}) {
+      Ran r = mur_cli({"run", mode, mode == "--roster" ? review : reviewer, "--task", "@" + file}, env, work.path);
+      INFO(mode << " " << file << "\n" << r.err);
+      CHECK(r.exit_code != 0);
+      CHECK(has(r.err, "E-RUN-009]: the task file " + file + " is empty"));
+      CHECK(has(r.err, "\nFix: write the task into it"));
+    }
+    Ran missing = mur_cli({"run", mode, mode == "--roster" ? review : reviewer, "--task", "@nowhere.txt"}, env, work.path);
+    INFO(missing.err);
+    CHECK(missing.exit_code != 0);
+    CHECK(has(missing.err, "E-RUN-009]: cannot read the task file nowhere.txt"));
+  }
+  CHECK(fs::is_empty(home.path)); // nothing was started or written
+}
+
 TEST_CASE("paths are reported exactly by mur doctor and mur run --roster", "[process][cli]") {
   TempDir home, project;
   const std::map<std::string, std::string> env{{"MURMUR_HOME", home.path}};

@@ -96,6 +96,56 @@ TEST_CASE("mur run --manifest --task prints the answer and exits 0", "[process][
   CHECK(ran.err.find("mdt1") == std::string::npos);
 }
 
+TEST_CASE("an empty answer after a refused end-without-answer says so, with --json as without", "[process][door]") {
+  // The coder's route for "Delete the database" ends the task without an answer; alone (no member
+  // to call) and given its task by a person, it may not end so: the end is refused, and the
+  // script has nothing more to say.
+  const std::string coder = std::string(MUR_SOURCE_DIR) + "/examples/review/capsules/coder";
+  TempDir home, work;
+  Ran as_json = run_command({MUR_BINARY, "run", "--manifest", coder, "--task", "Delete the database", "--json",
+                             "--workdir", work.path},
+                            {{"MURMUR_HOME", home.path}});
+  INFO(as_json.out << as_json.err);
+  REQUIRE(as_json.exit_code == 0);
+  json answer;
+  for (std::size_t at = 0; at < as_json.out.size();) {
+    const std::size_t nl = as_json.out.find('\n', at);
+    json line = json::parse(as_json.out.substr(at, nl - at), nullptr, false);
+    if (line.is_object() && line.contains("answer")) answer = line;
+    at = nl == std::string::npos ? as_json.out.size() : nl + 1;
+  }
+  REQUIRE(answer.is_object());
+  CHECK(answer["state"] == "completed");
+  CHECK(answer["answer"] == "");
+  REQUIRE(answer.contains("note"));
+  CHECK(answer["note"].get<std::string>().find("end-without-answer was refused") != std::string::npos);
+  CHECK(answer["note"].get<std::string>().find("refused: tool error: ") != std::string::npos);
+
+  TempDir work2;
+  Ran as_text = run_command({MUR_BINARY, "run", "--manifest", coder, "--task", "Delete the database", "--workdir", work2.path},
+                            {{"MURMUR_HOME", home.path}});
+  INFO(as_text.err);
+  CHECK(as_text.err.find("note: completed with an empty answer; end-without-answer was refused") != std::string::npos);
+}
+
+TEST_CASE("a session whose task ends at once starts and ends cleanly every time", "[process][door]") {
+  // The launch task used to start before the session held its door: a script that answers at
+  // once could end the member first (E-RUN-049, about 1 run in 10). Twenty runs, all clean.
+  TempDir home, capsule;
+  std::ofstream(capsule.path + "/murmur.yaml") << "name: at-once\nversion: 1.0.0\ninference:\n  transport: script\n"
+                                                  "  turns:\n    - reply: \"Approved: the patch does what was asked.\"\n";
+  for (int run = 0; run < 20; ++run) {
+    TempDir work;
+    Ran r = run_command({MUR_BINARY, "run", "--manifest", capsule.path, "--task", "review this", "--json",
+                         "--lifecycle-after-task", "exit", "--workdir", work.path},
+                        {{"MURMUR_HOME", home.path}});
+    INFO("run " << run << "\n" << r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.err.find("E-RUN-049") == std::string::npos);
+    CHECK(r.out.find("\"answer\":\"Approved: the patch does what was asked.\"") != std::string::npos);
+  }
+}
+
 TEST_CASE("mur send refuses a session that is not running", "[process][door]") {
   TempDir home;
   Ran ran = run_command({MUR_BINARY, "send", "ses_0192f0c0a1b2c3d4e5f60718293a4b5c", "x"}, {{"MURMUR_HOME", home.path}});

@@ -184,6 +184,23 @@ TEST_CASE("examples/fanout: the entry calls three members in one turn", "[proces
   }
 }
 
+TEST_CASE("a task read from a file reaches the entry as its text, even when the text begins with @",
+          "[process][formation]") {
+  FormationFixture f;
+  TempDir elsewhere;
+  // Read again as a file name, the entry would look for "nowhere.txt" and fail to start.
+  std::ofstream(elsewhere.path + "/task.txt") << "@nowhere.txt add a flag";
+  Ran r = run_command({MUR_BINARY, "run", "--roster", f.project.path, "--task", "@task.txt"}, f.env, elsewhere.path);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  bool seen = false;
+  for (auto& [member, lines] : f.traces(formation_id_in(r.err)))
+    for (auto& e : lines)
+      if (member == "lead" && e.value("event_type", "") == "a2a_task_received") seen = true;
+  CHECK(seen);
+  CHECK(r.err.find("E-RUN-009") == std::string::npos);
+}
+
 TEST_CASE("each member runs in its own directory, and a relative --task @FILE is read by the launcher",
           "[process][formation]") {
   FormationFixture f;

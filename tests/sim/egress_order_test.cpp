@@ -45,7 +45,7 @@ caf::behavior fake_network(caf::stateful_actor<NetworkLog>* self, std::deque<Doo
     [=](const DoorCallTo&, const Bearer&, const DoorRequest& req) -> caf::result<DoorReply> {
       auto& st = self->state;
       st.requests.push_back(req);
-      if (req.method != "SendMessage") return with_task(TaskState::working, req.task_id);
+      if (req.method != DoorMethod::send_message) return with_task(TaskState::working, req.task_id);
       if (st.offers.empty()) {
         st.held.push_back(self->make_response_promise());
         return st.held.back();
@@ -135,11 +135,11 @@ TEST_CASE_METHOD(egress_scene, "a call is offered only after its callee's addres
   expect((std::string), from(egress).to(call).with(std::string("http://coder")));
   expect((DoorCallTo, Bearer, DoorRequest), from(call).to(network));
   REQUIRE(network_log().requests.size() == 1);
-  CHECK(network_log().requests[0].method == "SendMessage");
+  CHECK(network_log().requests[0].method == DoorMethod::send_message);
   expect((DoorReply), from(network).to(call));
   expect((CallStart), from(call).to(self));
   expect((DoorCallTo, Bearer, DoorRequest), from(call).to(network)); // it follows the task it offered
-  CHECK(network_log().requests[1].method == "SubscribeToTask");
+  CHECK(network_log().requests[1].method == DoorMethod::subscribe_to_task);
 }
 
 TEST_CASE_METHOD(egress_scene, "a busy callee is offered the call again only after its backoff", "[sim][egress][order]") {
@@ -159,10 +159,10 @@ TEST_CASE_METHOD(egress_scene, "a busy callee is offered the call again only aft
   expect((retry_atom), from(call).to(call));
   expect((DoorCallTo, Bearer, DoorRequest), from(call).to(network));
   REQUIRE(network_log().requests.size() == 2);
-  CHECK(network_log().requests[1].method == "SendMessage");
+  CHECK(network_log().requests[1].method == DoorMethod::send_message);
   expect((DoorReply), from(network).to(call)); // held this time
   expect((DoorCallTo, Bearer, DoorRequest), from(call).to(network));
-  CHECK(network_log().requests[2].method == "SubscribeToTask");
+  CHECK(network_log().requests[2].method == DoorMethod::subscribe_to_task);
   CHECK(task_mailbox() == std::vector<std::string>{}); // the busy CallStart was the only one
 }
 
@@ -181,7 +181,7 @@ TEST_CASE_METHOD(egress_scene, "an abandoned call's late answer is not delivered
   expect((DoorReply), from(network).to(call)); // the late answer: the callee took the task
   expect((DoorCallTo, Bearer, DoorRequest), from(_).to(network)); // taken back, nobody waits for the answer
   REQUIRE(network_log().requests.size() == 2);
-  CHECK(network_log().requests[1].method == "CancelTask");
+  CHECK(network_log().requests[1].method == DoorMethod::cancel_task);
   CHECK(network_log().requests[1].task_id == "tsk_coder");
   sched.run();
   // No CallStart and no CallEnded reached the task that gave the call up.

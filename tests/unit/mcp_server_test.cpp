@@ -60,6 +60,20 @@ TEST_CASE("mcp: initialize, notifications, ping, tools/list and tools/call", "[m
   const json init = json::parse(answer(post(rpc("initialize", {{"protocolVersion", "2025-11-25"}}).dump())).body);
   CHECK(init["result"]["protocolVersion"] == "2025-11-25");
   CHECK(init["result"]["capabilities"].contains("tools"));
+  // The instructions name the tools each turn offers, and no other.
+  const std::string calls = init["result"]["instructions"];
+  CHECK(calls.find("call-member") != std::string::npos);
+  CHECK(calls.find("delegate") == std::string::npos);
+  const auto init_of = [](const std::string& token) {
+    return json::parse(answer(post(rpc("initialize").dump(), token)).body)["result"]["instructions"].get<std::string>();
+  };
+  const std::string none = init_of("tok-two");
+  CHECK(none.find("call-member") == std::string::npos);
+  CHECK(none.find("delegate hands") == std::string::npos);
+  CHECK(none.find("no runtime tools") != std::string::npos);
+  const std::string delegates = init_of("tok-three");
+  CHECK(delegates.find("delegate") != std::string::npos);
+  CHECK(delegates.find("call-member") == std::string::npos);
   CHECK(answer(post(json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}.dump())).status == 202);
   CHECK(json::parse(answer(post(rpc("ping").dump())).body)["result"] == json::object());
 

@@ -1,0 +1,17 @@
+// task_source.hpp — the one reading of `--task TEXT` / `--task @FILE`.
+//
+// Invariant: the command line is the only place that turns `@FILE` into text; everything after
+// it (the launcher, the entry member, `mur run --capsule`'s session) carries the text itself, so
+// a task is read once and a task whose text begins with `@` is never read again as a file name.
+// A file that cannot be read is E-RUN-009; a task that is empty or only blanks — given as text or
+// as a file — is refused before anything starts (E-CLI-003 / E-RUN-009), never served forever.
+#pragma once
+
+#include <string>
+
+namespace mur {
+
+// The task's text for the argument of --task; `how` names the flag in the Fix of a refusal.
+std::string task_from_argument(const std::string& arg, const std::string& how);
+
+} // namespace mur
