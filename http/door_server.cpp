@@ -10,13 +10,18 @@
 //     answer, and no hook (handler, listener, logger) may write one. So those get a close, not
 //     400.
 //   - The handler runs only once the whole message (body included) has been read, and
-//     RESTinio reserves a body's Content-Length when the headers end. So a body a little over
-//     the door's limit (1 MiB, up to 64 KiB more) is read and then answered 413 by door_intake;
-//     a Content-Length beyond that is refused by RESTinio's own limit at the end of the headers,
-//     before any of the body is read or reserved — as a close without an answer (no hook may
-//     write a 413 there). A chunked body is cut the same way where it passes the limit. Likewise a request target or one header over
-//     the parser limits set below (2 MiB), or all headers over http_parser's (4 MiB, set
-//     process-wide): closed. Up to those limits the door answers 414/431 itself.
+//     RESTinio reserves a body's Content-Length when the headers end; past its own limit there
+//     it closes the connection without an answer, and no hook may write one. So the door's
+//     socket (http/header_limit_socket.hpp) reads the headers before RESTinio does: a
+//     Content-Length more than 64 KiB over the door's limit (1 MiB) is answered 413
+//     (`Connection: close`, door_intake's JSON body) from the headers alone, before the token
+//     is judged and after every earlier answer on the connection, and the connection ends;
+//     RESTinio never sees those headers end, so no byte of the body is read or reserved. A
+//     body within the slack is read and then answered 413 by door_intake (the connection
+//     stays). A chunked body is cut (closed) where it passes the limit. Likewise a request
+//     target or one header over the parser limits set below (2 MiB), or all headers over
+//     http_parser's (4 MiB, set process-wide): closed. Up to those limits the door answers
+//     414/431 itself.
 //   - The parsed HTTP version never reaches the handler: RESTinio keeps http_parser's major and
 //     minor to itself and the request header always says 1.1, so `HTTP/9.9` is served as 1.1.
 //     door_intake answers 505 for any other major version it is given (unit-tested), ready for
@@ -27,6 +32,7 @@
 
 #include "http/a2a_json.hpp"
 #include "http/door_intake.hpp"
+#include "http/header_limit_socket.hpp"
 #include "http/http_refusal.hpp"
 #include "http/jsonrpc_call.hpp"
 #include "http/subscriber_queue.hpp"
@@ -91,10 +97,47 @@ struct traits : restinio::default_single_thread_traits_t {
   using connection_state_listener_t = ConnectionGate;
 };
 
+// What the door reads of one body at most: its limit (1 MiB) and 64 KiB of slack. A body
+// within the slack is read, and door_intake answers it 413 (the connection stays); a
+// Content-Length past it is answered 413 by the door's socket from the headers alone
+// (http/header_limit_socket.hpp), before RESTinio sees those headers end.
+constexpr std::uint64_t door_read_limit = max_request_body + 64 * 1024;
+
+struct DoorBodyLimit {
+  static constexpr std::uint64_t max_content_length = door_read_limit;
+  // door_intake's 413 (status, type, body) as the socket writes it, with Connection: close.
+  static const std::string& refusal() {
+    static const std::string bytes = [] {
+      const HttpRefusal r = payload_too_large(max_request_body);
+      return "HTTP/1.1 413 Payload Too Large\r\nConnection: close\r\nContent-Length: " + std::to_string(r.body.size()) +
+             "\r\nContent-Type: application/json\r\n\r\n" + r.body; // RESTinio's order of fields
+    }();
+    return bytes;
+  }
+};
+
+// The door's listener; the tool server and mur view keep the plain socket (their limit is the
+// listener's own, and RESTinio builds a socket from the io context alone).
+struct door_traits : traits {
+  using stream_socket_t = HeaderLimitSocket<DoorBodyLimit>;
+};
+
+// The two hooks RESTinio's connection looks up (by argument) for its socket type, as for a
+// plain TCP socket: no handshake before the first read, no TLS socket for the state listener.
+template <class Limit, class Connection, class StartRead, class Failed>
+void prepare_connection_and_start_read(HeaderLimitSocket<Limit>&, Connection&, StartRead start_read, Failed) {
+  start_read();
+}
+template <class Limit>
+restinio::impl::tls_socket_t* make_tls_socket_pointer_for_state_listener(HeaderLimitSocket<Limit>&) noexcept {
+  return nullptr;
+}
+
 // Settings every listener shares: its gate.
-restinio::server_settings_t<traits> gated_settings(std::size_t ceiling) {
+template <class Traits>
+restinio::server_settings_t<Traits> gated_settings(std::size_t ceiling) {
   auto gate = std::make_shared<ConnectionGate>(ceiling);
-  restinio::server_settings_t<traits> s;
+  restinio::server_settings_t<Traits> s;
   s.ip_blocker(gate).connection_state_listener(gate);
   return s;
 }
@@ -411,7 +454,7 @@ restinio::request_handling_status_t on_request(const std::shared_ptr<Shared>& sh
 
 struct DoorServer::Impl {
   std::shared_ptr<Shared> shared;
-  restinio::running_server_handle_t<traits> server;
+  restinio::running_server_handle_t<door_traits> server;
   bool stopped = false;
 };
 
@@ -422,17 +465,15 @@ DoorServer::DoorServer(DoorServerSetup setup) : impl_(std::make_unique<Impl>()) 
   sh->intake.door_tokens = sh->setup.door_tokens.get();
   sh->intake.formation = sh->setup.formation.get();
   sh->gateway = sh->setup.system->spawn(door_gateway);
-  // A Content-Length past the door's limit (and a little slack, within which door_intake
-  // answers 413 itself) ends the connection when the headers end, before a byte of the body is
-  // read or reserved; a chunked body is cut where it passes it.
-  const std::uint64_t read_limit = max_request_body + 64 * 1024;
+  // A Content-Length past door_read_limit is answered 413 by the door's socket before RESTinio
+  // sees those headers end; a chunked body is cut by RESTinio where it passes the same limit.
   // http_parser counts the request line and every header against one process-wide limit
   // (80 KiB by default, then a silent close): raised so the door itself answers 414/431.
   http_parser_set_max_header_size(4u * 1024 * 1024);
   try {
     auto io = std::make_shared<restinio::asio_ns::io_context>();
     sh->io = io;
-    auto settings = gated_settings(sh->setup.max_connections);
+    auto settings = gated_settings<door_traits>(sh->setup.max_connections);
     impl_->server = restinio::run_async(
       restinio::io_context_holder_t{std::move(io)},
       std::move(settings
@@ -451,7 +492,7 @@ DoorServer::DoorServer(DoorServerSetup setup) : impl_(std::make_unique<Impl>()) 
                                     .max_field_name_size(2 * max_request_body)
                                     .max_field_value_size(2 * max_request_body)
                                     .max_field_count(1000)
-                                    .max_body_size(read_limit))
+                                    .max_body_size(door_read_limit))
         .request_handler([sh](const restinio::request_handle_t& req) { return on_request(sh, req); })),
       1);
   } catch (const std::exception& e) {
@@ -635,7 +676,7 @@ LoopbackListener::LoopbackListener(Handler handler, std::size_t max_body, std::u
   try {
     auto io = std::make_shared<restinio::asio_ns::io_context>();
     sh->io = io;
-    auto settings = gated_settings(bounds.max_connections);
+    auto settings = gated_settings<traits>(bounds.max_connections);
     impl_->server = restinio::run_async(
       restinio::io_context_holder_t{std::move(io)},
       std::move(settings

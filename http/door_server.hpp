@@ -13,10 +13,10 @@
 // state, with heartbeat comments more often than the idle timeout; each subscriber writes
 // through a bounded queue (http/subscriber_queue.hpp) and is dropped, told why, when it falls
 // behind. At most `max_connections` connections are open at once (one more is closed at once;
-// accepting resumes as they end). A Content-Length more than 64 KiB over 1 MiB ends the
-// connection at the end of the headers; a body over 1 MiB otherwise is refused 413 before it is
-// parsed; connections that
-// never finish a request within the idle timeout are closed. What RESTinio 0.6 does not let the
+// accepting resumes as they end). A Content-Length more than 64 KiB over 1 MiB is answered 413
+// from the headers (after every earlier answer on the connection, then the connection ends; no
+// byte of the body is read); a body over 1 MiB otherwise is refused 413 before it is parsed;
+// connections that never finish a request within the idle timeout are closed. What RESTinio 0.6 does not let the
 // door answer (parser errors close the connection) is listed at the top of door_server.cpp.
 // Spec: docs/spec/door.md (routes, order, credentials); docs/spec/a2a.md §JSON-RPC binding,
 // §Streaming.

@@ -1,6 +1,7 @@
 // Bounded doors, tried as an attacker would, on loopback against the real binary: more
 // connections than the member's descriptor limit and then none (it accepts again), bodies
-// announced over the limit (closed from the headers, nothing reserved) and bodies sent slowly,
+// announced over the limit (answered 413 from the headers, before the token and after every
+// earlier answer on the connection, then closed; no body byte sent or read) and bodies sent slowly,
 // pipelined requests ending with one the intake refuses with `Connection: close` (a Debug build
 // once aborted on RESTinio's assertion), and twenty subscribers that never read a fast model's
 // stream (each dropped with a final event naming why; the member's memory stays under a ceiling
@@ -38,6 +39,28 @@ std::string open_capsule(const TempDir& dir, const std::string& inference) {
 }
 
 const char* script_inference = "inference:\n  transport: script\n  turns:\n    - reply: \"done: {{task}}\"\n";
+
+// The same capsule behind a door that takes only its session's tokens.
+std::string authenticated_capsule(const TempDir& dir) {
+  const std::string path = dir.path + "/authed";
+  std::filesystem::create_directories(path);
+  std::ofstream(path + "/murmur.yaml") << "name: t-authed\nversion: 1.0.0\n"
+                                       << script_inference
+                                       << "lifecycle: {task_acceptance: queue, queue_depth: 8, after_task: sleep}\n"
+                                       << "network: {authentication: {scheme: bearer}}\n";
+  return path;
+}
+
+// What the door answers for a body announced past its read limit (door_intake's 413 body).
+const std::string too_large_body = R"({"error":"payload_too_large","message":"a request body may hold at most 1048576 bytes"})";
+const std::string big_headers = "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nContent-Length: 8388608\r\n\r\n";
+
+// One whole 413 as the door writes it from the headers: status, Connection: close, the JSON.
+bool is_header_413(const std::string& answer) {
+  return answer.rfind("HTTP/1.1 413 Payload Too Large\r\n", 0) == 0 && answer.find("\r\nConnection: close\r\n") != std::string::npos &&
+         answer.find("\r\nContent-Type: application/json\r\n") != std::string::npos &&
+         answer.size() > too_large_body.size() && answer.compare(answer.size() - too_large_body.size(), too_large_body.size(), too_large_body) == 0;
+}
 
 struct Member {
   std::unique_ptr<LaunchedMur> run;
@@ -85,6 +108,9 @@ std::string post(const std::string& body, const std::string& extra_headers = {},
   return "POST " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\n" + extra_headers +
          "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
 }
+
+// A body this many bytes past the door's limit (1 MiB).
+std::size_t max_body_plus(std::size_t over) { return 1024 * 1024 + over; }
 
 void raise_own_fd_limit() {
   struct rlimit rl {};
@@ -154,13 +180,23 @@ TEST_CASE("door bounds: a body announced over the limit is refused from the head
   TempDir home, work, caps;
   Member m = start_member(open_capsule(caps, script_inference), home, work, 4096);
   const std::size_t rss_before = rss_kib(m.run->pid());
-  // 120 connections announce 8 MiB each and send nothing more: each is closed at its headers.
+  // 120 connections announce 8 MiB each and send nothing more: each is answered 413 from its
+  // headers and closed, nothing of the body reserved.
   std::vector<RawConn> big;
   for (int i = 0; i < 120; ++i) {
     big.emplace_back(m.port);
-    big.back().send("POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 8388608\r\n\r\n");
+    big.back().send(big_headers);
   }
-  for (auto& c : big) CHECK(c.closed_within(10s));
+  int refused = 0;
+  for (auto& c : big) {
+    const std::string answer = c.read_to_close(10s);
+    CHECK(c.closed());
+    if (is_header_413(answer)) ++refused;
+  }
+  CHECK(refused == 120);
+  const std::size_t rss_big = rss_kib(m.run->pid());
+  INFO("RSS before " << rss_before << " KiB, after 120 bodies of 8 MiB announced " << rss_big << " KiB");
+  CHECK(rss_big < rss_before + 64 * 1024); // 960 MiB had it been reserved
   big.clear();
   // 120 connections each send most of a body within the limit, slowly, and stop.
   std::vector<RawConn> slow;
@@ -179,6 +215,55 @@ TEST_CASE("door bounds: a body announced over the limit is refused from the head
   slow.clear();
   Ran sent = run_command({MUR_BINARY, "send", m.session, "still here"}, {{"MURMUR_HOME", home.path}});
   CHECK(sent.out == "done: still here\n");
+  m.run->signal(SIGTERM);
+  CHECK(m.run->wait() == 0);
+}
+
+TEST_CASE("door bounds: a Content-Length past the limit is answered 413 from the headers, before the token, after every earlier answer", "[process][bounds]") {
+  TempDir home, work, caps;
+  Member m = start_member(authenticated_capsule(caps), home, work, 1024);
+  {
+    // No token, no body byte sent: the 413 and its JSON arrive, then the door closes.
+    RawConn c(m.port);
+    c.send(big_headers);
+    const std::string answer = c.read_to_close(10s);
+    CHECK(c.closed());
+    INFO("answered: " << answer);
+    CHECK(is_header_413(answer));
+    CHECK(count_of(answer, "HTTP/1.1 ") == 1);
+    CHECK(answer.find("WWW-Authenticate") == std::string::npos); // the token was never judged
+  }
+  {
+    // A small request and, in the same write, one over the limit: its answer (401, no token)
+    // first, then the 413, then the close.
+    RawConn c(m.port);
+    c.send(post(send_message("one", 1)) + big_headers);
+    const std::string all = c.read_to_close(10s);
+    CHECK(c.closed());
+    INFO("answered: " << all);
+    REQUIRE(all.rfind("HTTP/1.1 401 ", 0) == 0);
+    const auto second = all.find("HTTP/1.1 413 ");
+    REQUIRE(second != std::string::npos);
+    CHECK(count_of(all, "HTTP/1.1 ") == 2);
+    CHECK(is_header_413(all.substr(second)));
+  }
+  {
+    // Within the 64 KiB of slack the body is read and the intake answers 413; the connection
+    // stays and answers the next request (as before the door answered from the headers).
+    RawConn c(m.port);
+    c.send(post(std::string(max_body_plus(1000), ' ')) + post(send_message("two", 2)));
+    const std::string all = c.read_until("HTTP/1.1 401 ", 30s);
+    INFO("answered: " << all.substr(0, 400));
+    CHECK(all.rfind("HTTP/1.1 413 ", 0) == 0);
+    CHECK(all.find("Connection: close") == std::string::npos);
+    CHECK(all.find(too_large_body) != std::string::npos);
+    CHECK(all.find("HTTP/1.1 401 ") != std::string::npos);
+    CHECK_FALSE(c.closed());
+  }
+  // The door serves its own caller as before.
+  Ran sent = run_command({MUR_BINARY, "send", m.session, "after the refusals"}, {{"MURMUR_HOME", home.path}});
+  CHECK(sent.exit_code == 0);
+  CHECK(sent.out == "done: after the refusals\n");
   m.run->signal(SIGTERM);
   CHECK(m.run->wait() == 0);
 }
