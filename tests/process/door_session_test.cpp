@@ -103,7 +103,7 @@ TEST_CASE("an empty answer after a refused end-without-answer says so, with --js
   const std::string coder = std::string(MUR_SOURCE_DIR) + "/examples/review/capsules/coder";
   TempDir home, work;
   Ran as_json = run_command({MUR_BINARY, "run", "--manifest", coder, "--task", "Delete the database", "--json",
-                             "--workdir", work.path},
+                             "--lifecycle-after-task", "exit", "--workdir", work.path},
                             {{"MURMUR_HOME", home.path}});
   INFO(as_json.out << as_json.err);
   REQUIRE(as_json.exit_code == 0);
@@ -122,7 +122,8 @@ TEST_CASE("an empty answer after a refused end-without-answer says so, with --js
   CHECK(answer["note"].get<std::string>().find("refused: tool error: ") != std::string::npos);
 
   TempDir work2;
-  Ran as_text = run_command({MUR_BINARY, "run", "--manifest", coder, "--task", "Delete the database", "--workdir", work2.path},
+  Ran as_text = run_command({MUR_BINARY, "run", "--manifest", coder, "--task", "Delete the database",
+                             "--lifecycle-after-task", "exit", "--workdir", work2.path},
                             {{"MURMUR_HOME", home.path}});
   INFO(as_text.err);
   CHECK(as_text.err.find("note: completed with an empty answer; end-without-answer was refused") != std::string::npos);

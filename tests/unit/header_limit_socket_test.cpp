@@ -98,7 +98,7 @@ std::string post_of(std::size_t length) {
 
 } // namespace
 
-TEST_CASE("header limit socket: a Content-Length past the limit hands on nothing; the 413, then EOF", "[unit][bounds]") {
+TEST_CASE("header limit socket: a Content-Length past the limit hands on nothing, the 413, then EOF", "[unit][bounds]") {
   Rig r;
   r.send(post_of(101));
   const Read first = r.read();
