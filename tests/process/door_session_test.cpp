@@ -4,6 +4,7 @@
 // prints the answer and exits 0. No token appears on any output or in the trace.
 #include <catch2/catch.hpp>
 
+#include "formation_fixture.hpp"
 #include "launched_mur.hpp"
 #include "run_command.hpp"
 
@@ -152,4 +153,29 @@ TEST_CASE("mur send refuses a session that is not running", "[process][door]") {
   Ran ran = run_command({MUR_BINARY, "send", "ses_0192f0c0a1b2c3d4e5f60718293a4b5c", "x"}, {{"MURMUR_HOME", home.path}});
   CHECK(ran.exit_code == 1);
   CHECK(ran.err.find("E-SND-001") != std::string::npos);
+}
+
+TEST_CASE("a session with a formation id but no lifeline warns W-RUN-007, and a launched formation's members never do",
+          "[process][door][formation]") {
+  TempDir home, work;
+  const std::string frm = "frm_0192f0c0a1b2c3d4e5f60718293a4b5c";
+  const std::vector<std::string> argv{MUR_BINARY, "run", "--manifest", reviewer, "--task", "review this",
+                                      "--lifecycle-after-task", "exit", "--workdir", work.path};
+  // Started by hand inside "a formation": it says it will not end with it, and still runs its task.
+  Ran by_hand = run_command(argv, {{"MURMUR_HOME", home.path}, {"MURMUR_FORMATION_ID", frm}});
+  INFO(by_hand.err);
+  CHECK(by_hand.exit_code == 0);
+  CHECK(by_hand.out == "Approved: the patch does what was asked.\n");
+  CHECK(by_hand.err.find("warning[W-RUN-007]: this session is in formation " + frm + " but has no lifeline") != std::string::npos);
+  // Outside a formation: nothing to warn about.
+  Ran alone = run_command(argv, {{"MURMUR_HOME", home.path}});
+  CHECK(alone.exit_code == 0);
+  CHECK(alone.err.find("W-RUN-007") == std::string::npos);
+  // Every member mur run --roster starts holds its lifeline: no member warns (their stderr
+  // reaches the launcher's, prefixed).
+  FormationFixture f;
+  Ran launched = run_command({MUR_BINARY, "run", "--roster", f.project.path, "--task", "add a flag"}, f.env);
+  INFO(launched.err);
+  CHECK(launched.exit_code == 0);
+  CHECK(launched.err.find("W-RUN-007") == std::string::npos);
 }

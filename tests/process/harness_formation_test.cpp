@@ -377,3 +377,34 @@ TEST_CASE("a harness whose callee is busy is told so, and the runtime keeps offe
   for (std::size_t at = r.out.find("slow did: "); at != std::string::npos; at = r.out.find("slow did: ", at + 1)) ++slow_answers;
   CHECK(slow_answers == 2);
 }
+
+TEST_CASE("an agent program's environment holds no MURMUR_ variable and no token, though its member's does",
+          "[process][harness][isolation]") {
+  HarnessProject p;
+  // The entry's program says which MURMUR_ variables it got, and whether any value is a token.
+  p.capsule("h-env", {{"env.py",
+                       "import json, os, sys\n"
+                       "json.load(sys.stdin)\n"
+                       "names = sorted(n for n in os.environ if n.upper().startswith('MURMUR'))\n"
+                       "print('murmur vars: ' + (','.join(names) if names else 'none'))\n"
+                       "tokens = [n for n, v in os.environ.items() if 'mft1.' in v or 'mdt1.' in v]\n"
+                       "print('token vars: ' + (','.join(tokens) if tokens else 'none'))\n"
+                       "print('STYLE=' + os.environ.get('STYLE', 'unset'))\n"
+                       "print('PATH ' + ('set' if os.environ.get('PATH') else 'unset'))\n"},
+                      {"murmur.yaml", "inference:\n  transport: process\n  command: [python3, env.py]\n"
+                                      "  env: {STYLE: terse}\n"
+                                      "lifecycle: {task_acceptance: single, after_task: exit}\n"
+                                      "network: {authentication: {scheme: bearer}}\n"}});
+  p.roster("members:\n  - {name: lead, capsule: h-env, version: 1.0.0, entry: true}\n");
+  // The launcher's environment holds a MURMUR_ variable of the user's beside MURMUR_HOME; the
+  // member adds MURMUR_FORMATION_ID, _CHANNEL and _LIFELINE to it.
+  p.f.env["MURMUR_USER_MARK"] = "from-the-shell";
+  Ran r = p.run("print the environment");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  REQUIRE(!formation_id_in(r.err).empty()); // it ran as a formation member
+  CHECK(r.out.find("murmur vars: none") != std::string::npos);
+  CHECK(r.out.find("token vars: none") != std::string::npos);
+  CHECK(r.out.find("STYLE=terse") != std::string::npos); // what its manifest gives it, it gets
+  CHECK(r.out.find("PATH set") != std::string::npos);
+}

@@ -15,6 +15,7 @@
 #include "messages/ids.hpp"
 #include "messages/member_call.hpp"
 #include "messages/model_turn.hpp"
+#include "messages/rpc_error_codes.hpp"
 #include "sim_world.hpp"
 
 #include <caf/all.hpp>
@@ -387,4 +388,109 @@ TEST_CASE_METHOD(door_fixture, "a formation caller may refer only to tasks it st
   CHECK(to_theirs.rpc_message.find(theirs.task.id) != std::string::npos);
   CHECK(refers({ids::mint(ids::task)}).rpc_code == -32001);
   CHECK(refers({mine.task.id}).ok());
+}
+
+namespace {
+
+// The same door under the `none` policy: it takes no task at all.
+struct none_door_fixture : door_fixture {
+  none_door_fixture() : door_fixture(AcceptancePolicy::Kind::none) {}
+};
+
+// An egress of `lead`, which may call `coder` at the fixture's door.
+egress_handle lead_egress(door_fixture& f) {
+  auto bundle = std::make_shared<FormationBundle>();
+  bundle->formation_id = f.authority.formation_id();
+  bundle->member = "lead";
+  bundle->verify_key = f.authority.verify_key();
+  bundle->calls.push_back(FormationCall{"coder", f.authority.mint("lead", "coder")});
+  EgressSetup e;
+  e.member = "lead";
+  e.bundle = bundle;
+  e.allows_localhost = true;
+  e.network = network_port{f.network};
+  auto egress = spawn_egress(f.sys, std::move(e));
+  anon_send(egress, address_atom_v, std::vector<MemberText>{{"coder", f.url}});
+  f.sched.run();
+  return egress;
+}
+
+} // namespace
+
+TEST_CASE_METHOD(none_door_fixture, "a task_acceptance none door answers every new task with -32601 and holds nothing",
+                 "[sim][door]") {
+  auto lead = token(authority, "lead", "coder");
+  auto offered = call(lead, send("x"));
+  CHECK(offered.rpc_code == rpc::method_not_found);
+  CHECK(offered.rpc_code == -32601);
+  CHECK(offered.task.id.empty());
+  // From its operator, blocking or streaming, the same: no task is ever made.
+  for (auto method : {DoorMethod::send_message, DoorMethod::send_streaming_message}) {
+    DoorRequest r = send("from the operator");
+    r.method = method;
+    r.peer_origin = false;
+    r.return_immediately = false;
+    r.verdict.kind = DoorAuthorization::Kind::Ok;
+    r.verdict.credential = "operator";
+    r.verdict.scopes = DoorScopes::all();
+    self->send(door, r);
+    sched.run();
+    CHECK(received<DoorReply>(self).rpc_code == -32601);
+  }
+  // The other methods still answer: the door is there, it only takes no task.
+  DoorRequest list;
+  list.method = DoorMethod::list_tasks;
+  auto listed = call(lead, list);
+  CHECK(listed.ok());
+  CHECK(listed.total_size == 0);
+  CHECK(call(lead, on_task("GetTask", ids::mint(ids::task))).rpc_code == -32001);
+  // The order of checks holds: an unauthenticated caller is refused before the method is judged.
+  CHECK(call(nullptr, send("x")).refusal == DoorRefusal::unauthenticated);
+}
+
+TEST_CASE_METHOD(door_fixture, "a call abandoned while its offer is in flight: the task the callee took is canceled",
+                 "[sim][egress]") {
+  auto egress = lead_egress(*this);
+  const std::string call_id = ids::mint(ids::member_call);
+  // The calling task ends (it is canceled) right after it called: the AbandonCall reaches the
+  // egress while its SendMessage is still on its way to the callee's door.
+  self->send(egress, CallMember{"tsk_x", call_id, "coder", "work"});
+  self->send(egress, AbandonCall{call_id});
+  sched.run();
+  DoorRequest list;
+  list.method = DoorMethod::list_tasks;
+  auto listed = call(token(authority, "lead", "coder"), list);
+  REQUIRE(listed.total_size == 1); // the callee took the offer ...
+  CHECK(listed.tasks[0].state == TaskState::canceled); // ... and the egress took it back at once
+  CHECK(listed.tasks[0].request == "work");
+  // Its model's turn would have ended after 1 s: the task stays canceled, and the abandoned call
+  // tells no one anything (no CallEnded reaches the task that abandoned it).
+  sched.clock().advance_time(2000ms);
+  sched.run();
+  CHECK(call(token(authority, "lead", "coder"), on_task("GetTask", listed.tasks[0].id)).task.state == TaskState::canceled);
+  bool ended = false;
+  self->receive([&](CallEnded&) { ended = true; }, [&](CallStart&) {}, caf::after(0s) >> [] {});
+  CHECK_FALSE(ended);
+  anon_send_exit(egress, caf::exit_reason::kill);
+}
+
+TEST_CASE_METHOD(door_fixture, "a member call abandoned once the callee holds its task leaves that task running",
+                 "[sim][egress]") {
+  auto egress = lead_egress(*this);
+  const std::string call_id = ids::mint(ids::member_call);
+  self->send(egress, CallMember{"tsk_x", call_id, "coder", "work"});
+  sched.run();
+  CallStart start;
+  self->receive([&](CallStart& s) { start = s; }, caf::after(0s) >> [] {});
+  REQUIRE(start.status == CallStatus::started);
+  self->send(egress, AbandonCall{call_id});
+  sched.run();
+  auto lead = token(authority, "lead", "coder");
+  CHECK(call(lead, on_task("GetTask", start.member_task_id)).task.state == TaskState::working);
+  sched.clock().advance_time(1000ms); // its model's turn ends: it completes, nobody canceled it
+  sched.run();
+  auto done = call(lead, on_task("GetTask", start.member_task_id)).task;
+  CHECK(done.state == TaskState::completed);
+  CHECK(done.answer == "done");
+  anon_send_exit(egress, caf::exit_reason::kill);
 }

@@ -177,3 +177,93 @@ TEST_CASE_METHOD(formation_fixture, "a member's own deadline winds it down witho
   CHECK(!member_actor("coder"));
   CHECK(!progress_event("ended")); // a peer ending on its own does not end the formation
 }
+
+namespace {
+// A request from the member's operator (the credential `mur send` and the launch task use).
+DoorRequest from_operator(DoorMethod method) {
+  DoorRequest req;
+  req.method = method;
+  req.verdict.kind = DoorAuthorization::Kind::Ok;
+  req.verdict.credential = "operator";
+  req.verdict.scopes = DoorScopes::all();
+  return req;
+}
+} // namespace
+
+TEST_CASE_METHOD(formation_fixture, "ListTasks at the entry's door shows its launch task, submitted by its operator",
+                 "[sim][formation][door]") {
+  launch({{"lead", entry_yaml("lead-c", calls_coder)}, {"coder", callee_yaml("coder-c", slow_coder)}},
+         {{"lead", {"coder"}}}, "the launch task");
+  run_for(1s);
+  REQUIRE(events("coder", "a2a_task_received").size() == 1); // the lead waits on its call
+  auto listed = ask<DoorReply>(door_of("lead"), from_operator(DoorMethod::list_tasks));
+  REQUIRE(listed.ok());
+  REQUIRE(listed.total_size == 1);
+  REQUIRE(listed.tasks.size() == 1);
+  const TaskView& t = listed.tasks[0];
+  CHECK(t.request == "the launch task");
+  CHECK(t.submitter == "operator");
+  CHECK(t.state == TaskState::working);
+  CHECK(t.id == events("lead", "task_start").at(0)["task_id"].get<std::string>());
+  // It is the task whose ending the entry reports (what `mur run --roster --task` prints).
+  run_for(61s);
+  const TaskView done = launch_task("lead");
+  CHECK(done.id == t.id);
+  CHECK(done.answer == "got late");
+}
+
+TEST_CASE_METHOD(formation_fixture, "a call abandoned by its canceled task leaves the callee's task running, and the formation goes on",
+                 "[sim][formation][ending]") {
+  // Serve mode: the operator hands the entry a task, which calls the slow coder.
+  launch({{"lead", entry_yaml("lead-c", calls_coder)}, {"coder", callee_yaml("coder-c", slow_coder)}},
+         {{"lead", {"coder"}}});
+  run_for(500ms);
+  REQUIRE(progress_event("entry"));
+  DoorRequest first = from_operator(DoorMethod::send_message);
+  first.text = "one";
+  first.return_immediately = true;
+  const TaskView sent = ask<DoorReply>(door_of("lead"), first).task;
+  run_for(1s);
+  auto held = events("lead", "member_call_start");
+  REQUIRE(held.size() == 1);
+  const std::string coder_task = held[0]["member_task_id"];
+
+  DoorRequest cancel = from_operator(DoorMethod::cancel_task);
+  cancel.task_id = sent.id;
+  CHECK(ask<DoorReply>(door_of("lead"), cancel).task.state == TaskState::canceled);
+  run_for(1s);
+  auto calls = events("lead", "member_call");
+  REQUIRE(calls.size() == 1);
+  CHECK(calls[0]["status"] == "abandoned");
+  CHECK(calls[0]["delivered"] == false);
+  // The callee's task was not canceled: it still works, and nothing ended.
+  auto coder_tasks = tasks_of("coder");
+  REQUIRE(coder_tasks.size() == 1);
+  CHECK(coder_tasks[0].id == coder_task);
+  CHECK(coder_tasks[0].state == TaskState::working);
+  CHECK(events("coder", "task_end").empty());
+  CHECK_FALSE(progress_event("ended"));
+  CHECK(member_actor("lead"));
+  CHECK(member_actor("coder"));
+
+  // The callee finishes the abandoned task in its own time; its answer goes to no one.
+  run_for(60s);
+  auto coder_end = events("coder", "task_end");
+  REQUIRE(coder_end.size() == 1);
+  CHECK(coder_end[0]["state"] == "completed");
+  CHECK(tasks_of("lead").at(0).state == TaskState::canceled);
+
+  // The formation goes on: the entry takes its next task, whose call the coder answers.
+  DoorRequest second = from_operator(DoorMethod::send_message);
+  second.text = "two";
+  second.return_immediately = true;
+  const TaskView next = ask<DoorReply>(door_of("lead"), second).task;
+  REQUIRE(next.state != TaskState::rejected);
+  run_for(62s);
+  TaskView answered;
+  for (const auto& t : tasks_of("lead"))
+    if (t.id == next.id) answered = t;
+  CHECK(answered.state == TaskState::completed);
+  CHECK(answered.answer == "got late");
+  CHECK_FALSE(progress_event("ended"));
+}

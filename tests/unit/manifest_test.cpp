@@ -173,6 +173,9 @@ TEST_CASE("every field error names its key path (E-MAN-002)", "[manifest]") {
           "must be a path inside the capsule folder");
   refused(head + "inference: {transport: process}\n", "E-MAN-002", "inference.command: is required");
   refused(head + "inference: {transport: process, command: []}\n", "E-MAN-002", "inference.command: is an empty list");
+  // An agent program gets no MURMUR_ variable, not even one its capsule names.
+  refused(head + "inference: {transport: process, command: [a], env: {MURMUR_HOME: /tmp}}\n", "E-MAN-002",
+          "sets MURMUR_HOME: MURMUR_ variables are the runtime's");
 }
 
 TEST_CASE("script errors name the turn at fault", "[manifest]") {
