@@ -44,16 +44,24 @@ struct Exchange {
   std::optional<clock_type::time_point> first_event;
   std::unique_ptr<ChatStream> stream; // the current attempt's, when streamed
   std::shared_ptr<std::string> gathered; // text fragments of the current read, not yet passed on
+  std::string held;                      // the end of the text so far that may begin a key (held_back)
   std::shared_ptr<std::atomic<std::size_t>> in_flight; // the current attempt's events not yet read here
 };
 
 // The text the stream gathered from the bytes just read, to the requester as one fragment,
-// under the redaction rule (a key the server put inside a single read's text never reaches a
-// subscriber; the stored answer is redacted whole in succeed()).
-void pass_text_on(Exchange& ex, const SecretRedaction& secrets) {
-  if (!ex.gathered || ex.gathered->empty()) return;
-  if (ex.requester) caf::anon_send(ex.requester, ModelText{ex.task_id, secrets.redact(*ex.gathered)});
+// under the redaction rule: the end that may begin a key waits for the next read (or the
+// stream's end, `last`), so a key split across reads never reaches a subscriber either; the
+// stored answer is redacted whole in succeed().
+void pass_text_on(Exchange& ex, const SecretRedaction& secrets, bool last = false) {
+  if (!ex.gathered) return;
+  std::string text = std::move(ex.held);
+  text += *ex.gathered;
   ex.gathered->clear();
+  ex.held.clear();
+  const std::size_t keep = last ? 0 : secrets.held_back(text);
+  ex.held = text.substr(text.size() - keep);
+  text.resize(text.size() - keep);
+  if (!text.empty() && ex.requester) caf::anon_send(ex.requester, ModelText{ex.task_id, secrets.redact(text)});
 }
 
 struct HttpModelState {
@@ -89,6 +97,7 @@ void send_attempt(self_ptr self, std::uint64_t ex_id) {
     // messages as the socket delivers reads, before they fan out to the door's subscribers.
     auto gathered = std::make_shared<std::string>();
     ex.gathered = gathered;
+    ex.held.clear();
     ex.stream = std::make_unique<ChatStream>([gathered](const std::string& fragment) { *gathered += fragment; },
                                              st.secrets, st.setup.caps);
   }
@@ -236,7 +245,7 @@ void on_done(self_ptr self, HttpDone d) {
   }
   if (ex.stream && ex.first_event) { // an event stream
     auto result = ex.stream->finish();
-    pass_text_on(ex, self->state.secrets);
+    pass_text_on(ex, self->state.secrets, true);
     if (auto* f = std::get_if<ModelFailure>(&result)) {
       ChatResult partial = ex.stream->partial();
       fail(self, ex_id, *f, &partial);

@@ -172,7 +172,11 @@ ModelTurn turn_of(const HarnessSetup& setup, const Turn& t, const HarnessEnd& en
     failed("E-HAR-002: the agent program exited with status " + std::to_string(end.exit_status),
            "read its stderr, and run it by hand with the same stdin");
   } else {
-    out.text = end.out;
+    // Its answer is under the redaction rule too (it holds the values of its `${ENV}`s): a cut
+    // answer first loses an end that may be part of one, then the rest is redacted.
+    std::string text = end.out;
+    if (end.cut) text.resize(text.size() - setup.secrets.held_back(text));
+    out.text = setup.secrets.redact(text);
     if (end.cut) out.text += answer_cut_marker;
     out.stats.cut = end.cut;
   }

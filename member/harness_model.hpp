@@ -15,8 +15,9 @@
 // `turn_timeout` ⇒ the group is killed, E-HAR-003. A task that ends (or is canceled) kills its
 // running turn; so does the port's own end, with the member's. Every text of the program's that
 // a failure quotes (its stderr tail, the reason it could not start) goes through `secrets` — the
-// values its `inference.env` read from `${ENV}` — before it is cut, so no E-HAR text holds one.
-// Its answer (stdout) is its own work and is passed on as written.
+// values its `inference.env` read from `${ENV}` — before it is cut, so no E-HAR text holds one;
+// so does its answer (stdout), which mur stores and prints: a value it was handed from `${ENV}`
+// (a credential, as far as mur knows) reads `[redacted]` there too.
 // Rule: docs/harness.md (`transport: process`: one program per turn, tools over MCP, what it may
 // reach); its failure texts pass the redaction rule.
 #pragma once

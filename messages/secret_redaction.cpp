@@ -63,6 +63,17 @@ void SecretRedaction::add(std::string secret) {
                    [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
 }
 
+std::size_t SecretRedaction::held_back(std::string_view text) const {
+  std::size_t held = 0;
+  for (const auto& s : secrets_)
+    for (std::size_t k = std::min(s.size(), text.size()); k > held; --k)
+      if (text.compare(text.size() - k, k, s, 0, k) == 0) {
+        held = k;
+        break;
+      }
+  return held;
+}
+
 std::string SecretRedaction::redact(const std::string& text) const {
   if (secrets_.empty() || text.empty()) return text;
   std::string out;

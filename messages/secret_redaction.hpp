@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mur {
@@ -43,6 +44,12 @@ public:
 
   // The text with every secret replaced by "[redacted]".
   std::string redact(const std::string& text) const;
+
+  // For a text that arrives in pieces: how many bytes at the end of `text` to hold back until
+  // more arrives — the longest end that is the start of some secret (a whole secret included,
+  // whose word boundary the next byte decides). Redacting the rest and holding these back
+  // lets no secret split across two pieces pass unredacted.
+  std::size_t held_back(std::string_view text) const;
 
 private:
   void wipe() noexcept;

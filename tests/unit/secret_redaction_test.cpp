@@ -122,3 +122,55 @@ TEST_CASE("redaction: an agent program's failure quoting an env value read from 
   self->send_exit(port, caf::exit_reason::user_shutdown);
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("redaction of a text that arrives in pieces: no split of a key passes, nothing else is held", "[redaction]") {
+  const std::string key = "sk-live-0123456789abcdef";
+  SecretRedaction r({key});
+  CHECK(r.held_back("nothing here") == 0);
+  CHECK(r.held_back("ends with sk-li") == 5);
+  CHECK(r.held_back("ends with the whole " + key) == key.size()); // its word boundary comes next
+  CHECK(r.held_back("s") == 1);
+  // The text cut in two at every place, passed on as the stream passes it on.
+  const std::string text = "before " + key + " after";
+  for (std::size_t cut = 0; cut <= text.size(); ++cut) {
+    std::string out, held;
+    for (const std::string& piece : {text.substr(0, cut), text.substr(cut)}) {
+      std::string t = held + piece;
+      const std::size_t keep = r.held_back(t);
+      held = t.substr(t.size() - keep);
+      t.resize(t.size() - keep);
+      out += r.redact(t);
+    }
+    out += r.redact(held);
+    INFO("cut at " << cut);
+    CHECK(out == "before [redacted] after");
+  }
+}
+
+TEST_CASE("redaction: an agent program's answer that prints an env value read from ${ENV}", "[redaction][harness]") {
+  caf::actor_system_config cfg;
+  caf::actor_system sys{cfg};
+  const auto dir = std::filesystem::temp_directory_path() / ("mur-redaction-out-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string value = "ghp_secretTokenValue0123456789";
+  HarnessSetup hs;
+  hs.program = "/bin/sh";
+  hs.args = {"-c", "cat >/dev/null; echo \"done, with token=$GH_TOKEN\""};
+  hs.env = {{"GH_TOKEN", value}};
+  hs.secrets.add(value);
+  hs.workdir = dir.string();
+  auto port = spawn_harness_model(sys, std::move(hs));
+  caf::scoped_actor self{sys};
+  ModelTurnRequest req;
+  req.task_id = "tsk_redaction_out";
+  req.task_text = "do it";
+  ModelTurn got;
+  self->request(port, caf::infinite, req).receive([&](const ModelTurn& t) { got = t; },
+                                                  [&](const caf::error& e) { FAIL(sys.render(e)); });
+  INFO(got.failure);
+  CHECK_FALSE(got.fails);
+  CHECK(got.text.find(value) == std::string::npos);
+  CHECK(got.text.find("done, with token=[redacted]") != std::string::npos);
+  self->send_exit(port, caf::exit_reason::user_shutdown);
+  std::filesystem::remove_all(dir);
+}
