@@ -85,6 +85,7 @@ void parse_http_inference(const Value& inf, Inference& out) {
   auto parsed = parse_model_endpoint(out.endpoint);
   if (auto* p = std::get_if<EndpointProblem>(&parsed)) ep.fail(p->problem, p->fix);
   const ModelEndpoint endpoint = std::get<ModelEndpoint>(parsed);
+  out.model_endpoint = endpoint;
 
   out.model = inf.require("model").string();
 

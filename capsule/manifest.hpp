@@ -28,6 +28,7 @@
 #pragma once
 
 #include "messages/door_scope.hpp"
+#include "messages/model_endpoint.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -81,7 +82,8 @@ struct Inference {
   std::vector<ScriptRoute> routes;
   std::vector<ScriptTurn> turns;
   // http (OpenAI-compatible Chat Completions; capsule/http_inference.hpp checks these)
-  std::string endpoint;        // base URL before /chat/completions (messages/model_endpoint.hpp)
+  std::string endpoint;        // base URL before /chat/completions, as written
+  ModelEndpoint model_endpoint; // the same, parsed once when the manifest is read (messages/model_endpoint.hpp)
   std::string model;
   std::string api_key_env;     // NAME of `api_key: ${NAME}` ("" ⇒ no key); a literal key is refused
   std::string system_prompt;

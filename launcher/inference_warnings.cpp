@@ -14,15 +14,6 @@ EnvLookup process_env_lookup() {
   };
 }
 
-namespace {
-// An endpoint that is not loopback needs its key (an unparsable one is admission's refusal).
-bool remote(const std::string& endpoint) {
-  auto e = parse_model_endpoint(endpoint);
-  const auto* ok = std::get_if<ModelEndpoint>(&e);
-  return ok != nullptr && !ok->loopback;
-}
-} // namespace
-
 std::vector<Warning> inference_warnings(const Manifest& m, const std::string& who, const EnvLookup& env) {
   std::vector<Warning> out;
   const Inference& inf = m.inference;
@@ -32,7 +23,7 @@ std::vector<Warning> inference_warnings(const Manifest& m, const std::string& wh
       out.push_back({"W-MOD-001",
                      who + ": inference.api_key reads ${" + inf.api_key_env +
                        "}, which is not set in this environment (members inherit it from mur run)" +
-                       (remote(inf.endpoint) ? "; the member will refuse to start (E-MOD-003)"
+                       (!inf.model_endpoint.loopback ? "; the member will refuse to start (E-MOD-003)"
                                              : "; the loopback endpoint is called without a key"),
                      "set " + inf.api_key_env + " in the shell that runs mur run, e.g. export " +
                        inf.api_key_env + "=… (never write the key into murmur.yaml)"});

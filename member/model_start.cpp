@@ -96,10 +96,7 @@ StartedModel start_model(caf::actor_system& sys, const Manifest& m, const std::s
     return out;
   }
   HttpModelSetup h;
-  auto endpoint = parse_model_endpoint(inf.endpoint);
-  if (auto* problem = std::get_if<EndpointProblem>(&endpoint))
-    throw Failure("E-MAN-002", "inference.endpoint: " + problem->problem, problem->fix);
-  h.endpoint = std::get<ModelEndpoint>(endpoint);
+  h.endpoint = inf.model_endpoint; // parsed (and refused, E-MAN-002) when the manifest was read
   h.model = inf.model;
   if (!inf.api_key_env.empty()) {
     auto value = env(inf.api_key_env);
