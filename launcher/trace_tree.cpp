@@ -176,6 +176,14 @@ TraceTree build_trace_tree(const std::vector<SessionEvents>& sessions) {
     for (auto& c : t->calls)
       if (t->started_at > 0 && c.started_at < t->started_at) c.started_at = t->started_at;
     by_start(t->calls);
+    // Likewise the task a call made in another member: stamped by another recorder, it may read a
+    // millisecond before its caller's task_start; it is never shown as starting before it.
+    for (const auto& c : t->calls) {
+      if (!claimed.count(c.member_task_id)) continue;
+      auto callee = b.tasks.find(c.member_task_id);
+      if (callee != b.tasks.end() && t->started_at > 0 && callee->second->started_at < t->started_at)
+        callee->second->started_at = t->started_at;
+    }
     // A call naming a task that is not the callee's must not adopt it.
     for (auto& c : t->calls)
       if (!claimed.count(c.member_task_id)) c.member_task_id.clear();
