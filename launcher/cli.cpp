@@ -87,12 +87,6 @@ int cmd_list(bool json) {
   return exit_ok;
 }
 
-bool blank(const std::string& s) { return s.find_first_not_of(" \t\r\n") == std::string::npos; }
-
-void refuse_empty_task(const std::string& text, const std::string& how) {
-  if (blank(text))
-    throw UsageError("E-CLI-003", "the task is empty", "give the task's text: " + how);
-}
 
 // A flag given in a mode it does not apply to.
 void refuse_in_mode(const CLI::Option* opt, const std::string& mode, const std::string& why,

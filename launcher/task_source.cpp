@@ -14,9 +14,13 @@ bool blank(const std::string& s) { return s.find_first_not_of(" \t\r\n") == std:
 
 } // namespace
 
+void refuse_empty_task(const std::string& text, const std::string& how) {
+  if (blank(text)) throw UsageError("E-CLI-003", "the task is empty", "give the task's text: " + how);
+}
+
 std::string task_from_argument(const std::string& arg, const std::string& how) {
   if (arg.empty() || arg[0] != '@') {
-    if (blank(arg)) throw UsageError("E-CLI-003", "the task is empty", "give the task's text: " + how);
+    refuse_empty_task(arg, how);
     return arg;
   }
   const std::string path = arg.substr(1);

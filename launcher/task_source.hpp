@@ -14,4 +14,7 @@ namespace mur {
 // The task's text for the argument of --task; `how` names the flag in the Fix of a refusal.
 std::string task_from_argument(const std::string& arg, const std::string& how);
 
+// A task given as text (`mur send`, --task TEXT) that is empty or only blanks: E-CLI-003.
+void refuse_empty_task(const std::string& text, const std::string& how);
+
 } // namespace mur
