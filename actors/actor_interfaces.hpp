@@ -13,12 +13,12 @@
 
 #include "actors/atoms.hpp"
 #include "actors/ports.hpp"
-#include "messages/a2a_task.hpp"
-#include "messages/door_request.hpp"
-#include "messages/formation_event.hpp"
-#include "messages/member_call.hpp"
-#include "messages/model_turn.hpp"
-#include "messages/task_progress.hpp"
+#include "messages/vocabulary/formation_event.hpp"
+#include "messages/wire/a2a_task.hpp"
+#include "messages/wire/door_request.hpp"
+#include "messages/wire/member_call.hpp"
+#include "messages/wire/model_turn.hpp"
+#include "messages/wire/task_progress.hpp"
 
 #include <caf/atom.hpp>
 #include <caf/replies_to.hpp>

@@ -1,7 +1,7 @@
 // call_round.cpp — the calls of a task's current round (see call_round.hpp).
 #include "actors/call_round.hpp"
 
-#include "messages/child_spawn.hpp"
+#include "messages/wire/child_spawn.hpp"
 
 #include <algorithm>
 

@@ -8,7 +8,7 @@
 // delivered in one continuation.
 #pragma once
 
-#include "messages/member_call.hpp"
+#include "messages/wire/member_call.hpp"
 
 #include <caf/actor_clock.hpp>
 

@@ -1,7 +1,7 @@
 #include "actors/continuation.hpp"
 
 #include "actors/answer_fence.hpp"
-#include "messages/child_spawn.hpp"
+#include "messages/wire/child_spawn.hpp"
 
 namespace mur {
 

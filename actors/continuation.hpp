@@ -13,7 +13,7 @@
 // own as that member's."
 #pragma once
 
-#include "messages/member_call.hpp"
+#include "messages/wire/member_call.hpp"
 
 #include <string>
 #include <vector>

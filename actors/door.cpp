@@ -2,12 +2,12 @@
 
 #include "actors/atoms.hpp"
 #include "actors/task_page.hpp"
-#include "messages/door_request.hpp"
-#include "messages/door_scope.hpp"
-#include "messages/ids.hpp"
-#include "messages/rpc_error_codes.hpp"
-#include "messages/task_progress.hpp"
-#include "messages/trace_event.hpp"
+#include "messages/credentials/door_scope.hpp"
+#include "messages/vocabulary/ids.hpp"
+#include "messages/vocabulary/rpc_error_codes.hpp"
+#include "messages/wire/door_request.hpp"
+#include "messages/wire/task_progress.hpp"
+#include "messages/wire/trace_event.hpp"
 
 #include <caf/all.hpp>
 #include <nlohmann/json.hpp>
@@ -315,124 +315,136 @@ void task_gone(door_actor* self, const std::string& task_id) {
     self->send(st.setup.owner, ended_atom_v);
 }
 
+// A task actor that ends without reporting (it crashed) fails its task rather than holding the
+// slot forever; a subscriber's stream that goes is dropped from its task.
+void on_down(door_actor* self, const caf::down_msg& dm) {
+  auto& st = self->state;
+  if (auto sub = st.subscribed.find(dm.source); sub != st.subscribed.end()) { // a stream went
+    if (auto t = st.tasks.find(sub->second); t != st.tasks.end()) {
+      auto& subs = t->second.subscribers;
+      subs.erase(std::remove_if(subs.begin(), subs.end(), [&](const caf::strong_actor_ptr& p) { return p->address() == dm.source; }),
+                 subs.end());
+    }
+    st.subscribed.erase(sub);
+    return;
+  }
+  auto owner = st.by_actor.find(dm.source);
+  if (owner == st.by_actor.end()) return; // its task reported its end already
+  const std::string id = std::move(owner->second);
+  st.by_actor.erase(owner);
+  auto it = st.tasks.find(id);
+  if (it == st.tasks.end()) return;
+  auto& e = it->second;
+  e.task = nullptr;
+  if (!is_terminal(e.view.state)) {
+    e.view.state = TaskState::failed;
+    e.view.status_text = "the task ended unexpectedly: " + self->system().render(dm.reason);
+    publish(self, e);
+  }
+  task_gone(self, id);
+  retire(self, e);
+}
+
+// A request's reply; a streaming one subscribes, a blocking SendMessage answers at the end.
+caf::result<DoorReply> on_request(door_actor* self, const DoorRequest& req) {
+  DoorReply r = handle(self, req);
+  if (!r.ok() || is_terminal(r.task.state) || r.task.id.empty()) return r;
+  auto it = self->state.tasks.find(r.task.id);
+  if (it == self->state.tasks.end()) return r;
+  if (req.method == DoorMethod::send_streaming_message) {
+    subscribe(self, it->second);
+  } else if (req.method == DoorMethod::send_message && !req.return_immediately) {
+    // Blocking by default (A2A v1.0): answer when the task reaches a terminal state.
+    auto rp = self->make_response_promise<DoorReply>();
+    it->second.waiters.push_back(rp);
+    return rp;
+  }
+  return r;
+}
+
+// The answer as it streams: to subscribers only, never stored.
+void on_model_text(door_actor* self, const ModelText& m) {
+  auto it = self->state.tasks.find(m.task_id);
+  if (it == self->state.tasks.end() || is_terminal(it->second.view.state) || it->second.subscribers.empty()) return;
+  // A fragment names its task by id only: the whole view (its request text can be a MiB)
+  // is not copied for every fragment and every subscriber.
+  TaskView ids;
+  ids.id = it->second.view.id;
+  ids.context_id = it->second.view.context_id;
+  ids.state = it->second.view.state;
+  // One message for every subscriber: CAF shares its content (copy on write), so a fragment
+  // costs its bytes once however many follow the task.
+  auto event = caf::make_message(TaskEvent{std::move(ids), m.fragment});
+  for (auto& s : it->second.subscribers) s->enqueue(self->ctrl(), caf::make_message_id(), event, self->context());
+}
+
+void on_finished(door_actor* self, const TaskFinished& f) {
+  auto& st = self->state;
+  auto it = st.tasks.find(f.task_id);
+  if (it == st.tasks.end()) return;
+  auto& e = it->second;
+  if (e.task) {
+    st.by_actor.erase(e.task.address());
+    // Its end is reported: no down message needed (one message less per task).
+    self->demonitor(e.task.address());
+  }
+  e.task = nullptr;
+  if (!is_terminal(e.view.state)) { // an accepted cancel overrides the loop's final state
+    e.view.state = f.state;
+    e.view.status_text = f.status_text;
+    e.view.answer = f.answer;
+    e.view.no_answer = f.no_answer;
+    e.view.no_answer_below = f.no_answer_below;
+    publish(self, e);
+  }
+  if (st.setup.owner) self->send(st.setup.owner, task_end_atom_v, e.view);
+  task_gone(self, f.task_id);
+  retire(self, e);
+}
+
+// Wind-down: accept nothing more, refuse what waits, cancel what runs; answer when drained.
+// Answers how many tasks were running (0 or 1) once none runs any more.
+caf::result<std::int32_t> wind_down(door_actor* self) {
+  auto& st = self->state;
+  st.closing = true;
+  const std::set<std::string> refused = std::move(st.queued);
+  st.queued.clear();
+  for (const auto& id : refused) {
+    auto& e = st.tasks[id];
+    e.view.state = TaskState::rejected;
+    e.view.status_text = closing_status_text;
+    trace(self, "task_rejected", {{"task_id", id}, {"cause", "session_ended"}});
+    publish(self, e);
+    retire(self, e);
+  }
+  if (st.running.empty()) return std::int32_t{0};
+  auto& e = st.tasks[st.running];
+  if (!is_terminal(e.view.state)) {
+    e.view.state = TaskState::canceled;
+    e.view.status_text = "canceled: the session is ending";
+    publish(self, e);
+  }
+  if (e.task) self->send(e.task, cancel_atom_v);
+  auto rp = self->make_response_promise<std::int32_t>();
+  st.drained.push_back(rp);
+  return rp;
+}
+
 door_handle::behavior_type door(door_actor* self, DoorSetup setup) {
   self->state.setup = std::move(setup);
   self->state.clock.emplace(self->state.setup.ids, self->clock(), self->state.setup.session_id + "/door");
-  // A task actor that ends without reporting (it crashed) fails its task rather than holding
-  // the slot forever.
-  self->set_down_handler([=](const caf::down_msg& dm) {
-    auto& st = self->state;
-    if (auto sub = st.subscribed.find(dm.source); sub != st.subscribed.end()) { // a stream went
-      if (auto t = st.tasks.find(sub->second); t != st.tasks.end()) {
-        auto& subs = t->second.subscribers;
-        subs.erase(std::remove_if(subs.begin(), subs.end(), [&](const caf::strong_actor_ptr& p) { return p->address() == dm.source; }),
-                   subs.end());
-      }
-      st.subscribed.erase(sub);
-      return;
-    }
-    auto owner = st.by_actor.find(dm.source);
-    if (owner == st.by_actor.end()) return; // its task reported its end already
-    const std::string id = std::move(owner->second);
-    st.by_actor.erase(owner);
-    auto it = st.tasks.find(id);
-    if (it == st.tasks.end()) return;
-    auto& e = it->second;
-    e.task = nullptr;
-    if (!is_terminal(e.view.state)) {
-      e.view.state = TaskState::failed;
-      e.view.status_text = "the task ended unexpectedly: " + self->system().render(dm.reason);
-      publish(self, e);
-    }
-    task_gone(self, id);
-    retire(self, e);
-  });
+  self->set_down_handler([=](const caf::down_msg& dm) { on_down(self, dm); });
   return {
-    [=](const DoorRequest& req) -> caf::result<DoorReply> {
-      DoorReply r = handle(self, req);
-      if (!r.ok() || is_terminal(r.task.state) || r.task.id.empty()) return r;
-      auto it = self->state.tasks.find(r.task.id);
-      if (it == self->state.tasks.end()) return r;
-      if (req.method == DoorMethod::send_streaming_message) {
-        subscribe(self, it->second);
-      } else if (req.method == DoorMethod::send_message && !req.return_immediately) {
-        // Blocking by default (A2A v1.0): answer when the task reaches a terminal state.
-        auto rp = self->make_response_promise<DoorReply>();
-        it->second.waiters.push_back(rp);
-        return rp;
-      }
-      return r;
-    },
+    [=](const DoorRequest& req) { return on_request(self, req); },
     [=](const TaskWorking& w) {
       auto it = self->state.tasks.find(w.task_id);
       if (it == self->state.tasks.end() || is_terminal(it->second.view.state)) return;
       it->second.view.state = TaskState::working;
       publish(self, it->second);
     },
-    [=](const ModelText& m) { // the answer as it streams: to subscribers only, never stored
-      auto it = self->state.tasks.find(m.task_id);
-      if (it == self->state.tasks.end() || is_terminal(it->second.view.state) || it->second.subscribers.empty()) return;
-      // A fragment names its task by id only: the whole view (its request text can be a MiB)
-      // is not copied for every fragment and every subscriber.
-      TaskView ids;
-      ids.id = it->second.view.id;
-      ids.context_id = it->second.view.context_id;
-      ids.state = it->second.view.state;
-      // One message for every subscriber: CAF shares its content (copy on write), so a fragment
-      // costs its bytes once however many follow the task.
-      auto event = caf::make_message(TaskEvent{std::move(ids), m.fragment});
-      for (auto& s : it->second.subscribers) s->enqueue(self->ctrl(), caf::make_message_id(), event, self->context());
-    },
-    [=](const TaskFinished& f) {
-      auto& st = self->state;
-      auto it = st.tasks.find(f.task_id);
-      if (it == st.tasks.end()) return;
-      auto& e = it->second;
-      if (e.task) {
-        st.by_actor.erase(e.task.address());
-        // Its end is reported: no down message needed (one message less per task).
-        self->demonitor(e.task.address());
-      }
-      e.task = nullptr;
-      if (!is_terminal(e.view.state)) { // an accepted cancel overrides the loop's final state
-        e.view.state = f.state;
-        e.view.status_text = f.status_text;
-        e.view.answer = f.answer;
-        e.view.no_answer = f.no_answer;
-        e.view.no_answer_below = f.no_answer_below;
-        publish(self, e);
-      }
-      if (st.setup.owner) self->send(st.setup.owner, task_end_atom_v, e.view);
-      task_gone(self, f.task_id);
-      retire(self, e);
-    },
-    // Wind-down: accept nothing more, refuse what waits, cancel what runs; answer when drained.
-    // Answers how many tasks were running (0 or 1) once none runs any more.
-    [=](winddown_atom) -> caf::result<std::int32_t> {
-      auto& st = self->state;
-      st.closing = true;
-      const std::set<std::string> refused = std::move(st.queued);
-      st.queued.clear();
-      for (const auto& id : refused) {
-        auto& e = st.tasks[id];
-        e.view.state = TaskState::rejected;
-        e.view.status_text = closing_status_text;
-        trace(self, "task_rejected", {{"task_id", id}, {"cause", "session_ended"}});
-        publish(self, e);
-        retire(self, e);
-      }
-      if (st.running.empty()) return std::int32_t{0};
-      auto& e = st.tasks[st.running];
-      if (!is_terminal(e.view.state)) {
-        e.view.state = TaskState::canceled;
-        e.view.status_text = "canceled: the session is ending";
-        publish(self, e);
-      }
-      if (e.task) self->send(e.task, cancel_atom_v);
-      auto rp = self->make_response_promise<std::int32_t>();
-      st.drained.push_back(rp);
-      return rp;
-    },
+    [=](const ModelText& m) { on_model_text(self, m); },
+    [=](const TaskFinished& f) { on_finished(self, f); },
+    [=](winddown_atom) { return wind_down(self); },
     // Read-only view for operators and tests: every task the door holds, oldest first.
     [=](caf::get_atom) -> std::vector<TaskView> {
       std::vector<TaskView> out;

@@ -32,8 +32,8 @@
 #include "actors/actor_interfaces.hpp"
 #include "actors/id_clock.hpp"
 #include "actors/ports.hpp"
-#include "messages/a2a_task.hpp"
-#include "messages/door_request.hpp"
+#include "messages/wire/a2a_task.hpp"
+#include "messages/wire/door_request.hpp"
 
 #include <caf/fwd.hpp>
 

@@ -3,8 +3,8 @@
 #include "actors/egress.hpp"
 
 #include "actors/atoms.hpp"
-#include "messages/member_call.hpp"
-#include "messages/model_turn.hpp"
+#include "messages/wire/member_call.hpp"
+#include "messages/wire/model_turn.hpp"
 
 #include <caf/all.hpp>
 

@@ -27,8 +27,8 @@
 #include "actors/actor_interfaces.hpp"
 #include "actors/egress_call.hpp"
 #include "actors/ports.hpp"
-#include "messages/child_spawn.hpp"
-#include "messages/formation_bundle.hpp"
+#include "messages/credentials/formation_bundle.hpp"
+#include "messages/wire/child_spawn.hpp"
 
 #include <caf/fwd.hpp>
 

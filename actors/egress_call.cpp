@@ -3,13 +3,13 @@
 
 #include "actors/atoms.hpp"
 #include "actors/state_behavior.hpp"
-#include "messages/door_call.hpp"
-#include "messages/door_request.hpp"
-#include "messages/member_call.hpp"
-#include "messages/model_turn.hpp"
-#include "messages/text_cut.hpp"
-#include "messages/trace_event.hpp"
-#include "messages/transport_failure.hpp"
+#include "messages/vocabulary/text_cut.hpp"
+#include "messages/wire/door_call.hpp"
+#include "messages/wire/door_request.hpp"
+#include "messages/wire/member_call.hpp"
+#include "messages/wire/model_turn.hpp"
+#include "messages/wire/trace_event.hpp"
+#include "messages/wire/transport_failure.hpp"
 
 #include <caf/all.hpp>
 #include <nlohmann/json.hpp>

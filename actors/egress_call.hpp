@@ -34,8 +34,8 @@
 
 #include "actors/actor_interfaces.hpp"
 #include "actors/ports.hpp"
-#include "messages/door_call.hpp"
-#include "messages/formation_token.hpp"
+#include "messages/credentials/formation_token.hpp"
+#include "messages/wire/door_call.hpp"
 
 #include <caf/fwd.hpp>
 

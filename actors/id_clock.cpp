@@ -1,7 +1,7 @@
 // id_clock.cpp — see id_clock.hpp.
 #include "actors/id_clock.hpp"
 
-#include "messages/ids.hpp"
+#include "messages/vocabulary/ids.hpp"
 
 #include <sodium.h>
 

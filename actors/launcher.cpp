@@ -3,11 +3,11 @@
 #include "actors/atoms.hpp"
 #include "actors/door.hpp"
 #include "actors/lifeline.hpp"
-#include "messages/formation_authority.hpp"
-#include "messages/door_call.hpp"
-#include "messages/door_request.hpp"
-#include "messages/formation_messages.hpp"
-#include "messages/ids.hpp"
+#include "messages/credentials/formation_authority.hpp"
+#include "messages/vocabulary/ids.hpp"
+#include "messages/wire/door_call.hpp"
+#include "messages/wire/door_request.hpp"
+#include "messages/wire/formation_messages.hpp"
 
 #include <caf/all.hpp>
 

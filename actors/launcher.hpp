@@ -39,7 +39,7 @@
 #include "actors/actor_interfaces.hpp"
 #include "actors/id_clock.hpp"
 #include "actors/ports.hpp"
-#include "messages/formation_bundle.hpp"
+#include "messages/credentials/formation_bundle.hpp"
 
 #include <caf/fwd.hpp>
 

@@ -3,11 +3,11 @@
 #include "actors/atoms.hpp"
 #include "actors/egress.hpp"
 #include "actors/task.hpp"
-#include "messages/door_request.hpp"
-#include "messages/door_scope.hpp"
-#include "messages/model_turn.hpp"
-#include "messages/runtime_tools.hpp"
-#include "messages/trace_event.hpp"
+#include "messages/credentials/door_scope.hpp"
+#include "messages/wire/door_request.hpp"
+#include "messages/wire/model_turn.hpp"
+#include "messages/wire/runtime_tools.hpp"
+#include "messages/wire/trace_event.hpp"
 
 #include <caf/all.hpp>
 #include <nlohmann/json.hpp>
@@ -106,42 +106,46 @@ void start_launch_task(member_actor* self) {
   });
 }
 
-member_handle::behavior_type member(member_actor* self, MemberSetup setup) {
-  auto& st = self->state;
-  st.setup = std::move(setup);
-  const auto callees = callees_of(st.setup);
-
-  json start{{"capsule_name", st.setup.capsule_name}, {"capsule_version", st.setup.capsule_version},
-             {"max_turns", st.setup.max_turns}};
-  if (!st.setup.formation_id.empty()) start["formation_id"] = st.setup.formation_id;
-  if (!st.setup.spawned_by.empty()) { // a delegated child: the formation's id and nothing else
-    start["spawned_by"] = st.setup.spawned_by;
-    start["delegation"] = st.setup.delegation_id;
+// The session's first trace line: who this member is, and in which formation or delegation.
+void trace_session_start(member_actor* self, const std::vector<std::string>& callees) {
+  const auto& setup = self->state.setup;
+  json start{{"capsule_name", setup.capsule_name}, {"capsule_version", setup.capsule_version},
+             {"max_turns", setup.max_turns}};
+  if (!setup.formation_id.empty()) start["formation_id"] = setup.formation_id;
+  if (!setup.spawned_by.empty()) { // a delegated child: the formation's id and nothing else
+    start["spawned_by"] = setup.spawned_by;
+    start["delegation"] = setup.delegation_id;
   }
-  if (st.setup.bundle) { // a launcher-started member (a delegated child has only the id)
-    start["formation_member"] = st.setup.member;
+  if (setup.bundle) { // a launcher-started member (a delegated child has only the id)
+    start["formation_member"] = setup.member;
     start["formation_callees"] = callees;
   }
   trace(self, "session_start", start);
+}
 
-  std::vector<std::string> capsules; // what `delegate` may name: spawn.allow, when a child port exists
-  if (st.setup.children)
-    for (const auto& s : st.setup.spawnable) capsules.push_back(s.capsule);
-  if (!callees.empty() || !capsules.empty()) {
-    EgressSetup e;
-    e.member = st.setup.member;
-    e.bundle = st.setup.bundle;
-    e.allows_localhost = st.setup.allows_localhost;
-    e.call_deadline = st.setup.call_deadline;
-    e.network = st.setup.network;
-    e.trace = st.setup.trace;
-    if (!capsules.empty()) {
-      e.spawnable = st.setup.spawnable;
-      e.children = st.setup.children;
-    }
-    st.egress = spawn_egress(self->system(), std::move(e));
+// The egress, only for a member that may call someone or delegate to a capsule.
+void spawn_member_egress(member_actor* self, const std::vector<std::string>& callees,
+                         const std::vector<std::string>& capsules) {
+  auto& st = self->state;
+  if (callees.empty() && capsules.empty()) return;
+  EgressSetup e;
+  e.member = st.setup.member;
+  e.bundle = st.setup.bundle;
+  e.allows_localhost = st.setup.allows_localhost;
+  e.call_deadline = st.setup.call_deadline;
+  e.network = st.setup.network;
+  e.trace = st.setup.trace;
+  if (!capsules.empty()) {
+    e.spawnable = st.setup.spawnable;
+    e.children = st.setup.children;
   }
+  st.egress = spawn_egress(self->system(), std::move(e));
+}
 
+// The door, and how it starts a task actor for each task it takes.
+void spawn_member_door(member_actor* self, const std::vector<std::string>& callees,
+                       const std::vector<std::string>& capsules) {
+  auto& st = self->state;
   DoorSetup d;
   d.session_id = st.setup.session_id;
   d.capsule_name = st.setup.capsule_name;
@@ -172,6 +176,46 @@ member_handle::behavior_type member(member_actor* self, MemberSetup setup) {
     return spawn_task(sys, std::move(ts));
   };
   st.door = spawn_door(sys, std::move(d));
+}
+
+// The lifeline closed: the formation (or, for a delegated child, its spawner) is gone.
+void on_lifeline(member_actor* self) {
+  auto& s = self->state;
+  if (s.lifeline_closed || s.phase != Phase::serving) return; // after a SIGTERM: nothing
+  s.lifeline_closed = true;
+  if (!s.setup.spawned_by.empty()) { // the spawner lifeline: its parent's process is gone or let it go
+    trace(self, "spawner_ended", {{"spawned_by", s.setup.spawned_by}});
+    wind_down(self, "spawner_ended");
+    return;
+  }
+  trace(self, "formation_ended", {{"formation_id", s.setup.formation_id}});
+  wind_down(self, "formation_ended");
+}
+
+// The door has nothing left and the lifecycle says exit: read the launch task's ending.
+void on_door_empty(member_actor* self) {
+  if (self->state.phase != Phase::serving) return;
+  self->state.phase = Phase::winding_down;
+  self->request(self->state.door, caf::infinite, caf::get_atom_v)
+    .then(
+      [=](const std::vector<TaskView>& tasks) {
+        for (const auto& t : tasks)
+          if (t.id == self->state.launch_task_id) report_launch(self, t);
+        end_session(self, exit_code(self->state) == 0 ? "ok" : "failed");
+      },
+      [=](const caf::error&) { end_session(self, "failed"); });
+}
+
+member_handle::behavior_type member(member_actor* self, MemberSetup setup) {
+  auto& st = self->state;
+  st.setup = std::move(setup);
+  const auto callees = callees_of(st.setup);
+  trace_session_start(self, callees);
+  std::vector<std::string> capsules; // what `delegate` may name: spawn.allow, when a child port exists
+  if (st.setup.children)
+    for (const auto& s : st.setup.spawnable) capsules.push_back(s.capsule);
+  spawn_member_egress(self, callees, capsules);
+  spawn_member_door(self, callees, capsules);
 
   return {
     // The door is handed to whoever serves it; the launch task starts only after that, so that
@@ -183,18 +227,7 @@ member_handle::behavior_type member(member_actor* self, MemberSetup setup) {
     [=](address_atom, const std::vector<MemberText>& addresses) {
       if (self->state.egress) self->send(self->state.egress, address_atom_v, addresses);
     },
-    [=](lifeline_atom) {
-      auto& s = self->state;
-      if (s.lifeline_closed || s.phase != Phase::serving) return; // after a SIGTERM: nothing
-      s.lifeline_closed = true;
-      if (!s.setup.spawned_by.empty()) { // the spawner lifeline: its parent's process is gone or let it go
-        trace(self, "spawner_ended", {{"spawned_by", s.setup.spawned_by}});
-        wind_down(self, "spawner_ended");
-        return;
-      }
-      trace(self, "formation_ended", {{"formation_id", s.setup.formation_id}});
-      wind_down(self, "formation_ended");
-    },
+    [=](lifeline_atom) { on_lifeline(self); },
     [=](sigterm_atom) {
       if (self->state.phase == Phase::winding_down) {
         end_session(self, "canceled"); // a second SIGTERM ends at once
@@ -209,19 +242,7 @@ member_handle::behavior_type member(member_actor* self, MemberSetup setup) {
       if (s.setup.supervisor) self->send(s.setup.supervisor, task_end_atom_v, t);
       if (!s.launch_task_id.empty() && t.id == s.launch_task_id) report_launch(self, t);
     },
-    // The door has nothing left and the lifecycle says exit: read the launch task's ending.
-    [=](ended_atom) {
-      if (self->state.phase != Phase::serving) return;
-      self->state.phase = Phase::winding_down;
-      self->request(self->state.door, caf::infinite, caf::get_atom_v)
-        .then(
-          [=](const std::vector<TaskView>& tasks) {
-            for (const auto& t : tasks)
-              if (t.id == self->state.launch_task_id) report_launch(self, t);
-            end_session(self, exit_code(self->state) == 0 ? "ok" : "failed");
-          },
-          [=](const caf::error&) { end_session(self, "failed"); });
-    },
+    [=](ended_atom) { on_door_empty(self); },
   };
 }
 

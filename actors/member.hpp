@@ -24,7 +24,7 @@
 #include "actors/door.hpp"
 #include "actors/id_clock.hpp"
 #include "actors/ports.hpp"
-#include "messages/formation_bundle.hpp"
+#include "messages/credentials/formation_bundle.hpp"
 
 #include <caf/fwd.hpp>
 

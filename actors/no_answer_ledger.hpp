@@ -9,8 +9,8 @@
 // which member further down gave none."
 #pragma once
 
-#include "messages/a2a_task.hpp"
-#include "messages/member_call.hpp"
+#include "messages/wire/a2a_task.hpp"
+#include "messages/wire/member_call.hpp"
 
 #include <string>
 #include <vector>

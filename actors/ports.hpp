@@ -14,13 +14,13 @@
 #pragma once
 
 #include "actors/atoms.hpp"
-#include "messages/a2a_task.hpp"
-#include "messages/child_spawn.hpp"
-#include "messages/door_call.hpp"
-#include "messages/door_request.hpp"
-#include "messages/formation_messages.hpp"
-#include "messages/model_turn.hpp"
-#include "messages/trace_event.hpp"
+#include "messages/wire/a2a_task.hpp"
+#include "messages/wire/child_spawn.hpp"
+#include "messages/wire/door_call.hpp"
+#include "messages/wire/door_request.hpp"
+#include "messages/wire/formation_messages.hpp"
+#include "messages/wire/model_turn.hpp"
+#include "messages/wire/trace_event.hpp"
 
 #include <caf/atom.hpp>
 #include <caf/replies_to.hpp>
@@ -50,7 +50,7 @@ using trace_port = caf::typed_actor<caf::reacts_to<TraceEvent>,
                                     caf::replies_to<trace_atom>::with<std::vector<std::string>>>;
 
 // The launcher's end of one member's lifeline: closing it (an exit, or close_atom) is the EOF the
-// member sees. Real: launcher/process_spawner.cpp (owns the pipe's write end); simulated:
+// member sees. Real: launcher/run/process_spawner.cpp (owns the pipe's write end); simulated:
 // spawn_lifeline_end in actors/lifeline.hpp.
 using lifeline_end = caf::typed_actor<caf::reacts_to<caf::close_atom>>;
 // Who is told that a lifeline closed. Real: member/formation_join.cpp (a reader thread);
@@ -58,20 +58,20 @@ using lifeline_end = caf::typed_actor<caf::reacts_to<caf::close_atom>>;
 using lifeline_listener = caf::typed_actor<caf::reacts_to<lifeline_atom>>;
 
 // The spawn port: starts a member with its bundle and answers once its door exists. Real:
-// launcher/process_spawner.cpp (a `mur run` process); simulated: tests/sim/sim_world.cpp.
+// launcher/run/process_spawner.cpp (a `mur run` process); simulated: tests/sim/sim_world.cpp.
 using spawn_port = caf::typed_actor<caf::replies_to<SpawnMember, BundleRef>::with<MemberStarted, lifeline_end>,
                                     caf::reacts_to<SendAddresses>, caf::reacts_to<KillMember>>;
 // What a spawn port tells its requester (the launcher) about the members it started.
 using spawn_listener = caf::typed_actor<caf::reacts_to<spawned_atom, std::string, std::int64_t>,
                                         caf::reacts_to<MemberExited>>;
 
-// The child port: starts a delegated sub-capsule for one delegation and ends it (messages/
-// child_spawn.hpp). Real: member/child_spawner.cpp (a one-task `mur run` process holding a
+// The child port: starts a delegated sub-capsule for one delegation and ends it
+// (messages/wire/child_spawn.hpp). Real: member/child_spawner.cpp (a one-task `mur run` process holding a
 // spawner lifeline); simulated: tests/sim/sim_world.cpp.
 using child_port = caf::typed_actor<caf::replies_to<StartChild>::with<ChildStarted, Bearer>,
                                     caf::reacts_to<EndChild>>;
 
-// Where the launcher reports its progress. Real: launcher/cmd_run_roster.cpp (prints);
+// Where the launcher reports its progress. Real: launcher/run/cmd_run_roster.cpp (prints);
 // simulated: spawn_progress_log in tests/sim/sim_world.cpp.
 using progress_port = caf::typed_actor<caf::reacts_to<FormationProgress>>;
 

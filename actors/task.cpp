@@ -6,14 +6,14 @@
 #include "actors/continuation.hpp"
 #include "actors/no_answer_ledger.hpp"
 #include "actors/task_texts.hpp"
-#include "messages/child_spawn.hpp"
-#include "messages/ids.hpp"
-#include "messages/member_call.hpp"
-#include "messages/model_turn.hpp"
-#include "messages/runtime_tools.hpp"
-#include "messages/task_progress.hpp"
-#include "messages/text_cut.hpp"
-#include "messages/trace_event.hpp"
+#include "messages/vocabulary/ids.hpp"
+#include "messages/vocabulary/text_cut.hpp"
+#include "messages/wire/child_spawn.hpp"
+#include "messages/wire/member_call.hpp"
+#include "messages/wire/model_turn.hpp"
+#include "messages/wire/runtime_tools.hpp"
+#include "messages/wire/task_progress.hpp"
+#include "messages/wire/trace_event.hpp"
 
 #include <caf/all.hpp>
 #include <nlohmann/json.hpp>

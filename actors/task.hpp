@@ -39,7 +39,7 @@
 #include "actors/actor_interfaces.hpp"
 #include "actors/id_clock.hpp"
 #include "actors/ports.hpp"
-#include "messages/a2a_task.hpp"
+#include "messages/wire/a2a_task.hpp"
 
 #include <caf/fwd.hpp>
 

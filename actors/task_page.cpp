@@ -1,6 +1,6 @@
 #include "actors/task_page.hpp"
 
-#include "messages/base64url.hpp"
+#include "messages/vocabulary/base64url.hpp"
 
 #include <cctype>
 

@@ -1,6 +1,6 @@
 #include "actors/task_texts.hpp"
 
-#include "messages/child_spawn.hpp"
+#include "messages/wire/child_spawn.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -7,8 +7,8 @@
 // delivered with a line saying which members it answered without."
 #pragma once
 
-#include "messages/a2a_task.hpp"
-#include "messages/member_call.hpp"
+#include "messages/wire/a2a_task.hpp"
+#include "messages/wire/member_call.hpp"
 
 #include <string>
 #include <vector>

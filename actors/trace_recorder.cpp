@@ -1,8 +1,8 @@
 #include "actors/trace_recorder.hpp"
 
 #include "actors/atoms.hpp"
-#include "messages/ids.hpp"
-#include "messages/trace_event.hpp"
+#include "messages/vocabulary/ids.hpp"
+#include "messages/wire/trace_event.hpp"
 
 #include <caf/all.hpp>
 #include <nlohmann/json.hpp>

@@ -1,9 +1,9 @@
 #include "capsule/capsule_store.hpp"
 
 #include "capsule/murmur_home.hpp"
-#include "messages/failure.hpp"
-#include "messages/ids.hpp"
-#include "messages/sha256.hpp"
+#include "messages/vocabulary/failure.hpp"
+#include "messages/vocabulary/ids.hpp"
+#include "messages/vocabulary/sha256.hpp"
 
 #include <nlohmann/json.hpp>
 

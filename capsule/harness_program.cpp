@@ -1,6 +1,6 @@
 #include "capsule/harness_program.hpp"
 
-#include "messages/failure.hpp"
+#include "messages/vocabulary/failure.hpp"
 
 #include <cstdlib>
 #include <filesystem>

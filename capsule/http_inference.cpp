@@ -1,7 +1,7 @@
 #include "capsule/http_inference.hpp"
 
-#include "messages/chat_fields.hpp"
-#include "messages/model_endpoint.hpp"
+#include "messages/vocabulary/chat_fields.hpp"
+#include "messages/vocabulary/model_endpoint.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -3,8 +3,8 @@
 #include "capsule/capsule_names.hpp"
 #include "capsule/http_inference.hpp"
 #include "capsule/yaml_reader.hpp"
-#include "messages/child_spawn.hpp"
-#include "messages/duration.hpp"
+#include "messages/vocabulary/duration.hpp"
+#include "messages/wire/child_spawn.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -18,14 +18,14 @@ using yaml::Value;
 
 const char* const fix_manifest = "correct murmur.yaml (see the manifest section of the README)";
 
-template <class Enum>
-Enum one_of(const Value& v, std::initializer_list<std::pair<const char*, Enum>> options) {
+// The enum a manifest word names, from the enum's one words table; any other word is refused
+// naming every word of the table.
+template <class Enum, std::size_t N>
+Enum one_of(const Value& v, const EnumWords<Enum, N>& words) {
   const std::string s = v.string();
+  if (auto e = value_of(words, s)) return *e;
   std::string list;
-  for (const auto& o : options) {
-    if (s == o.first) return o.second;
-    list += (list.empty() ? "" : ", ") + std::string(o.first);
-  }
+  for (const auto& w : words) list += (list.empty() ? "" : ", ") + std::string(w.second);
   v.fail("'" + s + "' is not one of " + list, "use one of " + list);
 }
 
@@ -119,8 +119,7 @@ Inference parse_inference(const Value& inf) {
                   "request_timeout_secs", "params", "command", "env", "turn_timeout_secs"});
   Inference out;
   if (auto t = inf.get("transport"))
-    out.transport = one_of<Transport>(
-      *t, {{"script", Transport::script}, {"http", Transport::http}, {"process", Transport::process}});
+    out.transport = one_of(*t, transport_words);
   if (auto mt = inf.get("max_turns")) out.max_turns = static_cast<int>(mt->integer(1, 10'000));
 
   auto refuse_foreign = [&](std::vector<const char*> keys, const char* transport) {
@@ -173,8 +172,7 @@ Lifecycle parse_lifecycle(const Value& v) {
   v.expect_map({"task_acceptance", "queue_depth", "after_task", "delegation_deadline_secs", "retain_tasks"});
   Lifecycle l;
   if (auto a = v.get("task_acceptance"))
-    l.task_acceptance = one_of<TaskAcceptance>(
-      *a, {{"none", TaskAcceptance::none}, {"single", TaskAcceptance::single}, {"queue", TaskAcceptance::queue}});
+    l.task_acceptance = one_of(*a, task_acceptance_words);
   if (auto d = v.get("queue_depth")) {
     l.queue_depth = static_cast<int>(d->integer(0, 10'000));
     if (l.task_acceptance != TaskAcceptance::queue)
@@ -182,7 +180,7 @@ Lifecycle parse_lifecycle(const Value& v) {
                    "set lifecycle.task_acceptance: queue, or remove queue_depth");
   }
   if (auto a = v.get("after_task"))
-    l.after_task = one_of<AfterTask>(*a, {{"exit", AfterTask::exit}, {"sleep", AfterTask::sleep}});
+    l.after_task = one_of(*a, after_task_words);
   if (auto d = v.get("delegation_deadline_secs"))
     l.delegation_deadline_secs = static_cast<int>(d->integer(1, 7 * 86'400));
   if (auto r = v.get("retain_tasks")) {
@@ -334,24 +332,11 @@ Retention parse_retention(const Value& v) {
 
 } // namespace
 
-const char* to_string(TaskAcceptance a) {
-  switch (a) {
-  case TaskAcceptance::none: return "none";
-  case TaskAcceptance::single: return "single";
-  case TaskAcceptance::queue: return "queue";
-  }
-  return "?";
-}
-const char* to_string(AfterTask a) { return a == AfterTask::exit ? "exit" : "sleep"; }
-const char* to_string(Transport t) {
-  switch (t) {
-  case Transport::script: return "script";
-  case Transport::http: return "http";
-  case Transport::process: return "process";
-  }
-  return "?";
-}
-
+std::string to_string(TaskAcceptance a) { return word_of(task_acceptance_words, a); }
+std::string to_string(AfterTask a) { return word_of(after_task_words, a); }
+std::string to_string(Transport t) { return word_of(transport_words, t); }
+std::optional<TaskAcceptance> parse_task_acceptance(std::string_view word) { return value_of(task_acceptance_words, word); }
+std::optional<AfterTask> parse_after_task(std::string_view word) { return value_of(after_task_words, word); }
 
 int Manifest::tasks_held_at_once() const {
   switch (lifecycle.task_acceptance) {

@@ -27,13 +27,16 @@
 // wrong; E-MAN-003 two keys contradict each other; E-CAP-001 a network.allow entry is malformed.
 #pragma once
 
-#include "messages/door_scope.hpp"
-#include "messages/model_endpoint.hpp"
+#include "messages/vocabulary/enum_words.hpp"
+
+#include "messages/credentials/door_scope.hpp"
+#include "messages/vocabulary/model_endpoint.hpp"
 
 #include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -43,9 +46,17 @@ enum class TaskAcceptance { none, single, queue };
 enum class AfterTask { exit, sleep };
 enum class Transport { script, http, process };
 
-const char* to_string(TaskAcceptance a);
-const char* to_string(AfterTask a);
-const char* to_string(Transport t);
+// Each enum's words, in one table (EnumWords): what a manifest may write, and what is printed.
+inline constexpr EnumWords<TaskAcceptance, 3> task_acceptance_words{
+  {{TaskAcceptance::none, "none"}, {TaskAcceptance::single, "single"}, {TaskAcceptance::queue, "queue"}}};
+inline constexpr EnumWords<AfterTask, 2> after_task_words{{{AfterTask::exit, "exit"}, {AfterTask::sleep, "sleep"}}};
+inline constexpr EnumWords<Transport, 3> transport_words{
+  {{Transport::script, "script"}, {Transport::http, "http"}, {Transport::process, "process"}}};
+std::string to_string(TaskAcceptance a);
+std::string to_string(AfterTask a);
+std::string to_string(Transport t);
+std::optional<TaskAcceptance> parse_task_acceptance(std::string_view word);
+std::optional<AfterTask> parse_after_task(std::string_view word);
 
 // One `call-member` tool call a script turn makes.
 struct ScriptCall {
@@ -83,7 +94,7 @@ struct Inference {
   std::vector<ScriptTurn> turns;
   // http (OpenAI-compatible Chat Completions; capsule/http_inference.hpp checks these)
   std::string endpoint;        // base URL before /chat/completions, as written
-  ModelEndpoint model_endpoint; // the same, parsed once when the manifest is read (messages/model_endpoint.hpp)
+  ModelEndpoint model_endpoint; // the same, parsed once when the manifest is read (messages/vocabulary/model_endpoint.hpp)
   std::string model;
   std::string api_key_env;     // NAME of `api_key: ${NAME}` ("" ⇒ no key); a literal key is refused
   std::string system_prompt;

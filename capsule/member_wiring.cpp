@@ -1,7 +1,7 @@
 // member_wiring.cpp — see member_wiring.hpp.
 #include "capsule/member_wiring.hpp"
 
-#include "messages/failure.hpp"
+#include "messages/vocabulary/failure.hpp"
 
 #include <chrono>
 
@@ -15,15 +15,14 @@ AcceptancePolicy acceptance_for(const Manifest& m, const LaunchOptions& o) {
     exit_after = !o.task.empty();
   }
   if (o.task_acceptance) {
-    if (*o.task_acceptance == "none") kind = TaskAcceptance::none;
-    else if (*o.task_acceptance == "single") kind = TaskAcceptance::single;
-    else if (*o.task_acceptance == "queue") kind = TaskAcceptance::queue;
-    else throw Failure("E-RUN-010", "--lifecycle-task-acceptance must be none, single or queue", "fix the flag");
+    auto given = parse_task_acceptance(*o.task_acceptance);
+    if (!given) throw Failure("E-RUN-010", "--lifecycle-task-acceptance must be none, single or queue", "fix the flag");
+    kind = *given;
   }
   if (o.after_task) {
-    if (*o.after_task == "exit") exit_after = true;
-    else if (*o.after_task == "sleep") exit_after = false;
-    else throw Failure("E-RUN-010", "--lifecycle-after-task must be exit or sleep", "fix the flag");
+    auto given = parse_after_task(*o.after_task);
+    if (!given) throw Failure("E-RUN-010", "--lifecycle-after-task must be exit or sleep", "fix the flag");
+    exit_after = *given == AfterTask::exit;
   }
   AcceptancePolicy a;
   a.kind = kind == TaskAcceptance::none    ? AcceptancePolicy::Kind::none

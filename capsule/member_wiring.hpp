@@ -15,8 +15,8 @@
 #include "actors/member.hpp"
 #include "actors/ports.hpp"
 #include "capsule/manifest.hpp"
-#include "messages/failure.hpp"
-#include "messages/formation_bundle.hpp"
+#include "messages/credentials/formation_bundle.hpp"
+#include "messages/vocabulary/failure.hpp"
 
 #include <memory>
 #include <optional>

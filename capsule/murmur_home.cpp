@@ -1,6 +1,6 @@
 #include "capsule/murmur_home.hpp"
 
-#include "messages/failure.hpp"
+#include "messages/vocabulary/failure.hpp"
 
 #include <cerrno>
 #include <cstdlib>

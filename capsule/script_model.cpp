@@ -2,9 +2,9 @@
 #include "capsule/script_model.hpp"
 
 #include "actors/atoms.hpp"
-#include "messages/child_spawn.hpp"
-#include "messages/model_turn.hpp"
-#include "messages/runtime_tools.hpp"
+#include "messages/wire/child_spawn.hpp"
+#include "messages/wire/model_turn.hpp"
+#include "messages/wire/runtime_tools.hpp"
 
 #include <caf/all.hpp>
 

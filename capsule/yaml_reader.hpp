@@ -9,7 +9,7 @@
 // turned into a Failure at the point of loading.
 #pragma once
 
-#include "messages/failure.hpp"
+#include "messages/vocabulary/failure.hpp"
 
 #include <yaml-cpp/yaml.h>
 

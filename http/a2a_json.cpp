@@ -1,21 +1,12 @@
 #include "http/a2a_json.hpp"
-#include "messages/iso_time.hpp"
+#include "messages/vocabulary/iso_time.hpp"
 
 #include <stdexcept>
 
 namespace mur::a2a {
 
 std::optional<TaskState> parse_state(const json& v) {
-  static const std::pair<const char*, TaskState> names[] = {
-      {"TASK_STATE_SUBMITTED", TaskState::submitted}, {"TASK_STATE_WORKING", TaskState::working},
-      {"TASK_STATE_INPUT_REQUIRED", TaskState::input_required}, {"TASK_STATE_COMPLETED", TaskState::completed},
-      {"TASK_STATE_FAILED", TaskState::failed}, {"TASK_STATE_REJECTED", TaskState::rejected},
-      {"TASK_STATE_CANCELED", TaskState::canceled}};
-  if (v.is_string()) {
-    for (const auto& [n, s] : names)
-      if (v.get_ref<const std::string&>() == n) return s;
-    return std::nullopt;
-  }
+  if (v.is_string()) return task_state_named(v.get_ref<const std::string&>());
   if (v.is_number_integer()) {
     switch (v.get<int>()) {
     case 1: return TaskState::submitted;

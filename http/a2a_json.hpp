@@ -9,7 +9,7 @@
 // (a task is {id, contextId, status{state, message?}, artifacts?, metadata?}).
 #pragma once
 
-#include "messages/a2a_task.hpp"
+#include "messages/wire/a2a_task.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,6 +1,7 @@
 #include "http/chat_completions.hpp"
 
-#include "messages/strict_json.hpp"
+#include "messages/vocabulary/enum_words.hpp"
+#include "messages/vocabulary/strict_json.hpp"
 
 #include <algorithm>
 
@@ -110,25 +111,22 @@ std::string chat_request_body(const ChatRequest& r) {
   return chat_request_json(r).dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-const char* to_string(FinishReason f) {
-  switch (f) {
-  case FinishReason::none: return "none";
-  case FinishReason::stop: return "stop";
-  case FinishReason::tool_calls: return "tool_calls";
-  case FinishReason::length: return "length";
-  case FinishReason::content_filter: return "content_filter";
-  case FinishReason::other: return "other";
-  }
-  return "?";
-}
+namespace {
+
+constexpr EnumWords<FinishReason, 6> finish_words{{
+  {FinishReason::none, "none"}, {FinishReason::stop, "stop"}, {FinishReason::tool_calls, "tool_calls"},
+  {FinishReason::length, "length"}, {FinishReason::content_filter, "content_filter"},
+  {FinishReason::other, "other"}}};
+
+} // namespace
+
+std::string to_string(FinishReason f) { return word_of(finish_words, f); }
 
 FinishReason finish_reason_of(const std::string& w) {
   if (w.empty()) return FinishReason::none;
-  if (w == "stop") return FinishReason::stop;
-  if (w == "tool_calls" || w == "function_call") return FinishReason::tool_calls;
-  if (w == "length") return FinishReason::length;
-  if (w == "content_filter") return FinishReason::content_filter;
-  return FinishReason::other;
+  if (w == "function_call") return FinishReason::tool_calls; // the older name of tool_calls
+  const auto named = value_of(finish_words, w);
+  return named && *named != FinishReason::none ? *named : FinishReason::other;
 }
 
 std::variant<ChatResult, ModelFailure> parse_chat_response(const std::string& body, const SecretRedaction& secrets) {

@@ -18,10 +18,10 @@
 
 #include "http/model_failure.hpp"
 #include "http/stream_caps.hpp"
-#include "messages/secret_redaction.hpp"
-#include "messages/chat_fields.hpp"
-#include "messages/runtime_tools.hpp"
-#include "messages/transcript.hpp"
+#include "messages/vocabulary/chat_fields.hpp"
+#include "messages/vocabulary/secret_redaction.hpp"
+#include "messages/vocabulary/transcript.hpp"
+#include "messages/wire/runtime_tools.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -51,7 +51,7 @@ nlohmann::json chat_request_json(const ChatRequest& r);
 std::string chat_request_body(const ChatRequest& r);
 
 enum class FinishReason { none, stop, tool_calls, length, content_filter, other };
-const char* to_string(FinishReason f);
+std::string to_string(FinishReason f);
 FinishReason finish_reason_of(const std::string& wire);
 
 struct ChatUsage {

@@ -1,7 +1,7 @@
 // connection_ceiling.cpp — see connection_ceiling.hpp.
 #include "http/connection_ceiling.hpp"
 
-#include "messages/failure.hpp"
+#include "messages/vocabulary/failure.hpp"
 
 #include <algorithm>
 #include <cstdlib>

@@ -6,6 +6,7 @@
 #include <sodium.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -271,6 +272,23 @@ void CurlPool::cancel(std::uint64_t id) {
     impl_->cancels.push_back(id);
   }
   curl_multi_wakeup(impl_->multi);
+}
+
+HttpOutcome call_and_wait(CurlPool& pool, HttpCall call) {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;
+  HttpOutcome out;
+  call.on_done = [&](long status, std::string body, std::string error) {
+    std::lock_guard<std::mutex> lock(mu);
+    out = {status, std::move(body), std::move(error)};
+    done = true;
+    cv.notify_all();
+  };
+  pool.submit(std::move(call));
+  std::unique_lock<std::mutex> lock(mu);
+  cv.wait(lock, [&] { return done; });
+  return out;
 }
 
 } // namespace mur

@@ -87,4 +87,15 @@ private:
   std::unique_ptr<Impl> impl_;
 };
 
+// How a call ended, for a caller that waits for it: a command's main thread, a test — never an
+// actor (it blocks the thread).
+struct HttpOutcome {
+  long status = 0;
+  std::string body;
+  std::string error;
+};
+
+// Submits `call` to `pool` (its on_done is set here) and waits until it ends.
+HttpOutcome call_and_wait(CurlPool& pool, HttpCall call);
+
 } // namespace mur

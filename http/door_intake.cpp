@@ -2,9 +2,9 @@
 
 #include "http/a2a_json.hpp"
 #include "http/http_refusal.hpp"
-#include "messages/door_authorization.hpp"
-#include "messages/door_refusal.hpp"
-#include "messages/rpc_error_codes.hpp"
+#include "messages/credentials/door_authorization.hpp"
+#include "messages/credentials/door_refusal.hpp"
+#include "messages/vocabulary/rpc_error_codes.hpp"
 
 #include <cctype>
 #include <cstring>

@@ -17,8 +17,8 @@
 #pragma once
 
 #include "http/jsonrpc_call.hpp"
-#include "messages/agent_card.hpp"
-#include "messages/door_request.hpp"
+#include "messages/wire/agent_card.hpp"
+#include "messages/wire/door_request.hpp"
 
 #include <string>
 #include <string_view>

@@ -1,15 +1,15 @@
 #include "http/door_network.hpp"
 
+#include "http/a2a_json.hpp"
 #include "http/curl_messages.hpp"
 #include "http/curl_pool.hpp"
-#include "http/a2a_json.hpp"
-#include "messages/agent_card.hpp"
-#include "messages/door_call.hpp"
-#include "messages/door_request.hpp"
-#include "messages/rpc_error_codes.hpp"
-#include "messages/strict_json.hpp"
-#include "messages/transport_failure.hpp"
 #include "http/jsonrpc_call.hpp"
+#include "messages/vocabulary/rpc_error_codes.hpp"
+#include "messages/vocabulary/strict_json.hpp"
+#include "messages/wire/agent_card.hpp"
+#include "messages/wire/door_call.hpp"
+#include "messages/wire/door_request.hpp"
+#include "messages/wire/transport_failure.hpp"
 
 #include <caf/all.hpp>
 

@@ -2,7 +2,7 @@
 // other doors, over HTTP through the process's CurlPool.
 //
 // Invariant: answers (DoorCallTo, Bearer, DoorRequest) with exactly one DoorReply, or with a
-// transport error (messages/transport_failure.hpp) when the door could not be reached or
+// transport error (messages/wire/transport_failure.hpp) when the door could not be reached or
 // answered nothing readable as HTTP: it carries why (connection refused, timed out, reset, …)
 // so the egress names it. The bearer token is read (expose()) only into the Authorization
 // header of that one call, sent with `x-murmur-task-origin: peer` and `A2A-Version: 1.0`.

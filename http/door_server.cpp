@@ -31,18 +31,18 @@
 #include "http/door_server.hpp"
 
 #include "http/a2a_json.hpp"
+#include "http/connection_ceiling.hpp"
+#include "http/connection_gate.hpp"
 #include "http/door_intake.hpp"
 #include "http/header_limit_socket.hpp"
 #include "http/http_refusal.hpp"
 #include "http/jsonrpc_call.hpp"
 #include "http/subscriber_queue.hpp"
-#include "http/connection_gate.hpp"
-#include "http/connection_ceiling.hpp"
-#include "messages/door_request.hpp"
-#include "messages/door_token.hpp"
-#include "messages/failure.hpp"
-#include "messages/formation_verifier.hpp"
-#include "messages/rpc_error_codes.hpp"
+#include "messages/credentials/door_token.hpp"
+#include "messages/credentials/formation_verifier.hpp"
+#include "messages/vocabulary/failure.hpp"
+#include "messages/vocabulary/rpc_error_codes.hpp"
+#include "messages/wire/door_request.hpp"
 
 #include <caf/all.hpp>
 #include <http_parser.h>

@@ -25,7 +25,7 @@
 #include "actors/actor_interfaces.hpp"
 #include "http/connection_ceiling.hpp"
 #include "http/subscriber_queue.hpp"
-#include "messages/agent_card.hpp"
+#include "messages/wire/agent_card.hpp"
 
 #include <caf/fwd.hpp>
 

@@ -6,7 +6,7 @@
 #include "http/curl_messages.hpp"
 #include "http/curl_pool.hpp"
 #include "http/model_failure.hpp"
-#include "messages/runtime_tools.hpp"
+#include "messages/wire/runtime_tools.hpp"
 
 #include <caf/all.hpp>
 

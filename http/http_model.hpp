@@ -3,7 +3,7 @@
 // blocks the actor).
 //
 // Invariant: the port keeps no conversation: the request's transcript is the whole prompt. The
-// model is offered exactly the runtime's tools (messages/runtime_tools.hpp). A streamed answer's
+// model is offered exactly the runtime's tools (messages/wire/runtime_tools.hpp). A streamed answer's
 // text goes to the requester as ModelText while it arrives. A 429 or 5xx is tried again after
 // the server's Retry-After or an exponential backoff, within `retry` (attempts and total time);
 // every other failure, and the last retryable one, answers a failing ModelTurn whose text is
@@ -11,7 +11,7 @@
 // in the port's SecretRedaction, goes only into the Authorization header, and every text of a
 // ModelTurn that came from the server — the failure text whole, the answer's text, its tool
 // calls, the model name and finish reason of its stats — has gone through that one rule
-// (messages/secret_redaction.hpp): no trace field, status, result or failure holds it. A stream
+// (messages/vocabulary/secret_redaction.hpp): no trace field, status, result or failure holds it. A stream
 // is read under `caps` (http/stream_caps.hpp); the first cap passed, and any other failure of the
 // stream, ends the transfer at once (canceled on the pool) and answers the failure. At most
 // about model_stream_window bytes of a stream's events wait for this actor at once: the pool
@@ -21,8 +21,8 @@
 
 #include "actors/ports.hpp"
 #include "http/stream_caps.hpp"
-#include "messages/model_endpoint.hpp"
-#include "messages/secret_text.hpp"
+#include "messages/vocabulary/model_endpoint.hpp"
+#include "messages/vocabulary/secret_text.hpp"
 
 #include <caf/fwd.hpp>
 

@@ -11,7 +11,7 @@
 // RFC 9110 §15.5–§15.6.
 #pragma once
 
-#include "messages/door_request.hpp"
+#include "messages/wire/door_request.hpp"
 
 #include <cstddef>
 #include <string>

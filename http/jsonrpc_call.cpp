@@ -1,10 +1,10 @@
 #include "http/jsonrpc_call.hpp"
-#include "messages/iso_time.hpp"
+#include "messages/vocabulary/iso_time.hpp"
 
 #include "http/a2a_json.hpp"
-#include "messages/door_scope.hpp"
-#include "messages/rpc_error_codes.hpp"
-#include "messages/strict_json.hpp"
+#include "messages/credentials/door_scope.hpp"
+#include "messages/vocabulary/rpc_error_codes.hpp"
+#include "messages/vocabulary/strict_json.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -13,7 +13,7 @@
 // §JSON-RPC binding, §Methods, §Errors, §ListTasks; docs/spec/decisions.md §Protocol choices.
 #pragma once
 
-#include "messages/door_request.hpp"
+#include "messages/wire/door_request.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,7 +1,7 @@
 // loopback_listener.hpp — a small HTTP server on 127.0.0.1 (an OS-chosen port, or a given one)
 // that hands each request to one handler and lets the answer be given later, from any thread,
 // either whole or as a stream of chunks (an SSE response). The member's loopback MCP tool server
-// runs on it (member/harness_model.cpp), and so does `mur view` (launcher/view_server.hpp).
+// runs on it (member/harness_model.cpp), and so does `mur view` (launcher/view/view_server.hpp).
 //
 // Invariant: it binds 127.0.0.1 only; it keeps at most `bounds.max_connections` connections
 // open and each stream at most `bounds.max_stream_bytes` behind its peer; a request body over
@@ -29,6 +29,20 @@ struct PlainRequest {
   std::string target;
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
+
+  // The value of the header named `lowercase_name` (names compare without case), or nullptr.
+  const std::string* header(const char* lowercase_name) const {
+    for (const auto& [n, v] : headers)
+      if (ascii_lower(n) == lowercase_name) return &v;
+    return nullptr;
+  }
+
+  // ASCII letters lowered, every other byte as it is (header names and the words HTTP compares).
+  static std::string ascii_lower(std::string s) {
+    for (auto& c : s)
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    return s;
+  }
 };
 
 struct PlainAnswer {

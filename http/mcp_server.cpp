@@ -1,8 +1,8 @@
 // mcp_server.cpp — see mcp_server.hpp.
 #include "http/mcp_server.hpp"
 
-#include "messages/runtime_tools.hpp"
-#include "messages/strict_json.hpp"
+#include "messages/vocabulary/strict_json.hpp"
+#include "messages/wire/runtime_tools.hpp"
 
 #include <sodium.h>
 
@@ -14,16 +14,6 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-const std::string* header(const PlainRequest& r, const char* name) {
-  for (const auto& [n, v] : r.headers)
-    if (lower(n) == name) return &v;
-  return nullptr;
-}
 
 PlainAnswer json_answer(int status, const json& body) {
   return PlainAnswer{status, {{"Content-Type", "application/json"}}, body.dump(-1, ' ', false, json::error_handler_t::replace)};
@@ -48,7 +38,7 @@ bool loopback_origin(const std::string& origin) {
   std::string host = origin.substr(at + 3);
   if (host.rfind("[::1]", 0) == 0) return host.size() == 5 || host[5] == ':';
   host = host.substr(0, host.find(':'));
-  return host == "127.0.0.1" || lower(host) == "localhost";
+  return host == "127.0.0.1" || PlainRequest::ascii_lower(host) == "localhost";
 }
 
 bool same_token(const std::string& a, const std::string& b) {
@@ -90,11 +80,11 @@ std::variant<PlainAnswer, McpCallFor> mcp_step(const PlainRequest& r, const std:
     a.headers.emplace_back("Allow", "POST");
     return a;
   }
-  if (const std::string* origin = header(r, "origin"); origin && !loopback_origin(*origin))
+  if (const std::string* origin = r.header("origin"); origin && !loopback_origin(*origin))
     return http_error(403, "a request from another origin is refused");
-  const std::string* auth = header(r, "authorization");
+  const std::string* auth = r.header("authorization");
   std::optional<std::size_t> turn;
-  if (auth && auth->size() > 7 && lower(auth->substr(0, 7)) == "bearer ") {
+  if (auth && auth->size() > 7 && PlainRequest::ascii_lower(auth->substr(0, 7)) == "bearer ") {
     const std::string token = auth->substr(7);
     for (std::size_t i = 0; i < turns.size(); ++i)
       if (same_token(token, turns[i].token)) turn = i;
@@ -104,10 +94,10 @@ std::variant<PlainAnswer, McpCallFor> mcp_step(const PlainRequest& r, const std:
     a.headers.emplace_back("WWW-Authenticate", "Bearer");
     return a;
   }
-  if (const std::string* v = header(r, "mcp-protocol-version"); v && !supported_version(*v))
+  if (const std::string* v = r.header("mcp-protocol-version"); v && !supported_version(*v))
     return http_error(400, "unsupported MCP-Protocol-Version " + v->substr(0, 40) + "; this server speaks " +
                              mcp_protocol_version);
-  if (const std::string* ct = header(r, "content-type"); !ct || lower(*ct).rfind("application/json", 0) != 0)
+  if (const std::string* ct = r.header("content-type"); !ct || PlainRequest::ascii_lower(*ct).rfind("application/json", 0) != 0)
     return http_error(415, "the body must be application/json");
 
   auto parsed = parse_strict_json(r.body);

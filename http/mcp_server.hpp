@@ -15,7 +15,7 @@
 #pragma once
 
 #include "http/loopback_listener.hpp"
-#include "messages/model_turn.hpp"
+#include "messages/wire/model_turn.hpp"
 
 #include <nlohmann/json.hpp>
 

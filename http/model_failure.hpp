@@ -3,7 +3,7 @@
 //
 // Invariant: a ModelFailure never holds an API key: 401/403 never quote the server's text (some
 // servers echo part of the key), and every other quoted server text goes through the one
-// redaction rule (messages/secret_redaction.hpp) BEFORE it is cut to 300 bytes, so no cut leaves
+// redaction rule (messages/vocabulary/secret_redaction.hpp) BEFORE it is cut to 300 bytes, so no cut leaves
 // part of a key. Only 429 and 5xx (and transport hiccups
 // before any byte arrived) are retryable; `retry_after` is the server's Retry-After, when it
 // sent a usable one.
@@ -29,7 +29,7 @@
 #pragma once
 
 #include "http/stream_caps.hpp"
-#include "messages/secret_redaction.hpp"
+#include "messages/vocabulary/secret_redaction.hpp"
 
 #include <chrono>
 #include <cstddef>

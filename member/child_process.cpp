@@ -2,6 +2,7 @@
 #include "member/child_process.hpp"
 
 #include "os/channel_writer.hpp"
+#include "os/line_buffer.hpp"
 #include "os/member_pipes.hpp"
 #include "os/pid_wait.hpp"
 #include "os/process_spawn.hpp"
@@ -20,7 +21,6 @@ namespace mur {
 
 namespace {
 
-constexpr std::size_t TAIL_LINES = 20;
 constexpr std::size_t LINE_CAP = 64 * 1024; // a longer stdout/stderr line is cut there
 
 void nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
@@ -31,7 +31,7 @@ void nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOC
 struct ChildOutput {
   ChildProcess& child;
   const ChildEvents& events;
-  std::string buf[2];
+  LineBuffer lines[2]{LineBuffer(LINE_CAP), LineBuffer(LINE_CAP)};
   bool first = true;
 
   void line(int which, std::string text) {
@@ -42,9 +42,7 @@ struct ChildOutput {
       return;
     }
     if (text.find("://") != std::string::npos) return; // a door's url stays out of any sentence
-    std::lock_guard<std::mutex> lock(child.mu_);
-    child.tail_.push_back(std::move(text));
-    if (child.tail_.size() > TAIL_LINES) child.tail_.pop_front();
+    child.tail_.add(std::move(text));
   }
 
   // Reads what is there; false at EOF or a hard error.
@@ -54,22 +52,12 @@ struct ChildOutput {
       const ssize_t got = ::read(fd, chunk, sizeof chunk);
       if (got < 0 && errno == EINTR) continue;
       if (got < 0 && errno == EAGAIN) return true;
+      auto to_line = [&](std::string text) { line(which, std::move(text)); };
       if (got <= 0) {
-        if (!buf[which].empty()) line(which, std::move(buf[which]));
-        buf[which].clear();
+        lines[which].finish(to_line);
         return false;
       }
-      buf[which].append(chunk, static_cast<std::size_t>(got));
-      std::size_t nl;
-      while ((nl = buf[which].find('\n')) != std::string::npos) {
-        std::string text = buf[which].substr(0, nl);
-        buf[which].erase(0, nl + 1);
-        line(which, std::move(text));
-      }
-      if (buf[which].size() > LINE_CAP) {
-        line(which, buf[which].substr(0, LINE_CAP));
-        buf[which].clear();
-      }
+      lines[which].feed(chunk, static_cast<std::size_t>(got), to_line);
     }
   }
 };
@@ -98,12 +86,7 @@ pid_t ChildProcess::pid() const {
   return pid_;
 }
 
-std::string ChildProcess::stderr_tail() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  std::string out;
-  for (const auto& l : tail_) out += "\n  | " + l;
-  return out;
-}
+std::string ChildProcess::stderr_tail() const { return tail_.quoted("  "); }
 
 void ChildProcess::run(ChildLaunch launch, const ChildEvents& events) {
   auto never = [&](const std::string& why) {

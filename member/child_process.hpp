@@ -15,7 +15,8 @@
 // only that member's process holds" (seed "Formations", "How a formation ends").
 #pragma once
 
-#include "messages/spawn_grant.hpp"
+#include "os/line_tail.hpp"
+#include "messages/credentials/spawn_grant.hpp"
 #include "os/unique_fd.hpp"
 
 #include <sys/types.h>
@@ -75,7 +76,7 @@ private:
   bool reaped_ = false;
   bool abandoned_ = false;
   UniqueFd lifeline_write_;
-  std::deque<std::string> tail_;
+  LineTail tail_{20};
   friend struct ChildOutput;
 };
 

@@ -2,12 +2,12 @@
 #include "member/formation_join.hpp"
 
 #include "actors/atoms.hpp"
+#include "messages/credentials/address_line.hpp"
+#include "messages/credentials/formation_channel.hpp"
+#include "messages/vocabulary/failure.hpp"
 #include "os/channel_reader.hpp"
 #include "os/formation_env.hpp"
 #include "os/lifeline_watch.hpp"
-#include "messages/address_line.hpp"
-#include "messages/failure.hpp"
-#include "messages/formation_channel.hpp"
 
 #include <caf/all.hpp>
 

@@ -11,8 +11,8 @@
 #pragma once
 
 #include "actors/actor_interfaces.hpp"
+#include "messages/credentials/formation_bundle.hpp"
 #include "os/unique_fd.hpp"
-#include "messages/formation_bundle.hpp"
 
 #include <memory>
 #include <string>

@@ -23,7 +23,7 @@
 #pragma once
 
 #include "actors/ports.hpp"
-#include "messages/secret_redaction.hpp"
+#include "messages/vocabulary/secret_redaction.hpp"
 #include "os/harness_isolation.hpp"
 
 #include <caf/fwd.hpp>

@@ -1,15 +1,15 @@
 // model_start.cpp — see model_start.hpp.
 #include "member/model_start.hpp"
 
-#include "capsule/script_model.hpp"
-#include "http/http_model.hpp"
 #include "capsule/harness_program.hpp"
 #include "capsule/murmur_home.hpp"
+#include "capsule/script_model.hpp"
+#include "http/http_model.hpp"
 #include "member/harness_model.hpp"
 #include "member/program_dir.hpp"
+#include "messages/vocabulary/failure.hpp"
+#include "messages/vocabulary/model_endpoint.hpp"
 #include "os/harness_isolation.hpp"
-#include "messages/failure.hpp"
-#include "messages/model_endpoint.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -44,7 +44,7 @@ std::string read_prompt_file(const Manifest& m) {
 } // namespace
 
 StartedModel start_model(caf::actor_system& sys, const Manifest& m, const std::shared_ptr<CurlPool>& pool,
-                         const EnvRead& env, const std::string& workdir) {
+                         const EnvRead& env, const std::string& workdir, const ProgramDir& pd) {
   const Inference& inf = m.inference;
   StartedModel out;
   out.system_prompt = inf.system_prompt_file.empty() ? inf.system_prompt : read_prompt_file(m);
@@ -77,7 +77,6 @@ StartedModel start_model(caf::actor_system& sys, const Manifest& m, const std::s
     // directory is one mur made (member/program_dir.hpp); every formation's member directories
     // and the global store ($MURMUR_HOME) are hidden from it (Landlock); it may use its own
     // directory and read its capsule.
-    const ProgramDir pd = program_dir_for(workdir, murmur_home());
     hs.workdir = pd.dir;
     std::vector<std::string> hidden{murmur_home()};
     for (const auto& h : pd.hidden) hidden.push_back(h);

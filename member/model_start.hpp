@@ -9,6 +9,8 @@
 // member's environment when it starts, and optional for a loopback endpoint.
 #pragma once
 
+#include "member/program_dir.hpp"
+
 #include "actors/ports.hpp"
 #include "capsule/manifest.hpp"
 
@@ -32,8 +34,9 @@ struct StartedModel {
 using EnvRead = std::function<std::optional<std::string>(const std::string& name)>;
 
 // Throws mur::Failure (E-MOD-003 no key for a remote endpoint; E-MAN-002 an unreadable prompt file).
-// `workdir` is the member's working directory (an agent program runs there).
+// `workdir` is the member's working directory; `program` is where its agent program runs
+// (program_dir_for(workdir, …), worked out once by the caller; used for `transport: process`).
 StartedModel start_model(caf::actor_system& sys, const Manifest& manifest, const std::shared_ptr<CurlPool>& pool,
-                         const EnvRead& env, const std::string& workdir);
+                         const EnvRead& env, const std::string& workdir, const ProgramDir& program);
 
 } // namespace mur

@@ -2,7 +2,7 @@
 #include "member/program_dir.hpp"
 #include "os/path_within.hpp"
 
-#include "messages/failure.hpp"
+#include "messages/vocabulary/failure.hpp"
 
 #include <sys/stat.h>
 

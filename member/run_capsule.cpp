@@ -1,35 +1,36 @@
 #include "member/run_capsule.hpp"
-#include "messages/message_types.hpp"
+#include "messages/vocabulary/message_types.hpp"
+#include "messages/wire/register_messages.hpp"
 
 #include "actors/atoms.hpp"
 #include "actors/member.hpp"
 #include "actors/trace_recorder.hpp"
+#include "capsule/manifest.hpp"
+#include "capsule/member_wiring.hpp"
+#include "capsule/murmur_home.hpp"
+#include "capsule/session_store.hpp"
 #include "http/curl_pool.hpp"
 #include "http/door_network.hpp"
 #include "http/door_server.hpp"
 #include "member/child_process.hpp"
 #include "member/child_spawner.hpp"
 #include "member/formation_join.hpp"
-#include "capsule/manifest.hpp"
-#include "capsule/member_wiring.hpp"
-#include "os/fd_limit.hpp"
-#include "os/process_start.hpp"
+#include "member/model_start.hpp"
+#include "member/program_dir.hpp"
 #include "member/result_writer.hpp"
 #include "member/running_record.hpp"
-#include "member/model_start.hpp"
 #include "member/session_dir.hpp"
-#include "member/program_dir.hpp"
-#include "capsule/murmur_home.hpp"
-#include "capsule/session_store.hpp"
-#include "os/signal_watch.hpp"
-#include "messages/door_request.hpp"
-#include "messages/door_token.hpp"
-#include "messages/failure.hpp"
-#include "messages/formation_verifier.hpp"
-#include "messages/ids.hpp"
-#include "messages/model_turn.hpp"
-#include "messages/spawn_grant.hpp"
+#include "messages/credentials/door_token.hpp"
+#include "messages/credentials/formation_verifier.hpp"
+#include "messages/credentials/spawn_grant.hpp"
+#include "messages/vocabulary/failure.hpp"
+#include "messages/vocabulary/ids.hpp"
+#include "messages/wire/door_request.hpp"
+#include "messages/wire/model_turn.hpp"
+#include "os/fd_limit.hpp"
 #include "os/process_spawn.hpp"
+#include "os/process_start.hpp"
+#include "os/signal_watch.hpp"
 
 #include <caf/all.hpp>
 #include <nlohmann/json.hpp>
@@ -143,81 +144,69 @@ SpawnGrant read_grant_from_stdin() {
   }
 }
 
-// Serving: session directory, door tokens, the member actor wired by member_setup(), its door on
-// HTTP, the running record, the readiness line. Throws mur::Failure before the door serves.
-Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manifest& m,
-              const RunCapsuleOptions& o, const LaunchOptions& launch, const JoinedFormation& formation,
-              const SpawnGrant* grant, std::size_t door_connections) {
-  Session s;
-  s.id = launch.session_id;
-  s.workdir = o.workdir.empty() ? current_dir() : o.workdir;
-  // An agent program working in the user's own directory would reach its session there: the
-  // session is made in the store out of its reach and linked into place (capsule/session_store.hpp).
+// The session directory; an agent program working in the user's own directory would reach its
+// session there, so that session is made in the store out of its reach and linked into place
+// (capsule/session_store.hpp).
+SessionDir open_session_dir(const std::string& workdir, const std::string& session_id, const ProgramDir* program) {
   std::string store;
-  if (m.inference.transport == Transport::process && program_dir_for(s.workdir, murmur_home()).trace_in_reach) {
+  if (program != nullptr && program->trace_in_reach) {
     store = session_store();
     make_private_dirs(store);
   }
-  s.dir = make_session_dir(s.workdir, s.id, store);
+  return make_session_dir(workdir, session_id, store);
+}
 
-  // A delegated child's door trusts the key its parent drew (the parent holds its operator token).
-  auto issuer = grant ? std::make_shared<DoorTokenIssuer>(grant->key.bytes()) : std::make_shared<DoorTokenIssuer>();
-  const bool authenticated = m.authentication.has_value() || grant != nullptr;
+// The door's tokens: the issuer (a delegated child's trusts the key its parent drew; the parent
+// holds its operator token), the operator's token, and one per declared credential.
+struct DoorTokens {
+  std::shared_ptr<DoorTokenIssuer> issuer;
+  bool authenticated = false;
+  std::optional<DoorToken> operator_token;
+  std::vector<std::pair<std::string, DoorToken>> credential_tokens; // kept in the running record only
+};
+
+DoorTokens issue_door_tokens(const Manifest& m, const SpawnGrant* grant) {
+  DoorTokens t;
+  t.issuer = grant ? std::make_shared<DoorTokenIssuer>(grant->key.bytes()) : std::make_shared<DoorTokenIssuer>();
+  t.authenticated = m.authentication.has_value() || grant != nullptr;
   std::vector<DoorGrant> grants;
   if (m.authentication)
     for (const auto& c : m.authentication->credentials) grants.push_back({c.name, c.scopes});
-  std::optional<DoorToken> operator_token;
-  std::vector<std::pair<std::string, DoorToken>> credential_tokens; // kept in the running record only
   try {
-    auto issued = issuer->issue(grants);
-    if (authenticated) operator_token = issued.at(0).token;
-    for (std::size_t i = 1; i < issued.size(); ++i) credential_tokens.emplace_back(issued[i].grant.credential, issued[i].token);
+    auto issued = t.issuer->issue(grants);
+    if (t.authenticated) t.operator_token = issued.at(0).token;
+    for (std::size_t i = 1; i < issued.size(); ++i) t.credential_tokens.emplace_back(issued[i].grant.credential, issued[i].token);
   } catch (const std::invalid_argument& e) {
     throw Failure("E-MAN-002", std::string("network.authentication.credentials: ") + e.what(), "fix the manifest");
   }
+  return t;
+}
 
-  auto pool = std::make_shared<CurlPool>(); // every outgoing call: other doors and the model server
-  StartedModel model = start_model(sys, m, pool, [](const std::string& name) -> std::optional<std::string> {
-    const char* v = std::getenv(name.c_str());
-    return v ? std::optional<std::string>(v) : std::nullopt;
-  }, s.workdir);
-  s.model = model.port;
-  s.network = spawn_door_network(sys, pool);
-  s.trace = spawn_trace_recorder(sys, s.id, trace_file_sink(s.dir));
-  const supervisor_port supervisor = spawn_result_writer(sys, s.dir, waiter);
-  if (!m.spawn_allow.empty()) { // the real child port: this process starts and ends the children
-    ChildSpawnerSetup cs;
-    cs.program = self_binary();
-    cs.store_root = o.store_root.empty() ? current_dir() : o.store_root;
-    cs.session_dir = s.dir.path;
-    cs.session_id = s.id;
-    cs.formation_id = formation.id;
-    cs.env = current_environment();
-    for (const auto& t : m.spawn_allow) cs.allowed.push_back(SpawnTarget{t.name, t.version});
-    s.child_processes = std::make_shared<ChildProcesses>();
-    cs.processes = s.child_processes;
-    s.children = spawn_child_spawner(sys, std::move(cs));
-  }
-  MemberSetup ms = member_setup(m, launch, MemberPorts{s.trace, s.network, s.model, supervisor, IdClockSpec{}, s.children});
-  ms.system_prompt = std::move(model.system_prompt);
-  ms.authenticated = authenticated;
-  if (grant) {
-    ms.spawned_by = grant->spawned_by;
-    ms.delegation_id = grant->delegation;
-  }
-  const bool takes_tasks = ms.acceptance.kind != AcceptancePolicy::Kind::none;
-  s.member = spawn_member(sys, std::move(ms));
+// The real child port, for a capsule that may delegate: this process starts and ends the children.
+void spawn_children(caf::actor_system& sys, Session& s, const Manifest& m, const RunCapsuleOptions& o,
+                    const JoinedFormation& formation) {
+  if (m.spawn_allow.empty()) return;
+  ChildSpawnerSetup cs;
+  cs.program = self_binary();
+  cs.store_root = o.store_root.empty() ? current_dir() : o.store_root;
+  cs.session_dir = s.dir.path;
+  cs.session_id = s.id;
+  cs.formation_id = formation.id;
+  cs.env = current_environment();
+  for (const auto& t : m.spawn_allow) cs.allowed.push_back(SpawnTarget{t.name, t.version});
+  s.child_processes = std::make_shared<ChildProcesses>();
+  cs.processes = s.child_processes;
+  s.children = spawn_child_spawner(sys, std::move(cs));
+}
 
-  door_handle door;
-  caf::scoped_actor self{sys};
-  self->request(s.member, caf::infinite, caf::get_atom_v)
-    .receive([&](const door_handle& d) { door = d; },
-             [&](const caf::error& e) { throw Failure("E-RUN-049", "the session did not start: " + sys.render(e), "report this bug"); });
-
+// What the door server serves: the member's door, its tokens, the formation's verifier, the card.
+DoorServerSetup door_server_setup(caf::actor_system& sys, const door_handle& door, const Session& s, const Manifest& m,
+                                  const RunCapsuleOptions& o, const JoinedFormation& formation, const DoorTokens& tokens,
+                                  bool takes_tasks, std::size_t door_connections) {
   DoorServerSetup ds;
   ds.system = &sys;
   ds.door = door;
-  ds.door_tokens = issuer;
+  ds.door_tokens = tokens.issuer;
   if (formation.bundle)
     ds.formation = std::make_shared<FormationVerifier>(formation.id, formation.bundle->member, formation.bundle->verify_key);
   ds.card.capsule_name = m.name;
@@ -225,20 +214,16 @@ Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manif
   ds.card.description = m.description;
   ds.port = static_cast<std::uint16_t>(o.port);
   ds.card.session_id = s.id;
-  ds.card.authenticated = authenticated;
+  ds.card.authenticated = tokens.authenticated;
   ds.card.accepts_peer_tasks = m.accepts_peer_tasks;
   ds.card.takes_tasks = takes_tasks;
   ds.max_connections = door_connections;
-  try {
-    s.server = std::make_unique<DoorServer>(std::move(ds));
-  } catch (const Failure&) { // e.g. a pinned port that is taken: nothing may be left running
-    for (const auto& a : {caf::actor_cast<caf::actor>(s.member), caf::actor_cast<caf::actor>(s.network),
-                          caf::actor_cast<caf::actor>(s.trace), caf::actor_cast<caf::actor>(s.model),
-                          caf::actor_cast<caf::actor>(supervisor), caf::actor_cast<caf::actor>(s.children)})
-      if (a) self->send_exit(a, caf::exit_reason::user_shutdown);
-    throw;
-  }
+  return ds;
+}
 
+// The running record that mur ps, send, stop and token read.
+void write_session_record(const Session& s, const Manifest& m, const JoinedFormation& formation,
+                          const SpawnGrant* grant, const DoorTokens& tokens) {
   RunningRecord rec;
   rec.session_id = s.id;
   rec.pid = ::getpid();
@@ -255,9 +240,61 @@ Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manif
   rec.started_at = now_ms();
   // A delegated child's operator credential is its parent's alone: not on disk, so no `mur send`
   // or `mur token` of the same user reaches its door (`mur stop` still ends an orphan by signal).
-  if (!grant) rec.operator_token = operator_token;
-  rec.credential_tokens = credential_tokens;
+  if (!grant) rec.operator_token = tokens.operator_token;
+  rec.credential_tokens = tokens.credential_tokens;
   write_running_record(rec);
+}
+
+// Serving: session directory, door tokens, the member actor wired by member_setup(), its door on
+// HTTP, the running record, the readiness line. Throws mur::Failure before the door serves.
+Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manifest& m,
+              const RunCapsuleOptions& o, const LaunchOptions& launch, const JoinedFormation& formation,
+              const SpawnGrant* grant, std::size_t door_connections) {
+  Session s;
+  s.id = launch.session_id;
+  s.workdir = o.workdir.empty() ? current_dir() : o.workdir;
+  // Where an agent program runs (and whether its sessions would be in its reach), worked out once.
+  std::optional<ProgramDir> program;
+  if (m.inference.transport == Transport::process) program = program_dir_for(s.workdir, murmur_home());
+  s.dir = open_session_dir(s.workdir, s.id, program ? &*program : nullptr);
+  const DoorTokens tokens = issue_door_tokens(m, grant);
+
+  auto pool = std::make_shared<CurlPool>(); // every outgoing call: other doors and the model server
+  StartedModel model = start_model(sys, m, pool, [](const std::string& name) -> std::optional<std::string> {
+    const char* v = std::getenv(name.c_str());
+    return v ? std::optional<std::string>(v) : std::nullopt;
+  }, s.workdir, program.value_or(ProgramDir{}));
+  s.model = model.port;
+  s.network = spawn_door_network(sys, pool);
+  s.trace = spawn_trace_recorder(sys, s.id, trace_file_sink(s.dir));
+  const supervisor_port supervisor = spawn_result_writer(sys, s.dir, waiter);
+  spawn_children(sys, s, m, o, formation);
+  MemberSetup ms = member_setup(m, launch, MemberPorts{s.trace, s.network, s.model, supervisor, IdClockSpec{}, s.children});
+  ms.system_prompt = std::move(model.system_prompt);
+  ms.authenticated = tokens.authenticated;
+  if (grant) {
+    ms.spawned_by = grant->spawned_by;
+    ms.delegation_id = grant->delegation;
+  }
+  const bool takes_tasks = ms.acceptance.kind != AcceptancePolicy::Kind::none;
+  s.member = spawn_member(sys, std::move(ms));
+
+  door_handle door;
+  caf::scoped_actor self{sys};
+  self->request(s.member, caf::infinite, caf::get_atom_v)
+    .receive([&](const door_handle& d) { door = d; },
+             [&](const caf::error& e) { throw Failure("E-RUN-049", "the session did not start: " + sys.render(e), "report this bug"); });
+  try {
+    s.server = std::make_unique<DoorServer>(
+      door_server_setup(sys, door, s, m, o, formation, tokens, takes_tasks, door_connections));
+  } catch (const Failure&) { // e.g. a pinned port that is taken: nothing may be left running
+    for (const auto& a : {caf::actor_cast<caf::actor>(s.member), caf::actor_cast<caf::actor>(s.network),
+                          caf::actor_cast<caf::actor>(s.trace), caf::actor_cast<caf::actor>(s.model),
+                          caf::actor_cast<caf::actor>(supervisor), caf::actor_cast<caf::actor>(s.children)})
+      if (a) self->send_exit(a, caf::exit_reason::user_shutdown);
+    throw;
+  }
+  write_session_record(s, m, formation, grant, tokens);
   // The trace's first lines reach the disk before anyone is told the session is ready: asking
   // the recorder for its lines flushes its sink, so `mur view` or `mur trace show` started on
   // the readiness line finds the trace.

@@ -1,9 +1,9 @@
 #include "member/running_record.hpp"
 
 #include "capsule/murmur_home.hpp"
+#include "messages/vocabulary/failure.hpp"
+#include "messages/vocabulary/ids.hpp"
 #include "os/process_start.hpp"
-#include "messages/failure.hpp"
-#include "messages/ids.hpp"
 
 #include <nlohmann/json.hpp>
 

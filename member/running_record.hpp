@@ -9,8 +9,8 @@
 // Spec: docs/spec/capsule.md §Running records; docs/spec/decisions.md §Files.
 #pragma once
 
-#include "messages/door_token.hpp"
-#include "messages/formation_bundle.hpp"
+#include "messages/credentials/door_token.hpp"
+#include "messages/credentials/formation_bundle.hpp"
 
 #include <cstdint>
 #include <optional>

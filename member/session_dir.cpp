@@ -1,8 +1,8 @@
 #include "member/session_dir.hpp"
 
-#include "os/unique_fd.hpp"
 #include "member/trace_write_failure.hpp"
-#include "messages/failure.hpp"
+#include "messages/vocabulary/failure.hpp"
+#include "os/unique_fd.hpp"
 
 #include <algorithm>
 #include <cerrno>

@@ -16,7 +16,7 @@
 #pragma once
 
 #include "actors/trace_recorder.hpp"
-#include "messages/a2a_task.hpp"
+#include "messages/wire/a2a_task.hpp"
 #include "os/unique_fd.hpp"
 
 #include <functional>

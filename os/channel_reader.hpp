@@ -14,10 +14,10 @@
 #include <string>
 #include <thread>
 
+#include "messages/credentials/formation_channel.hpp"
+#include "messages/vocabulary/failure.hpp"
 #include "os/unique_fd.hpp"
 #include "os/wake_pipe.hpp"
-#include "messages/failure.hpp"
-#include "messages/formation_channel.hpp"
 
 namespace mur {
 

@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "messages/failure.hpp"
-#include "messages/formation_channel.hpp"
-#include "messages/ids.hpp"
+#include "messages/credentials/formation_channel.hpp"
+#include "messages/vocabulary/failure.hpp"
+#include "messages/vocabulary/ids.hpp"
 
 namespace mur {
 

@@ -1,7 +1,7 @@
 #include "os/harness_isolation.hpp"
 #include "os/path_within.hpp"
 
-#include "messages/failure.hpp"
+#include "messages/vocabulary/failure.hpp"
 #include "os/unique_fd.hpp"
 
 #include <fcntl.h>

@@ -1,12 +1,13 @@
 // harness_run.cpp — see harness_run.hpp.
 #include "os/harness_run.hpp"
 
-#include "os/member_pipes.hpp"
 #include "os/harness_isolation.hpp"
+#include "os/member_pipes.hpp"
 #include "os/process_spawn.hpp"
 #include "os/unique_fd.hpp"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/syscall.h>
@@ -143,6 +144,13 @@ HarnessRun::HarnessRun(HarnessStart start, std::function<void()> on_output, std:
     nonblocking(err.read.get());
     impl_->thread = std::thread([impl = impl_.get(), i = std::move(in.write), o = std::move(out.read),
                                  e = std::move(err.read), p = std::move(pidfd)]() mutable {
+      // A program that ends before it read its turn fails the write (EPIPE), never the process:
+      // SIGPIPE is blocked on this thread, which alone writes to the program, wherever mur's code
+      // runs (a test binary, too, does not ignore it); a pending one dies with the thread.
+      sigset_t pipe;
+      sigemptyset(&pipe);
+      sigaddset(&pipe, SIGPIPE);
+      pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
       impl->run(std::move(i), std::move(o), std::move(e), std::move(p));
     });
   } catch (const std::exception& ex) {

@@ -6,8 +6,8 @@
 #include <cerrno>
 #include <system_error>
 
+#include "messages/credentials/formation_channel.hpp"
 #include "os/process_spawn.hpp"
-#include "messages/formation_channel.hpp"
 
 namespace mur {
 

@@ -3,7 +3,7 @@
 #
 # Rewrites every tracked C++ source of the repository in place. Idempotent: a second run changes
 # nothing. Re-run it after merging a branch that still spells `x_atom::value`; every atom it can
-# meet has a `_v` constant (the project's from the type-ID block in messages/message_types.hpp
+# meet has a `_v` constant (the project's from the type-ID block in messages/vocabulary/message_types.hpp
 # and tests/sim/sim_atoms.hpp, CAF's own from caf/type_id.hpp).
 # Usage: scripts/dev/atom_spelling.sh [--check]   (--check: list offenders, exit 1 if any)
 set -euo pipefail

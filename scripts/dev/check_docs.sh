@@ -6,7 +6,7 @@
 #    and the *.mjs/*.js of tests/ outside node_modules) names only what exists here:
 #    - a path under one of the top-level folders (actors/, capsule/, docs/, examples/, http/,
 #      launcher/, member/, messages/, os/, scripts/, tests/) names a tracked file or folder (a
-#      name without its extension, `messages/trace_line`, and a glob, `tests/fuzz/*_fuzz.cpp`,
+#      name without its extension, `messages/vocabulary/trace_line`, and a glob, `tests/fuzz/*_fuzz.cpp`,
 #      count when something matches);
 #    - a markdown link `[text](path)` resolves from the doc's own folder, and its `#anchor`, if
 #      any, is a heading of the target;

@@ -7,12 +7,12 @@
 #include "actors/door.hpp"
 #include "actors/member.hpp"
 #include "actors/trace_recorder.hpp"
-#include "http/curl_pool.hpp"
-#include "http/door_server.hpp"
 #include "capsule/manifest.hpp"
 #include "capsule/script_model.hpp"
-#include "messages/door_request.hpp"
-#include "messages/door_token.hpp"
+#include "http/curl_pool.hpp"
+#include "http/door_server.hpp"
+#include "messages/credentials/door_token.hpp"
+#include "messages/wire/door_request.hpp"
 
 #include <caf/all.hpp>
 #include <nlohmann/json.hpp>

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "messages/formation_authority.hpp"
-#include "messages/base64url.hpp"
-#include "messages/formation_verifier.hpp"
+#include "messages/credentials/formation_authority.hpp"
+#include "messages/credentials/formation_verifier.hpp"
+#include "messages/vocabulary/base64url.hpp"
 
 using namespace mur;
 

@@ -5,7 +5,7 @@
 #include "http/a2a_json.hpp"
 #include "http/door_intake.hpp"
 #include "http/jsonrpc_call.hpp"
-#include "messages/strict_json.hpp"
+#include "messages/vocabulary/strict_json.hpp"
 
 #include <cstddef>
 #include <cstdint>

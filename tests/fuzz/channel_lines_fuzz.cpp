@@ -1,9 +1,9 @@
 // libFuzzer target: the formation channel's two lines (the credential bundle and the address
 // line) and the line check both go through. A refused line is a ChannelLineRefused; anything
 // else escaping is a bug.
-#include "messages/address_line.hpp"
-#include "messages/formation_bundle.hpp"
-#include "messages/formation_channel.hpp"
+#include "messages/credentials/address_line.hpp"
+#include "messages/credentials/formation_bundle.hpp"
+#include "messages/credentials/formation_channel.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -3,8 +3,8 @@
 // calls for every request, on a public and on an authenticated door (one holding a formation
 // verifier). Invariant under test: no request crashes a door, and every answer is JSON.
 #include "http/door_intake.hpp"
-#include "messages/door_token.hpp"
-#include "messages/formation_verifier.hpp"
+#include "messages/credentials/door_token.hpp"
+#include "messages/credentials/formation_verifier.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,7 +1,7 @@
 // libFuzzer target: murmur.yaml text through parse_manifest. A bad manifest is a mur::Failure
 // (an E-MAN code); anything else escaping — a crash, another exception, a sanitizer report — is a bug.
 #include "capsule/manifest.hpp"
-#include "messages/failure.hpp"
+#include "messages/vocabulary/failure.hpp"
 
 #include <cstddef>
 #include <cstdint>

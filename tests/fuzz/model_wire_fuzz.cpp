@@ -11,8 +11,8 @@
 #include "http/mcp_server.hpp"
 #include "http/model_failure.hpp"
 #include "http/sse_events.hpp"
-#include "messages/runtime_tools.hpp"
-#include "messages/secret_redaction.hpp"
+#include "messages/vocabulary/secret_redaction.hpp"
+#include "messages/wire/runtime_tools.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,7 +1,7 @@
 // libFuzzer target: roster.yaml text through parse_roster. A bad roster is a mur::Failure (an
 // E-ROS code); anything else escaping — a crash, another exception, a sanitizer report — is a bug.
-#include "launcher/roster.hpp"
-#include "messages/failure.hpp"
+#include "launcher/admission/roster.hpp"
+#include "messages/vocabulary/failure.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,11 +1,11 @@
 // libFuzzer target: `mdt1` door tokens and `mft1` formation tokens, as text off the wire and as
 // payloads sealed/signed under a key the target holds (so the payload reader is reached past the
 // MAC and the signature), and Authorization header lines through verify_authorization.
-#include "messages/base64url.hpp"
-#include "messages/door_authorization.hpp"
-#include "messages/door_token.hpp"
-#include "messages/formation_verifier.hpp"
-#include "messages/sodium_ready.hpp"
+#include "messages/credentials/door_authorization.hpp"
+#include "messages/credentials/door_token.hpp"
+#include "messages/credentials/formation_verifier.hpp"
+#include "messages/credentials/sodium_ready.hpp"
+#include "messages/vocabulary/base64url.hpp"
 
 #include <sodium.h>
 

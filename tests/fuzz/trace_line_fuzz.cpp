@@ -2,7 +2,7 @@
 // each line) never throws or crashes; every event it returns keeps the reader's promise (an
 // object with a string event_type and an integer timestamp within [0, 2^53)), and the readers'
 // field access on it (trace_fields) never throws.
-#include "messages/trace_line.hpp"
+#include "messages/vocabulary/trace_line.hpp"
 
 #include <cstddef>
 #include <cstdint>

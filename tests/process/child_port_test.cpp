@@ -9,21 +9,22 @@
 // killed once the grace ran out; one that exits first or stays silent fails its start.
 #include <catch2/catch.hpp>
 
-#include "launched_mur.hpp"
 #include "door_http.hpp"
+#include "launched_mur.hpp"
 #include "run_command.hpp"
 
 #include "http/curl_pool.hpp"
 #include "http/jsonrpc_call.hpp"
 #include "member/child_process.hpp"
 #include "member/child_spawner.hpp"
-#include "messages/door_call.hpp"
-#include "messages/door_request.hpp"
-#include "messages/formation_authority.hpp"
-#include "messages/ids.hpp"
-#include "messages/message_types.hpp"
-#include "messages/spawn_grant.hpp"
-#include "messages/door_token.hpp"
+#include "messages/credentials/door_token.hpp"
+#include "messages/credentials/formation_authority.hpp"
+#include "messages/credentials/spawn_grant.hpp"
+#include "messages/vocabulary/ids.hpp"
+#include "messages/vocabulary/message_types.hpp"
+#include "messages/wire/door_call.hpp"
+#include "messages/wire/door_request.hpp"
+#include "messages/wire/register_messages.hpp"
 
 #include <caf/all.hpp>
 #include <nlohmann/json.hpp>
@@ -138,6 +139,24 @@ struct PortGuard {
 
 std::string dlg() { return "dlg_" + mur::ids::uuid7_hex(); }
 
+caf::actor_system_config& config();
+
+// A real child port over PortWorld's setup, ended with the test.
+struct PortScene {
+  PortWorld w;
+  caf::actor_system sys{config()};
+  caf::scoped_actor self{sys};
+  mur::child_port port = mur::spawn_child_spawner(sys, w.setup());
+  PortGuard guard{self, port, w.processes};
+  struct Parts {
+    PortWorld& w;
+    caf::actor_system& sys;
+    caf::scoped_actor& self;
+    mur::child_port& port;
+  };
+  Parts parts() { return {w, sys, self, port}; }
+};
+
 caf::actor_system_config& config() {
   static caf::actor_system_config cfg = [] {
     caf::actor_system_config c;
@@ -151,11 +170,8 @@ caf::actor_system_config& config() {
 
 TEST_CASE("the child port starts a delegated child whose door opens only to its operator token",
           "[process][delegation]") {
-  PortWorld w;
-  caf::actor_system sys{config()};
-  caf::scoped_actor self{sys};
-  auto port = mur::spawn_child_spawner(sys, w.setup());
-  PortGuard guard{self, port, w.processes};
+  PortScene scene;
+  auto [w, sys, self, port] = scene.parts();
   const std::string id = dlg();
   Started s = start(self, port, mur::StartChild{id, "dlg-helper", "1.0.0", "tsk_" + mur::ids::uuid7_hex()});
   INFO(s.child.failure);
@@ -224,11 +240,8 @@ TEST_CASE("the child port starts a delegated child whose door opens only to its 
 
 TEST_CASE("EndChild closes the spawner lifeline: the child records spawner_ended first and ends",
           "[process][delegation]") {
-  PortWorld w;
-  caf::actor_system sys{config()};
-  caf::scoped_actor self{sys};
-  auto port = mur::spawn_child_spawner(sys, w.setup());
-  PortGuard guard{self, port, w.processes};
+  PortScene scene;
+  auto [w, sys, self, port] = scene.parts();
   const std::string id = dlg();
   Started s = start(self, port, mur::StartChild{id, "dlg-helper", "1.0.0", "tsk_" + mur::ids::uuid7_hex()});
   INFO(s.child.failure);
@@ -244,11 +257,8 @@ TEST_CASE("EndChild closes the spawner lifeline: the child records spawner_ended
 }
 
 TEST_CASE("a child that cannot start is answered with a sentence and no process", "[process][delegation]") {
-  PortWorld w;
-  caf::actor_system sys{config()};
-  caf::scoped_actor self{sys};
-  auto port = mur::spawn_child_spawner(sys, w.setup());
-  PortGuard guard{self, port, w.processes};
+  PortScene scene;
+  auto [w, sys, self, port] = scene.parts();
   Started absent = start(self, port, mur::StartChild{dlg(), "dlg-absent", "2.0.0", ""});
   CHECK(absent.child.failure.find("dlg-absent@2.0.0 cannot be started") != std::string::npos);
   CHECK(absent.child.pid == 0);

@@ -7,20 +7,19 @@
 // file, stdout or stderr; `mur ps` nests the child.
 #include <catch2/catch.hpp>
 
+#include "door_http.hpp"
 #include "formation_fixture.hpp"
 #include "launched_mur.hpp"
 #include "run_command.hpp"
 
 #include "http/curl_pool.hpp"
-#include "messages/formation_authority.hpp"
+#include "messages/credentials/formation_authority.hpp"
 
 #include <nlohmann/json.hpp>
 
-#include <condition_variable>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -132,27 +131,9 @@ std::vector<json> lines_of(const std::string& path) {
 }
 
 long status_with(const std::string& url, const std::string& token) {
-  mur::CurlPool pool;
-  std::mutex mu;
-  std::condition_variable cv;
-  bool done = false;
-  long status = 0;
-  mur::HttpCall c;
-  c.url = url + "/";
-  c.method = "POST";
-  c.body = R"({"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"tsk_0192f0c0a1b2c3d4e5f60718293a4b5c"}})";
-  c.headers = {"Content-Type: application/json", "A2A-Version: 1.0"};
-  if (!token.empty()) c.headers.push_back("Authorization: Bearer " + token);
-  c.on_done = [&](long s, std::string, std::string) {
-    std::lock_guard<std::mutex> lock(mu);
-    status = s;
-    done = true;
-    cv.notify_all();
-  };
-  pool.submit(std::move(c));
-  std::unique_lock<std::mutex> lock(mu);
-  cv.wait(lock, [&] { return done; });
-  return status;
+  return door_http(url + "/", "POST",
+                   R"({"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"tsk_0192f0c0a1b2c3d4e5f60718293a4b5c"}})", token)
+    .status;
 }
 
 } // namespace

@@ -8,13 +8,13 @@
 // is E-SND-004 with a Fix, and `mur send --wait` keeps offering until the door takes the task.
 #include <catch2/catch.hpp>
 
-#include "launched_mur.hpp"
 #include "door_http.hpp"
+#include "launched_mur.hpp"
 #include "run_command.hpp"
 
 #include "http/curl_pool.hpp"
 #include "http/jsonrpc_call.hpp"
-#include "messages/door_request.hpp"
+#include "messages/wire/door_request.hpp"
 
 #include <nlohmann/json.hpp>
 

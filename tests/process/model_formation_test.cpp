@@ -27,6 +27,13 @@ namespace {
 // The lead calls the coder with its whole task, says it waits, then answers with what came.
 std::string lead_answer(const std::string& task) { return "Lead says: coder said: coder did: " + task; }
 
+// The launch ended 0 with the lead's relay of coder's answer to `task` on stdout.
+void lead_answered(const Ran& r, const std::string& task) {
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out == lead_answer(task) + "\n");
+}
+
 std::string state_of(const json& r) { return r.value("state", ""); }
 
 std::vector<json> for_task(const std::vector<json>& rs, const std::string& task) {
@@ -95,10 +102,8 @@ TEST_CASE("http models: the lead calls the coder and answers with its fenced ans
   m.capsule("lead", "lead");                       // streamed (the default)
   m.capsule("coder", "coder", "  stream: false\n"); // plain
   m.roster({"lead", "coder"}, {{"lead", "coder"}});
-  Ran r = run_command(m.run_args({"--task", "add a flag", "--deadline", "120s"}), m.f.env);
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  CHECK(r.out == lead_answer("add a flag") + "\n");
+  Ran r = m.run_task("add a flag");
+  lead_answered(r, "add a flag");
 
   // The lead: the task, then the tool result of its call in the same turn, then the continuation.
   auto lead = m.replay.requests_of("lead");
@@ -190,7 +195,7 @@ TEST_CASE("http models: a peer ends without an answer and its caller is told pla
   m.capsule("coder", "refuser");
   m.capsule("reviewer", "coder");
   m.roster({"lead", "coder", "reviewer"}, {{"lead", "coder"}, {"coder", "reviewer"}});
-  Ran r = run_command(m.run_args({"--task", "drop the table", "--deadline", "120s"}), m.f.env);
+  Ran r = m.run_task("drop the table");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.rfind("Lead says: coder said: ", 0) == 0);
@@ -216,10 +221,8 @@ TEST_CASE("http models: bad tool calls in one response are tool errors the model
   m.capsule("lead", "lead-confused");
   m.capsule("coder", "coder");
   m.roster({"lead", "coder"}, {{"lead", "coder"}});
-  Ran r = run_command(m.run_args({"--task", "add a flag", "--deadline", "120s"}), m.f.env);
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  CHECK(r.out == lead_answer("add a flag") + "\n");
+  Ran r = m.run_task("add a flag");
+  lead_answered(r, "add a flag");
   auto lead = m.replay.requests_of("lead-confused");
   REQUIRE(lead.size() == 3);
   CHECK(state_of(lead[1]) == "tool_results");
@@ -248,10 +251,8 @@ TEST_CASE("http models: 429 with Retry-After and then the answer", "[process][mo
   m.capsule("lead", "lead-429");
   m.capsule("coder", "coder");
   m.roster({"lead", "coder"}, {{"lead", "coder"}});
-  Ran r = run_command(m.run_args({"--task", "add a flag", "--deadline", "120s"}), m.f.env);
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  CHECK(r.out == lead_answer("add a flag") + "\n");
+  Ran r = m.run_task("add a flag");
+  lead_answered(r, "add a flag");
   auto lead = m.replay.requests_of("lead-429");
   REQUIRE(lead.size() == 4);
   CHECK(lead[0]["status"] == 429);
@@ -299,7 +300,7 @@ TEST_CASE("http models: a wrong key fails with E-MOD-010 and is never shown whil
   m.roster({"lead", "coder"}, {{"lead", "coder"}});
   auto env = m.f.env;
   env["REPLAY_MODEL_KEY"] = wrong;
-  Ran r = run_command(m.run_args({"--task", "add a flag", "--deadline", "120s"}), env);
+  Ran r = m.run_task("add a flag", &env);
   INFO(r.err);
   CHECK(r.exit_code != 0);
   CHECK(r.err.find("E-MOD-010") != std::string::npos);
@@ -315,7 +316,7 @@ TEST_CASE("http models: a wrong key fails with E-MOD-010 and is never shown whil
   }
 
   env["REPLAY_MODEL_KEY"] = "replay-right-key";
-  Ran ok = run_command(m.run_args({"--task", "add a flag", "--deadline", "120s"}), env);
+  Ran ok = m.run_task("add a flag", &env);
   INFO(ok.err);
   CHECK(ok.exit_code == 0);
   CHECK(ok.out == lead_answer("add a flag") + "\n");
@@ -346,7 +347,7 @@ TEST_CASE("examples/models answers offline against the replay server", "[process
   Ran doctor = run_command({MUR_BINARY, "doctor", m.f.project.path}, m.f.env);
   INFO(doctor.out << doctor.err);
   CHECK(doctor.exit_code == 0);
-  Ran r = run_command(m.run_args({"--task", "add a --dry-run flag", "--deadline", "120s"}), m.f.env);
+  Ran r = m.run_task("add a --dry-run flag");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(r.out == lead_answer("add a --dry-run flag") + "\n");

@@ -13,15 +13,15 @@
 #include <chrono>
 #include <thread>
 
-#include "formation_fixture.hpp"
 #include "door_http.hpp"
+#include "formation_fixture.hpp"
 #include "launched_mur.hpp"
 #include "model_replay.hpp"
 #include "run_command.hpp"
 
-#include "http/jsonrpc_call.hpp"
 #include "http/curl_pool.hpp"
-#include "messages/door_request.hpp"
+#include "http/jsonrpc_call.hpp"
+#include "messages/wire/door_request.hpp"
 
 #include <condition_variable>
 #include <csignal>
@@ -186,7 +186,7 @@ TEST_CASE("http models: a launch task failing on a stream error quoting the key 
   m.roster({"lead", "coder"}, {{"lead", "coder"}});
   auto env = m.f.env;
   env["REPLAY_MODEL_KEY"] = key;
-  Ran r = run_command(m.run_args({"--task", "add a flag", "--deadline", "120s"}), env);
+  Ran r = m.run_task("add a flag", &env);
   INFO(r.err);
   CHECK(r.exit_code != 0);
   CHECK((r.out + r.err).find("E-MOD-032") != std::string::npos);

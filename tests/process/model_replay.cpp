@@ -170,4 +170,8 @@ std::vector<std::string> ModelFormation::run_args(const std::vector<std::string>
   return argv;
 }
 
+Ran ModelFormation::run_task(const std::string& task, const std::map<std::string, std::string>* env) const {
+  return run_command(run_args({"--task", task, "--deadline", "120s"}), env != nullptr ? *env : f.env);
+}
+
 } // namespace mur::test

@@ -65,6 +65,8 @@ struct ModelFormation {
   // `edges` as "from: [to, …]" pairs.
   void roster(const std::vector<std::string>& members, const std::vector<std::pair<std::string, std::string>>& edges);
   std::vector<std::string> run_args(const std::vector<std::string>& extra) const;
+  // `mur run --roster` of the project with `--task TASK --deadline 120s`, in `env` (default: f.env).
+  Ran run_task(const std::string& task, const std::map<std::string, std::string>* env = nullptr) const;
 };
 
 } // namespace mur::test

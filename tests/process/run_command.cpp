@@ -1,5 +1,5 @@
-#include "run_command.hpp"
 #include "launched_mur.hpp"
+#include "run_command.hpp"
 
 #include <algorithm>
 #include <cerrno>

@@ -5,7 +5,7 @@
 // the model port: no network, simulated time.
 #include "task_scene.hpp"
 
-#include "messages/runtime_tools.hpp"
+#include "messages/wire/runtime_tools.hpp"
 
 using namespace task_scene;
 

@@ -9,13 +9,14 @@
 #include "actors/task.hpp"
 #include "capsule/manifest.hpp"
 #include "capsule/script_model.hpp"
-#include "messages/door_call.hpp"
-#include "messages/door_request.hpp"
-#include "messages/formation_authority.hpp"
-#include "messages/ids.hpp"
-#include "messages/member_call.hpp"
-#include "messages/model_turn.hpp"
-#include "messages/rpc_error_codes.hpp"
+#include "lead_bundle.hpp"
+#include "messages/credentials/formation_authority.hpp"
+#include "messages/vocabulary/ids.hpp"
+#include "messages/vocabulary/rpc_error_codes.hpp"
+#include "messages/wire/door_call.hpp"
+#include "messages/wire/door_request.hpp"
+#include "messages/wire/member_call.hpp"
+#include "messages/wire/model_turn.hpp"
 #include "sim_world.hpp"
 
 #include <caf/all.hpp>
@@ -242,14 +243,9 @@ TEST_CASE_METHOD(single_door_fixture, "a single door takes a new task once the r
 
 TEST_CASE_METHOD(door_fixture, "a caller whose egress lacks localhost is refused with the fix, nothing sent",
                  "[sim][egress]") {
-  auto bundle = std::make_shared<FormationBundle>();
-  bundle->formation_id = authority.formation_id();
-  bundle->member = "lead";
-  bundle->verify_key = authority.verify_key();
-  bundle->calls.push_back(FormationCall{"coder", authority.mint("lead", "coder")});
   EgressSetup e;
   e.member = "lead";
-  e.bundle = bundle;
+  e.bundle = lead_to_coder_bundle(authority);
   e.allows_localhost = false;
   e.network = network_port{network};
   auto egress = spawn_egress(sys, std::move(e));

@@ -7,9 +7,9 @@
 
 #include "actors/atoms.hpp"
 #include "actors/door.hpp"
-#include "messages/door_request.hpp"
-#include "messages/ids.hpp"
-#include "messages/task_progress.hpp"
+#include "messages/vocabulary/ids.hpp"
+#include "messages/wire/door_request.hpp"
+#include "messages/wire/task_progress.hpp"
 
 #include <caf/all.hpp>
 

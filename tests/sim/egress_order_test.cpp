@@ -7,11 +7,12 @@
 
 #include "actors/atoms.hpp"
 #include "actors/egress.hpp"
-#include "messages/door_call.hpp"
-#include "messages/door_request.hpp"
-#include "messages/formation_authority.hpp"
-#include "messages/ids.hpp"
-#include "messages/member_call.hpp"
+#include "lead_bundle.hpp"
+#include "messages/credentials/formation_authority.hpp"
+#include "messages/vocabulary/ids.hpp"
+#include "messages/wire/door_call.hpp"
+#include "messages/wire/door_request.hpp"
+#include "messages/wire/member_call.hpp"
 
 #include <algorithm>
 #include <deque>
@@ -69,14 +70,9 @@ struct egress_scene : test_coordinator_fixture<caf::actor_system_config> {
 
   void start(std::deque<DoorReply> offers) {
     network = sys.spawn(fake_network, std::move(offers));
-    auto bundle = std::make_shared<FormationBundle>();
-    bundle->formation_id = authority.formation_id();
-    bundle->member = "lead";
-    bundle->verify_key = authority.verify_key();
-    bundle->calls.push_back(FormationCall{"coder", authority.mint("lead", "coder")});
     EgressSetup e;
     e.member = "lead";
-    e.bundle = bundle;
+    e.bundle = sim::lead_to_coder_bundle(authority);
     e.allows_localhost = true;
     e.network = caf::actor_cast<network_port>(network);
     egress = spawn_egress(sys, std::move(e));

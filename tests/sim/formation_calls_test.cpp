@@ -7,8 +7,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-const std::string relay_lead =
-  "inference: {turns: [{call: {member: coder, task: 'Do: {{task}}'}}, {reply: 'Lead got: {{answer.coder}}'}]}\n";
 
 std::vector<std::string> statuses(const std::vector<nlohmann::json>& calls) {
   std::vector<std::string> out;

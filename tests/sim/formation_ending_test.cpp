@@ -1,6 +1,12 @@
 // "How a formation ends", and the launch's own failures, in whole simulated formations.
 #include "formation_fixture.hpp"
 
+#include "actors/member.hpp"
+#include "actors/trace_recorder.hpp"
+#include "capsule/member_wiring.hpp"
+#include "capsule/script_model.hpp"
+#include "messages/credentials/door_scope.hpp"
+
 using namespace mur;
 using namespace mur::sim;
 using namespace std::chrono_literals;
@@ -266,4 +272,50 @@ TEST_CASE_METHOD(formation_fixture, "a call abandoned by its canceled task leave
   CHECK(answered.state == TaskState::completed);
   CHECK(answered.answer == "got late");
   CHECK_FALSE(progress_event("ended"));
+}
+
+// The launch task starts only once the member has handed out its door: a task that ends at once
+// can never end the member before whoever serves the door holds it (the E-RUN-049 race).
+TEST_CASE_METHOD(formation_fixture, "a member starts its launch task only when its door is first asked for",
+                 "[sim][member][launch]") {
+  const Manifest m = manifest(entry_yaml("solo-c", "inference: {turns: [{reply: 'done at once'}]}\n", "") +
+                              "lifecycle: {task_acceptance: single, after_task: exit}\n");
+  LaunchOptions launch;
+  launch.session_id = "ses_launchfirst";
+  launch.task = "go";
+  launch.entry = true;
+  MemberPorts ports;
+  ports.trace = spawn_trace_recorder(sys, launch.session_id, {}, ids);
+  ports.model = spawn_script_model(sys, m.inference);
+  ports.supervisor = caf::actor_cast<supervisor_port>(self);
+  ports.ids = ids;
+  const trace_port recorder = ports.trace;
+  auto member = spawn_member(sys, member_setup(m, launch, std::move(ports)));
+  sched.run();
+  advance(1s);
+  auto received = [&] {
+    int n = 0;
+    for (const auto& line : ask<std::vector<std::string>>(recorder, trace_atom_v))
+      if (nlohmann::json::parse(line)["event_type"] == "a2a_task_received") ++n;
+    return n;
+  };
+  CHECK(received() == 0); // nobody asked for the door: no task, and the member still runs
+
+  const door_handle door = ask<door_handle>(member, caf::get_atom_v);
+  CHECK(door);
+  CHECK(received() == 1);
+  // The launch task ran as the operator's and ended; the member (after_task: exit) tells its
+  // supervisor how, once.
+  sched.run();
+  std::vector<TaskView> ended;
+  for (int i = 0; i < 8; ++i)
+    self->receive([&](TaskEvent& ev) { ended.push_back(ev.task); }, [](task_end_atom, const TaskView&) {},
+                  [](ended_atom, const std::string&, std::int32_t) {}, caf::after(std::chrono::seconds(0)) >> [] {});
+  REQUIRE(ended.size() == 1);
+  CHECK(ended[0].request == "go");
+  CHECK(ended[0].answer == "done at once");
+  CHECK(ended[0].submitter == std::string(OPERATOR_CREDENTIAL));
+  anon_send_exit(member, caf::exit_reason::kill);
+  anon_send_exit(recorder, caf::exit_reason::kill);
+  sched.run();
 }

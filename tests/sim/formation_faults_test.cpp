@@ -12,8 +12,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-const std::string relay_lead =
-  "inference: {turns: [{call: {member: coder, task: 'Do: {{task}}'}}, {reply: 'Lead got: {{answer.coder}}'}]}\n";
 
 std::string lead_with_deadline(int secs) {
   return entry_yaml("lead-c", relay_lead,

@@ -12,10 +12,11 @@
 #include "actors/atoms.hpp"
 #include "actors/launcher.hpp"
 #include "capsule/manifest.hpp"
-#include "messages/door_request.hpp"
-#include "messages/formation_messages.hpp"
-#include "messages/message_types.hpp"
-#include "messages/register_block.hpp"
+#include "messages/vocabulary/message_types.hpp"
+#include "messages/vocabulary/register_block.hpp"
+#include "messages/wire/door_request.hpp"
+#include "messages/wire/formation_messages.hpp"
+#include "messages/wire/register_messages.hpp"
 #include "sim_atoms.hpp"
 #include "sim_world.hpp"
 
@@ -148,6 +149,9 @@ struct formation_fixture : test_coordinator_fixture<sim_config> {
 };
 
 // Manifests used across scenarios.
+// A lead that hands its task to coder and answers with coder's answer.
+inline const std::string relay_lead =
+  "inference: {turns: [{call: {member: coder, task: 'Do: {{task}}'}}, {reply: 'Lead got: {{answer.coder}}'}]}\n";
 inline std::string callee_yaml(const std::string& name, const std::string& inference,
                                const std::string& lifecycle = "{task_acceptance: queue, queue_depth: 1, after_task: sleep}") {
   return "name: " + name + "\nversion: 1.0.0\n" + inference + "lifecycle: " + lifecycle +

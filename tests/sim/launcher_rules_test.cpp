@@ -9,8 +9,8 @@
 #include "formation_fixture.hpp"
 
 #include "actors/lifeline.hpp"
-#include "messages/formation_channel.hpp"
-#include "messages/formation_verifier.hpp"
+#include "messages/credentials/formation_channel.hpp"
+#include "messages/credentials/formation_verifier.hpp"
 
 using namespace mur;
 using namespace mur::sim;

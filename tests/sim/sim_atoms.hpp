@@ -6,7 +6,7 @@
 // message type is ever added, `register_block<caf::id_block::mur_sim>` registers it.
 #pragma once
 
-#include "messages/message_types.hpp"
+#include "messages/vocabulary/message_types.hpp"
 
 CAF_BEGIN_TYPE_ID_BLOCK(mur_sim, caf::id_block::mur::end)
 

@@ -1,6 +1,6 @@
 // sim_children.cpp — see sim_children.hpp.
-#include "sim_children.hpp"
 #include "sim_atoms.hpp"
+#include "sim_children.hpp"
 
 #include "actors/atoms.hpp"
 #include "actors/lifeline.hpp"
@@ -8,9 +8,9 @@
 #include "actors/trace_recorder.hpp"
 #include "capsule/member_wiring.hpp"
 #include "capsule/script_model.hpp"
-#include "messages/door_call.hpp"
-#include "messages/door_token.hpp"
-#include "messages/ids.hpp"
+#include "messages/credentials/door_token.hpp"
+#include "messages/vocabulary/ids.hpp"
+#include "messages/wire/door_call.hpp"
 
 #include <caf/all.hpp>
 

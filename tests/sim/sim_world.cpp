@@ -1,6 +1,6 @@
-#include "sim_world.hpp"
 #include "sim_atoms.hpp"
 #include "sim_children.hpp"
+#include "sim_world.hpp"
 
 #include "actors/atoms.hpp"
 #include "actors/lifeline.hpp"
@@ -8,14 +8,14 @@
 #include "actors/trace_recorder.hpp"
 #include "capsule/member_wiring.hpp"
 #include "capsule/script_model.hpp"
-#include "messages/door_authorization.hpp"
-#include "messages/door_call.hpp"
-#include "messages/door_request.hpp"
-#include "messages/door_token.hpp"
-#include "messages/formation_messages.hpp"
-#include "messages/formation_verifier.hpp"
-#include "messages/ids.hpp"
-#include "messages/transport_failure.hpp"
+#include "messages/credentials/door_authorization.hpp"
+#include "messages/credentials/door_token.hpp"
+#include "messages/credentials/formation_verifier.hpp"
+#include "messages/vocabulary/ids.hpp"
+#include "messages/wire/door_call.hpp"
+#include "messages/wire/door_request.hpp"
+#include "messages/wire/formation_messages.hpp"
+#include "messages/wire/transport_failure.hpp"
 
 #include <caf/all.hpp>
 

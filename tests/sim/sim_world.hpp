@@ -11,9 +11,9 @@
 #include "actors/id_clock.hpp"
 #include "actors/ports.hpp"
 #include "capsule/manifest.hpp"
+#include "messages/credentials/door_token.hpp"
+#include "messages/credentials/formation_verifier.hpp"
 #include "sim_atoms.hpp"
-#include "messages/door_token.hpp"
-#include "messages/formation_verifier.hpp"
 
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/fwd.hpp>

@@ -288,3 +288,19 @@ TEST_CASE_METHOD(scene, "a task canceled while its model thinks ends once and ig
   CHECK(events("task_end").size() == 1);
   CHECK(events("inference").empty());
 }
+
+TEST_CASE_METHOD(scene, "an empty answer after a refused end-without-answer says why in its status", "[task]") {
+  start(script({end_without("nothing to say"), reply("")}));
+  const auto& done = finished();
+  CHECK(done.state == TaskState::completed);
+  CHECK(done.answer.empty());
+  CHECK_FALSE(done.no_answer);
+  CHECK(done.status_text.rfind("completed with an empty answer; end-without-answer was refused: ", 0) == 0);
+  CHECK(done.status_text.find("not sent by a formation member") != std::string::npos);
+}
+
+TEST_CASE_METHOD(scene, "a plain empty answer says nothing of a refusal", "[task]") {
+  start(script({reply("")}));
+  CHECK(finished().answer.empty());
+  CHECK(finished().status_text.find("end-without-answer") == std::string::npos);
+}

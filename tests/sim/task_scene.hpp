@@ -10,11 +10,11 @@
 #include "actors/task.hpp"
 #include "capsule/manifest.hpp"
 #include "capsule/script_model.hpp"
-#include "messages/member_call.hpp"
-#include "messages/model_turn.hpp"
-#include "messages/runtime_tools.hpp"
-#include "messages/task_progress.hpp"
-#include "messages/trace_event.hpp"
+#include "messages/wire/member_call.hpp"
+#include "messages/wire/model_turn.hpp"
+#include "messages/wire/runtime_tools.hpp"
+#include "messages/wire/task_progress.hpp"
+#include "messages/wire/trace_event.hpp"
 
 #include <nlohmann/json.hpp>
 

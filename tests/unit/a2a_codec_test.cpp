@@ -4,8 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include "http/a2a_json.hpp"
-#include "messages/agent_card.hpp"
 #include "http/jsonrpc_call.hpp"
+#include "messages/wire/agent_card.hpp"
 
 using namespace mur;
 using namespace mur::a2a;

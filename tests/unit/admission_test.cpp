@@ -1,6 +1,6 @@
 // Every admission code at least once, and the order between codes when two faults coexist.
-#include "launcher/admission.hpp"
-#include "messages/failure.hpp"
+#include "launcher/admission/admission.hpp"
+#include "messages/vocabulary/failure.hpp"
 
 #include <catch2/catch.hpp>
 

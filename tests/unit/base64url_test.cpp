@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "messages/base64url.hpp"
+#include "messages/vocabulary/base64url.hpp"
 
 using namespace mur;
 

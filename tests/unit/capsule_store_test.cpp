@@ -1,7 +1,7 @@
 #include "capsule/capsule_store.hpp"
 #include "capsule/harness_program.hpp"
-#include "messages/sha256.hpp"
-#include "messages/failure.hpp"
+#include "messages/vocabulary/failure.hpp"
+#include "messages/vocabulary/sha256.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "os/channel_reader.hpp"
 #include "os/channel_writer.hpp"
 #include "os/member_pipes.hpp"
-#include "os/channel_reader.hpp"
 
 using namespace mur;
 using namespace std::chrono_literals;

@@ -1,8 +1,8 @@
-// The did-you-mean of the command line (launcher/cli_words.hpp): a likely typo of a known word
+// The did-you-mean of the command line (launcher/base/cli_words.hpp): a likely typo of a known word
 // is named, a word that is nothing like any is not.
 #include <catch2/catch.hpp>
 
-#include "launcher/cli_words.hpp"
+#include "launcher/base/cli_words.hpp"
 
 using mur::edit_distance;
 using mur::nearest_word;

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "http/connection_ceiling.hpp"
-#include "messages/failure.hpp"
+#include "messages/vocabulary/failure.hpp"
 
 using namespace mur;
 

@@ -3,9 +3,10 @@
 // the child's task (its session found under `<parent session>/children/<dlg>/.murmur/`) nested
 // under the delegation that names it, grandchildren likewise; a refused delegation shows; the
 // child's ending reads `spawner_ended`; the watch lines name the delegation.
-#include "launcher/session_traces.hpp"
-#include "launcher/trace_follow.hpp"
-#include "launcher/trace_tree.hpp"
+#include "trace_event_lines.hpp"
+#include "launcher/traces/session_traces.hpp"
+#include "launcher/traces/trace_follow.hpp"
+#include "launcher/traces/trace_tree.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -14,16 +15,12 @@
 #include <unistd.h>
 
 using json = nlohmann::json;
+using mur::test::ev;
 using mur::SessionEvents;
 namespace fs = std::filesystem;
 
 namespace {
 
-json ev(const std::string& type, std::int64_t at, json fields = json::object()) {
-  fields["event_type"] = type;
-  fields["timestamp"] = at;
-  return fields;
-}
 
 json task_start(std::int64_t at, const std::string& id, const std::string& text) {
   return ev("task_start", at, {{"task_id", id}, {"origin", "user"}, {"text", text}});

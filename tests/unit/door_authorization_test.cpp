@@ -2,11 +2,11 @@
 // families.
 #include <catch2/catch.hpp>
 
-#include "messages/formation_authority.hpp"
-#include "messages/door_authorization.hpp"
-#include "messages/door_scope.hpp"
-#include "messages/door_token.hpp"
-#include "messages/formation_verifier.hpp"
+#include "messages/credentials/door_authorization.hpp"
+#include "messages/credentials/door_scope.hpp"
+#include "messages/credentials/door_token.hpp"
+#include "messages/credentials/formation_authority.hpp"
+#include "messages/credentials/formation_verifier.hpp"
 #include "token_forge.hpp"
 
 using namespace mur;

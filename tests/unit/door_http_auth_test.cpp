@@ -8,8 +8,8 @@
 #include "actors/door.hpp"
 #include "http/curl_pool.hpp"
 #include "http/door_server.hpp"
-#include "messages/door_token.hpp"
-#include "messages/formation_verifier.hpp"
+#include "messages/credentials/door_token.hpp"
+#include "messages/credentials/formation_verifier.hpp"
 #include "token_forge.hpp"
 
 #include <caf/all.hpp>

@@ -3,9 +3,9 @@
 
 #include <sodium.h>
 
-#include "messages/base64url.hpp"
-#include "messages/door_scope.hpp"
-#include "messages/door_token.hpp"
+#include "messages/credentials/door_scope.hpp"
+#include "messages/credentials/door_token.hpp"
+#include "messages/vocabulary/base64url.hpp"
 
 using namespace mur;
 

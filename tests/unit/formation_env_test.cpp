@@ -8,9 +8,9 @@
 #include <map>
 #include <string>
 
-#include "os/member_pipes.hpp"
+#include "messages/vocabulary/failure.hpp"
 #include "os/formation_env.hpp"
-#include "messages/failure.hpp"
+#include "os/member_pipes.hpp"
 #include "token_forge.hpp"
 
 using namespace mur;

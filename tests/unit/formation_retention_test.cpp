@@ -1,11 +1,11 @@
-// The retention pass over $MURMUR_HOME/formations/ (launcher/formation_dirs.hpp,
+// The retention pass over $MURMUR_HOME/formations/ (launcher/base/formation_dirs.hpp,
 // docs/spec/formation.md §Retention): the entry's trace.retain removes this project's old, ended
 // formation directories, newest first by id with the current one counted, and touches nothing
 // else. Each test has its own $MURMUR_HOME; formation ids are made with the mint times it needs.
-#include "launcher/formation_dirs.hpp"
+#include "launcher/base/formation_dirs.hpp"
 
 #include "member/running_record.hpp"
-#include "messages/ids.hpp"
+#include "messages/vocabulary/ids.hpp"
 #include "os/process_start.hpp"
 
 #include <catch2/catch.hpp>

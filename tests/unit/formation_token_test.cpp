@@ -4,9 +4,9 @@
 
 #include <sodium.h>
 
-#include "messages/formation_authority.hpp"
-#include "messages/base64url.hpp"
-#include "messages/formation_verifier.hpp"
+#include "messages/credentials/formation_authority.hpp"
+#include "messages/credentials/formation_verifier.hpp"
+#include "messages/vocabulary/base64url.hpp"
 #include "token_forge.hpp"
 
 using namespace mur;

@@ -1,6 +1,6 @@
 // A real child started with an isolation plan tries to read a sibling member's directory.
+#include "messages/vocabulary/failure.hpp"
 #include "os/harness_isolation.hpp"
-#include "messages/failure.hpp"
 
 #include <catch2/catch.hpp>
 

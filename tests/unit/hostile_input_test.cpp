@@ -4,13 +4,13 @@
 // and HTTP framing, all through the same door_intake the RESTinio server calls.
 #include <catch2/catch.hpp>
 
+#include "capsule/manifest.hpp"
 #include "http/door_intake.hpp"
 #include "http/jsonrpc_call.hpp"
-#include "launcher/roster.hpp"
-#include "capsule/manifest.hpp"
-#include "messages/failure.hpp"
-#include "messages/door_token.hpp"
-#include "messages/strict_json.hpp"
+#include "launcher/admission/roster.hpp"
+#include "messages/credentials/door_token.hpp"
+#include "messages/vocabulary/failure.hpp"
+#include "messages/vocabulary/strict_json.hpp"
 
 using namespace mur;
 using namespace mur::a2a;

@@ -1,11 +1,11 @@
 // The `inference` keys of transport: http (capsule/http_inference.hpp), the endpoint rules
-// (messages/model_endpoint.hpp) and what doctor warns about a model (launcher/inference_warnings.hpp).
-#include "launcher/doctor.hpp"
-#include "launcher/inference_warnings.hpp"
+// (messages/vocabulary/model_endpoint.hpp) and what doctor warns about a model (launcher/admission/inference_warnings.hpp).
 #include "capsule/manifest.hpp"
-#include "messages/failure.hpp"
-#include "messages/model_endpoint.hpp"
-#include "refusal_of.hpp"
+#include "launcher/admission/inference_warnings.hpp"
+#include "launcher/cli/doctor.hpp"
+#include "messages/vocabulary/failure.hpp"
+#include "messages/vocabulary/model_endpoint.hpp"
+#include "manifest_refusal.hpp"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -28,12 +28,9 @@ std::string http(const std::string& extra, const std::string& endpoint = "http:/
   return head + "inference:\n  transport: http\n  endpoint: '" + endpoint + "'\n  model: llama3.2\n" + extra;
 }
 
-mur::Failure refusal(const std::string& text) {
-  return mur::test::refusal_of([](const std::string& t) { parse_manifest(t, "murmur.yaml"); }, text, "manifest");
-}
-
+mur::Failure refusal(const std::string& text) { return mur::test::manifest_refusal(text); }
 void refused(const std::string& text, const std::string& code, const std::string& fragment) {
-  mur::test::check_refusal(refusal(text), text, code, fragment);
+  mur::test::manifest_refused(text, code, fragment);
 }
 
 } // namespace

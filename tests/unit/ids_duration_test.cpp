@@ -1,5 +1,5 @@
-#include "messages/duration.hpp"
-#include "messages/ids.hpp"
+#include "messages/vocabulary/duration.hpp"
+#include "messages/vocabulary/ids.hpp"
 
 #include <catch2/catch.hpp>
 

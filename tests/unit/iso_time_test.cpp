@@ -1,4 +1,4 @@
-#include "messages/iso_time.hpp"
+#include "messages/vocabulary/iso_time.hpp"
 
 #include <catch2/catch.hpp>
 

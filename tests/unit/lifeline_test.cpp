@@ -13,9 +13,9 @@
 #include <mutex>
 #include <string>
 
+#include "os/lifeline_watch.hpp"
 #include "os/member_pipes.hpp"
 #include "os/process_spawn.hpp"
-#include "os/lifeline_watch.hpp"
 
 using namespace mur;
 using namespace std::chrono_literals;

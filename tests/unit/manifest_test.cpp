@@ -1,6 +1,6 @@
 #include "capsule/manifest.hpp"
-#include "messages/failure.hpp"
-#include "refusal_of.hpp"
+#include "messages/vocabulary/failure.hpp"
+#include "manifest_refusal.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -11,13 +11,9 @@ namespace {
 
 const std::string head = "name: worker\nversion: 1.0.0\n";
 
-// The refusal a manifest text gets: its code and message.
-mur::Failure refusal(const std::string& text) {
-  return mur::test::refusal_of([](const std::string& t) { parse_manifest(t, "murmur.yaml"); }, text, "manifest");
-}
-
+mur::Failure refusal(const std::string& text) { return mur::test::manifest_refusal(text); }
 void refused(const std::string& text, const std::string& code, const std::string& fragment) {
-  mur::test::check_refusal(refusal(text), text, code, fragment);
+  mur::test::manifest_refused(text, code, fragment);
 }
 
 } // namespace

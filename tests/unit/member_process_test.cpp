@@ -3,9 +3,9 @@
 // entry member is never killed for it. Each waits on the exit handler (an event), no timing.
 #include <catch2/catch.hpp>
 
-#include "launcher/member_console.hpp"
+#include "launcher/run/member_console.hpp"
+#include "launcher/run/member_process.hpp"
 #include "os/member_pipes.hpp"
-#include "launcher/member_process.hpp"
 #include "os/process_spawn.hpp"
 
 #include <csignal>

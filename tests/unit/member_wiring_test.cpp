@@ -1,7 +1,7 @@
 // The one member wiring (capsule/member_wiring.hpp): manifest + launch options → MemberSetup, with
 // the entry rule and the lifecycle overrides.
 #include "capsule/member_wiring.hpp"
-#include "messages/failure.hpp"
+#include "messages/vocabulary/failure.hpp"
 
 #include <catch2/catch.hpp>
 

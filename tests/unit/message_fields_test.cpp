@@ -1,17 +1,18 @@
 // Each message struct lists its fields once (MUR_FIELDS): equality and inspection see every
 // field of the struct, the type-ID block names every type, and registration follows the block.
-#include "messages/a2a_task.hpp"
-#include "messages/child_spawn.hpp"
-#include "messages/call_status.hpp"
-#include "messages/door_call.hpp"
-#include "messages/door_request.hpp"
-#include "messages/formation_event.hpp"
-#include "messages/formation_messages.hpp"
-#include "messages/member_call.hpp"
-#include "messages/message_types.hpp"
-#include "messages/model_turn.hpp"
-#include "messages/task_progress.hpp"
-#include "messages/trace_event.hpp"
+#include "messages/vocabulary/formation_event.hpp"
+#include "messages/vocabulary/message_types.hpp"
+#include "messages/wire/a2a_task.hpp"
+#include "messages/wire/call_status.hpp"
+#include "messages/wire/child_spawn.hpp"
+#include "messages/wire/door_call.hpp"
+#include "messages/wire/door_request.hpp"
+#include "messages/wire/formation_messages.hpp"
+#include "messages/wire/member_call.hpp"
+#include "messages/wire/model_turn.hpp"
+#include "messages/wire/register_messages.hpp"
+#include "messages/wire/task_progress.hpp"
+#include "messages/wire/trace_event.hpp"
 
 #include <caf/actor_system_config.hpp>
 #include <caf/deep_to_string.hpp>

@@ -2,7 +2,7 @@
 // that it carries a code, a message naming what was wrong, and a Fix.
 #pragma once
 
-#include "messages/failure.hpp"
+#include "messages/vocabulary/failure.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,5 +1,5 @@
-#include "launcher/roster.hpp"
-#include "messages/failure.hpp"
+#include "launcher/admission/roster.hpp"
+#include "messages/vocabulary/failure.hpp"
 #include "refusal_of.hpp"
 
 #include <catch2/catch.hpp>

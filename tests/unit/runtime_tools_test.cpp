@@ -1,6 +1,6 @@
 // The runtime's tools as a model sees them, and a model's tool calls read back: `delegate`
 // beside `call-member` and `end-without-answer` (docs/spec/decisions.md §Real models).
-#include "messages/runtime_tools.hpp"
+#include "messages/wire/runtime_tools.hpp"
 
 #include <catch2/catch.hpp>
 

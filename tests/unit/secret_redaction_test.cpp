@@ -1,11 +1,11 @@
-// The one redaction rule (messages/secret_redaction.hpp) and every path a server's or a
+// The one redaction rule (messages/vocabulary/secret_redaction.hpp) and every path a server's or a
 // program's text takes into a failure: a stream's error event, an HTTP error body (and a 200
 // body that is an error), a transport failure's words, an agent program's stderr tail.
 #include "http/chat_completions.hpp"
 #include "http/model_failure.hpp"
 #include "member/harness_model.hpp"
-#include "messages/model_turn.hpp"
-#include "messages/secret_redaction.hpp"
+#include "messages/vocabulary/secret_redaction.hpp"
+#include "messages/wire/model_turn.hpp"
 
 #include <caf/all.hpp>
 #include <catch2/catch.hpp>

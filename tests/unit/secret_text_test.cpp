@@ -7,8 +7,8 @@
 #include <string_view>
 #include <type_traits>
 
-#include "messages/door_token.hpp"
-#include "messages/formation_token.hpp"
+#include "messages/credentials/door_token.hpp"
+#include "messages/credentials/formation_token.hpp"
 
 namespace {
 

@@ -1,12 +1,12 @@
-// A delegated child's grant (messages/spawn_grant.hpp, E-RUN-052), its environment
+// A delegated child's grant (messages/credentials/spawn_grant.hpp, E-RUN-052), its environment
 // (member/child_spawner.hpp) and its spawner lifeline's validation (os/formation_env.hpp).
 #include <catch2/catch.hpp>
 
 #include "member/child_spawner.hpp"
-#include "messages/door_token.hpp"
-#include "messages/failure.hpp"
-#include "messages/ids.hpp"
-#include "messages/spawn_grant.hpp"
+#include "messages/credentials/door_token.hpp"
+#include "messages/credentials/spawn_grant.hpp"
+#include "messages/vocabulary/failure.hpp"
+#include "messages/vocabulary/ids.hpp"
 #include "os/formation_env.hpp"
 #include "os/member_pipes.hpp"
 

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "actors/task_page.hpp"
-#include "messages/base64url.hpp"
+#include "messages/vocabulary/base64url.hpp"
 
 #include <string>
 #include <vector>

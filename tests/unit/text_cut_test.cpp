@@ -1,6 +1,6 @@
-// The one cut of a text to a size (messages/text_cut.hpp): at a UTF-8 boundary, marked, and the
+// The one cut of a text to a size (messages/vocabulary/text_cut.hpp): at a UTF-8 boundary, marked, and the
 // same when cut twice.
-#include "messages/text_cut.hpp"
+#include "messages/vocabulary/text_cut.hpp"
 
 #include <catch2/catch.hpp>
 

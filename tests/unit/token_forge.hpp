@@ -7,9 +7,9 @@
 #include <array>
 #include <string>
 
-#include "messages/base64url.hpp"
-#include "messages/formation_token.hpp"
-#include "messages/sodium_ready.hpp"
+#include "messages/credentials/formation_token.hpp"
+#include "messages/credentials/sodium_ready.hpp"
+#include "messages/vocabulary/base64url.hpp"
 
 namespace mur::test {
 

@@ -5,12 +5,12 @@
 #include <string>
 #include <vector>
 
-#include "messages/formation_authority.hpp"
-#include "messages/door_authorization.hpp"
-#include "messages/door_token.hpp"
-#include "messages/formation_bundle.hpp"
-#include "messages/formation_channel.hpp"
-#include "messages/formation_verifier.hpp"
+#include "messages/credentials/door_authorization.hpp"
+#include "messages/credentials/door_token.hpp"
+#include "messages/credentials/formation_authority.hpp"
+#include "messages/credentials/formation_bundle.hpp"
+#include "messages/credentials/formation_channel.hpp"
+#include "messages/credentials/formation_verifier.hpp"
 #include "token_forge.hpp"
 
 using namespace mur;

@@ -2,12 +2,12 @@
 // truncated, non-UTF-8, deep nesting), the readers built on it (a session's trace, the view's
 // state) skipping and counting what they cannot read, and the trace sink whose write fails
 // (W-TRC-003 on stderr, the trace.incomplete marker, one torn line only).
-#include "launcher/session_traces.hpp"
-#include "launcher/trace_growth.hpp"
-#include "launcher/view_state.hpp"
+#include "launcher/traces/session_traces.hpp"
+#include "launcher/traces/trace_growth.hpp"
+#include "launcher/view/view_state.hpp"
 #include "member/session_dir.hpp"
 #include "member/trace_write_failure.hpp"
-#include "messages/trace_line.hpp"
+#include "messages/vocabulary/trace_line.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -2,21 +2,18 @@
 // the call that names it (member_task_id), recursively; siblings in time order whatever the
 // order of the sessions or of the events; refused, running and unmatched calls; roots are the
 // tasks no call claims; texts shortened on one line, whole with width 0; the JSON shape.
-#include "launcher/trace_tree.hpp"
-#include "launcher/trace_follow.hpp"
+#include "trace_event_lines.hpp"
+#include "launcher/traces/trace_follow.hpp"
+#include "launcher/traces/trace_tree.hpp"
 
 #include <catch2/catch.hpp>
 
 using json = nlohmann::json;
+using mur::test::ev;
 using mur::SessionEvents;
 
 namespace {
 
-json ev(const std::string& type, std::int64_t at, json fields = json::object()) {
-  fields["event_type"] = type;
-  fields["timestamp"] = at;
-  return fields;
-}
 
 json start(std::int64_t at) { return ev("session_start", at); }
 

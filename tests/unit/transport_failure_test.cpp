@@ -1,9 +1,9 @@
 // A door call that reaches no door says why: the CurlPool names a refused connection, the
 // reason survives the trip through a caf::error, and address lines carry a member that ended.
 #include "http/curl_pool.hpp"
-#include "messages/address_line.hpp"
-#include "messages/formation_channel.hpp"
-#include "messages/transport_failure.hpp"
+#include "messages/credentials/address_line.hpp"
+#include "messages/credentials/formation_channel.hpp"
+#include "messages/wire/transport_failure.hpp"
 
 #include <caf/all.hpp>
 #include <catch2/catch.hpp>

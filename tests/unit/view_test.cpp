@@ -3,10 +3,11 @@
 // over a real loopback socket (the page with its CSP, the SSE stream's first state and the next
 // one published, a foreign Host or Origin refused, the last state's delivery), and a refused
 // end-without-answer in the tree and the watch lines.
-#include "launcher/trace_follow.hpp"
-#include "launcher/trace_tree.hpp"
-#include "launcher/view_server.hpp"
-#include "launcher/view_state.hpp"
+#include "trace_event_lines.hpp"
+#include "launcher/traces/trace_follow.hpp"
+#include "launcher/traces/trace_tree.hpp"
+#include "launcher/view/view_server.hpp"
+#include "launcher/view/view_state.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -24,15 +25,11 @@
 #include <string>
 
 using json = nlohmann::json;
+using mur::test::ev;
 namespace fs = std::filesystem;
 
 namespace {
 
-json ev(const std::string& type, std::int64_t at, json fields = json::object()) {
-  fields["event_type"] = type;
-  fields["timestamp"] = at;
-  return fields;
-}
 
 struct SessionDir {
   fs::path dir;

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "messages/virtual_address.hpp"
+#include "messages/credentials/virtual_address.hpp"
 
 using namespace mur;
 

@@ -1,0 +1,34 @@
+#include "launcher/admission/inference_warnings.hpp"
+
+#include <cstdlib>
+
+#include "messages/vocabulary/model_endpoint.hpp"
+
+namespace mur {
+
+EnvLookup process_env_lookup() {
+  return [](const std::string& name) -> std::optional<std::string> {
+    const char* v = std::getenv(name.c_str());
+    if (!v) return std::nullopt;
+    return std::string(v);
+  };
+}
+
+std::vector<Warning> inference_warnings(const Manifest& m, const std::string& who, const EnvLookup& env) {
+  std::vector<Warning> out;
+  const Inference& inf = m.inference;
+  if (inf.transport == Transport::http && !inf.api_key_env.empty()) {
+    const auto value = env(inf.api_key_env);
+    if (!value || value->empty())
+      out.push_back({"W-MOD-001",
+                     who + ": inference.api_key reads ${" + inf.api_key_env +
+                       "}, which is not set in this environment (members inherit it from mur run)" +
+                       (!inf.model_endpoint.loopback ? "; the member will refuse to start (E-MOD-003)"
+                                             : "; the loopback endpoint is called without a key"),
+                     "set " + inf.api_key_env + " in the shell that runs mur run, e.g. export " +
+                       inf.api_key_env + "=… (never write the key into murmur.yaml)"});
+  }
+  return out;
+}
+
+} // namespace mur

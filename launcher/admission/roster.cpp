@@ -1,0 +1,109 @@
+#include "launcher/admission/roster.hpp"
+
+#include "capsule/capsule_names.hpp"
+#include "capsule/yaml_reader.hpp"
+#include "messages/vocabulary/failure.hpp"
+
+#include <sys/stat.h>
+
+namespace mur {
+namespace {
+
+using yaml::Value;
+const char* const roster_fix = "correct roster.yaml (see the roster section of the README)";
+
+RosterMember parse_member(const Value& raw) {
+  raw.expect_map({"name", "capsule", "version", "entry"});
+  RosterMember m;
+  Value name = raw.require("name");
+  m.name = name.string();
+  if (auto p = names::member_name_problem(m.name))
+    name.fail("'" + m.name + "' " + *p, "name members with ^[a-z][a-z0-9-]{0,31}$");
+  Value v = raw.about("(member '" + m.name + "')");
+  Value capsule = v.require("capsule");
+  m.capsule = capsule.string();
+  if (auto p = names::capsule_name_problem(m.capsule))
+    capsule.fail("'" + m.capsule + "' " + *p, "give the capsule's name as its murmur.yaml spells it");
+  Value version = v.require("version");
+  m.version = version.text();
+  if (auto p = names::version_problem(m.version))
+    version.fail(*p, "pin the exact installed version, e.g. version: 1.0.0");
+  if (auto e = v.get("entry")) m.entry = e->boolean();
+  return m;
+}
+
+ReachabilityRule parse_rule(const Value& raw) {
+  raw.expect_map({"from", "to"});
+  ReachabilityRule r;
+  r.from = raw.require("from").string();
+  Value to = raw.require("to");
+  if (!to.is_seq()) to.fail("must be a list of member names", "write to: [name, …]");
+  r.to = to.strings();
+  if (r.to.empty()) to.fail("is empty", "list at least one member, or remove the rule");
+  for (const auto& t : r.to)
+    if (t == r.from)
+      to.fail("lists '" + r.from + "', the rule's own from", "a member never calls itself; remove it");
+  return r;
+}
+
+} // namespace
+
+RosterLocation locate_roster(const std::string& arg) {
+  const std::string path = arg.empty() ? std::string(".") : arg;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    std::string dir = path;
+    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    return {dir, dir + "/roster.yaml"};
+  }
+  const std::string leaf = "roster.yaml";
+  const auto slash = path.rfind('/');
+  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (base != leaf)
+    throw Failure("E-ROS-001", path + ": is neither a directory nor a file named roster.yaml",
+                  "give the formation's project directory or its roster.yaml");
+  std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  return {dir, path};
+}
+
+Roster parse_roster(const std::string& text, const std::string& label) {
+  const yaml::Origin origin{label, "E-ROS-001", roster_fix};
+  Value top(yaml::load_text(text, origin), "", &origin);
+  if (top.is_null()) top.fail("is empty", "declare roster_version: 1 and members");
+  top.expect_map({"roster_version", "members", "reachability"});
+
+  Value version = top.require("roster_version");
+  if (!version.is_scalar() || version.node().Tag() != "?" || version.text() != "1")
+    version.fail("must be the number 1", "write roster_version: 1 (unquoted)");
+
+  Roster r;
+  Value members = top.require("members");
+  if (!members.is_seq()) members.fail("must be a list of members");
+  for (const auto& m : members.items()) r.members.push_back(parse_member(m));
+  if (r.members.empty()) members.fail("is empty", "declare at least one member, the entry member");
+
+  if (auto reach = top.get("reachability")) {
+    if (reach->is_scalar()) {
+      if (reach->text() != "all")
+        reach->fail("'" + reach->text() + "' is not a reachability rule",
+                    "write reachability: all, or a list of {from, to} rules");
+      r.reach_all = true;
+    } else if (reach->is_seq()) {
+      for (const auto& rule : reach->items()) r.rules.push_back(parse_rule(rule));
+    } else {
+      reach->fail("must be 'all' or a list of {from, to} rules");
+    }
+  }
+  return r;
+}
+
+Roster load_roster(const RosterLocation& where) {
+  const yaml::Origin origin{where.file, "E-ROS-001",
+                            "create roster.yaml in the project directory, or point at the right one"};
+  Roster r = parse_roster(yaml::read_text_file(where.file, origin), where.file);
+  r.project_dir = where.project_dir;
+  r.file = where.file;
+  return r;
+}
+
+} // namespace mur

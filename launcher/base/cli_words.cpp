@@ -1,0 +1,133 @@
+#include "launcher/base/cli_words.hpp"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+namespace mur {
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  const std::size_t n = a.size(), m = b.size();
+  std::vector<std::vector<std::size_t>> d(n + 1, std::vector<std::size_t>(m + 1));
+  for (std::size_t i = 0; i <= n; ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= m; ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= n; ++i)
+    for (std::size_t j = 1; j <= m; ++j) {
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[n][m];
+}
+
+std::string nearest_word(const std::string& word, const std::vector<std::string>& known) {
+  if (word.size() < 2) return {}; // one letter could be the start of anything
+  std::string best;
+  std::size_t best_d = std::string::npos;
+  for (const auto& k : known) {
+    const std::size_t d = edit_distance(word, k);
+    if (d < best_d) best = k, best_d = d;
+  }
+  // A typo: at most a third of the longer word wrong (at least 1, at most 3 edits); or the
+  // word is the start of exactly that one (`doc` → `doctor`).
+  const std::size_t longer = std::max(word.size(), best.size());
+  const std::size_t allowed = std::min<std::size_t>(3, std::max<std::size_t>(1, longer / 3));
+  if (best_d != std::string::npos && best_d <= allowed) return best;
+  std::string prefixed;
+  for (const auto& k : known)
+    if (word.size() >= 2 && k.rfind(word, 0) == 0) {
+      if (!prefixed.empty()) return {};
+      prefixed = k;
+    }
+  return prefixed;
+}
+
+namespace {
+
+std::string command_path(const CLI::App* app) {
+  std::string path;
+  for (const CLI::App* a = app; a != nullptr; a = a->get_parent())
+    path = a->get_name() + (path.empty() ? "" : " " + path);
+  return path;
+}
+
+// The option of `app` (or of a parent, for --help/--version) that answers to `name`.
+const CLI::Option* option_named(const CLI::App* app, const std::string& name) {
+  for (const CLI::App* a = app; a != nullptr; a = a->get_parent()) {
+    for (const CLI::Option* o : a->get_options())
+      if (o->nonpositional() && o->check_name(name)) return o;
+    if (a != app) break; // only the direct parent's --help/--version are inherited
+  }
+  return nullptr;
+}
+
+std::vector<std::string> visible_flags(const CLI::App* app) {
+  std::vector<std::string> out;
+  for (const CLI::Option* o : app->get_options()) {
+    if (o->get_group().empty()) continue; // hidden
+    for (const auto& l : o->get_lnames()) out.push_back("--" + l);
+    for (const auto& s : o->get_snames()) out.push_back("-" + s);
+  }
+  return out;
+}
+
+std::vector<std::string> command_names(const CLI::App* app) {
+  std::vector<std::string> out;
+  for (const CLI::App* s : app->get_subcommands([](const CLI::App*) { return true; })) out.push_back(s->get_name());
+  return out;
+}
+
+std::string listed(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
+  return out;
+}
+
+} // namespace
+
+void check_words(CLI::App& top, int argc, char** argv) {
+  const CLI::App* app = &top;
+  for (int i = 1; i < argc; ++i) {
+    const std::string tok = argv[i];
+    if (tok == "--") return;
+    if (tok.size() > 1 && tok[0] == '-' && !(tok[1] >= '0' && tok[1] <= '9')) {
+      const std::string name = tok.substr(0, tok.find('='));
+      const CLI::Option* o = option_named(app, name);
+      if (o == nullptr) {
+        const std::string near = nearest_word(name, visible_flags(app));
+        throw UsageError("E-CLI-001",
+                         "unknown flag '" + name + "' for " + command_path(app) +
+                           (near.empty() ? "" : " \xE2\x80\x94 did you mean '" + near + "'?"),
+                         near.empty() ? "see " + command_path(app) + " --help for its flags"
+                                      : "use " + near + " (see " + command_path(app) + " --help)");
+      }
+      if (tok.find('=') == std::string::npos && o->get_items_expected_min() > 0 && i + 1 < argc) ++i;
+      continue;
+    }
+    const auto commands = command_names(app);
+    if (commands.empty()) continue; // a positional argument
+    const auto found = std::find(commands.begin(), commands.end(), tok);
+    if (found == commands.end()) {
+      const std::string near = nearest_word(tok, commands);
+      throw UsageError("E-CLI-001",
+                       "unknown command '" + tok + "'" + (app == &top ? "" : " for " + command_path(app)) +
+                         (near.empty() ? "" : " \xE2\x80\x94 did you mean '" + near + "'?"),
+                       near.empty() ? "the commands are: " + listed(commands) + " (see " + command_path(app) + " --help)"
+                                    : "use " + command_path(app) + " " + near + " (see " + command_path(app) + " --help)");
+    }
+    for (const CLI::App* s : app->get_subcommands([](const CLI::App*) { return true; }))
+      if (s->get_name() == tok) app = s;
+  }
+}
+
+void print_failure(const Failure& f, bool json, std::ostream& out, std::ostream& err) {
+  if (json) {
+    out << nlohmann::json{{"error", {{"code", f.code()}, {"message", f.message()}, {"fix", f.fix()}}}}.dump() << "\n";
+    out.flush();
+    return;
+  }
+  err << f.render();
+}
+
+} // namespace mur

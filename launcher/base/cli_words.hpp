@@ -1,0 +1,43 @@
+// cli_words.hpp — what `mur` says about a command line it cannot take: an unknown command or
+// flag named with the nearest known one ("unknown command 'instal' — did you mean
+// 'install'?"), and how every refusal is printed (text on stderr, or one JSON line under --json).
+//
+// Invariant: a usage error is a UsageError (exit 2) with its E-CLI code and a Fix; nothing a
+// user typed is ever answered with CLI11's generic "A subcommand is required". Under --json a
+// failure is exactly one line `{"error": {"code", "message", "fix"}}` on stdout and nothing on
+// stderr — except in a formation member, whose launcher reads its stderr.
+// Rule: the command line says what it means (docs/spec/decisions.md §A usable command line).
+#pragma once
+
+#include "messages/vocabulary/failure.hpp"
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace mur {
+
+// A refusal of the command line itself: exit 2.
+class UsageError : public Failure {
+public:
+  using Failure::Failure;
+};
+
+// Edit distance with adjacent transpositions (optimal string alignment).
+std::size_t edit_distance(const std::string& a, const std::string& b);
+
+// The known word closest to `word`, or "" when none is close enough to be a likely typo.
+std::string nearest_word(const std::string& word, const std::vector<std::string>& known);
+
+// Walks argv over `app`'s subcommands and options; throws UsageError E-CLI-001 at the first
+// command or flag it does not know. Values of options that take one are skipped.
+void check_words(CLI::App& app, int argc, char** argv);
+
+// `error[CODE]: message` + `Fix:` on `err`, or the JSON line on `out` when `json`.
+void print_failure(const Failure& f, bool json, std::ostream& out, std::ostream& err);
+
+} // namespace mur

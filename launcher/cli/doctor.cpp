@@ -1,0 +1,221 @@
+#include "launcher/cli/doctor.hpp"
+
+#include "capsule/member_wiring.hpp"
+
+#include "capsule/manifest.hpp"
+#include "launcher/admission/admission.hpp"
+#include "launcher/admission/inference_warnings.hpp"
+#include "launcher/admission/template_check.hpp"
+#include "launcher/base/project_path.hpp"
+#include "messages/vocabulary/failure.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <optional>
+#include <sstream>
+
+namespace mur {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr int admission_checks = 10;
+
+// Which admission check (1-based, in order) a refusal code belongs to.
+int check_of(const std::string& code) {
+  static const char* order[] = {"E-ROS-001", "E-ROS-003", "E-ROS-002", "E-ROS-004",
+                                "E-ROS-008", "E-ROS-007", "E-ROS-005", "E-ROS-006",
+                                "E-ROS-009", "E-ROS-010"};
+  for (int i = 0; i < admission_checks; ++i)
+    if (code == order[i]) return i + 1;
+  return 1;
+}
+
+std::string checks(int n) { return std::to_string(n) + (n == 1 ? " check" : " checks"); }
+
+std::string pad(const std::string& s, std::size_t width) {
+  return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
+}
+
+json failure_json(const Failure& f) { return {{"code", f.code()}, {"message", f.message()}, {"fix", f.fix()}}; }
+
+// What doctor found, printed as text or as one JSON object.
+struct Report {
+  std::string dir;
+  bool has_roster = false, has_manifest = false;
+  std::optional<Admission> admission;
+  std::optional<Manifest> capsule;
+  std::vector<Warning> warnings;
+  std::optional<Failure> refusal;
+  bool refused_in_roster = false;
+  int passed = 0;
+};
+
+void print_members(const Admission& a, std::ostream& out) {
+  std::size_t wn = 0, wc = 0;
+  for (const auto& m : a.members) {
+    wn = std::max(wn, m.declared.name.size());
+    wc = std::max(wc, m.declared.capsule.size() + 1 + m.declared.version.size());
+  }
+  for (std::size_t i = 0; i < a.members.size(); ++i) {
+    const auto& m = a.members[i];
+    const auto& man = m.capsule.manifest;
+    out << "  " << pad(m.declared.name, wn) << "  "
+        << pad(m.declared.capsule + "@" + m.declared.version, wc) << "  "
+        << (i == a.entry ? "entry  " : "       ")
+        << (man.accepts_peer_tasks ? "serves peers   " : "refuses peers  ")
+        << (man.authentication ? "authenticated door" : "public door") << "\n";
+  }
+  std::string edges;
+  for (const auto& e : a.edges) edges += (edges.empty() ? "" : ", ") + e.from + " \xE2\x86\x92 " + e.to;
+  if (a.roster.reach_all) out << "  reachability (all): " << (edges.empty() ? "none" : edges) << "\n";
+  else out << "  reachability: " << (edges.empty() ? "none" : edges) << "\n";
+  std::string spawns; // who may delegate to which sub-capsules (not members: children)
+  for (const auto& m : a.members)
+    for (const auto& s : m.capsule.manifest.spawn_allow)
+      spawns += (spawns.empty() ? "" : ", ") + m.declared.name + " \xE2\x86\x92 " + s.text();
+  if (!spawns.empty()) out << "  delegation: " << spawns << "\n";
+}
+
+Report examine(const ProjectPath& where) {
+  Report r;
+  r.dir = where.dir;
+  r.has_roster = where.has_roster;
+  r.has_manifest = where.has_manifest;
+  if (r.has_roster) {
+    try {
+      Admission a = admit_roster_at(r.dir);
+      r.passed += admission_checks;
+      for (const auto& am : a.members)
+        for (auto& w : inference_warnings(am.capsule.manifest, "member '" + am.declared.name + "' (" +
+                                            am.declared.capsule + "@" + am.declared.version + ")",
+                                          process_env_lookup()))
+          a.warnings.push_back(std::move(w));
+      r.warnings = a.warnings;
+      r.admission = std::move(a);
+      for (const auto& am : r.admission->members)
+        check_templates(am.capsule.manifest, "member '" + am.declared.name + "' (" + am.declared.capsule + "@" +
+                                               am.declared.version + ")");
+    } catch (const Failure& f) {
+      if (!r.admission) r.passed += check_of(f.code()) - 1;
+      r.refusal = f;
+      r.refused_in_roster = true;
+    }
+  }
+  if (r.has_manifest && !r.refusal) {
+    try {
+      Manifest m = load_manifest_dir(r.dir);
+      r.capsule = m;
+      check_templates(m, r.dir + "/murmur.yaml");
+      // spawn.allow entries resolve from the stores `mur run --capsule` would use: the project's
+      // (DIR's when it holds a roster, else the current directory's), then the global one.
+      std::error_code no_cwd;
+      const auto cwd = std::filesystem::current_path(no_cwd);
+      const std::string project = r.has_roster ? r.dir : no_cwd ? std::string(".") : cwd.string();
+      resolve_spawn_allow(m, StoreRoots::for_project(project), r.dir + "/murmur.yaml");
+      ++r.passed;
+      if (!r.has_roster) {
+        for (auto& w : inference_warnings(m, "capsule " + m.name + "@" + m.version, process_env_lookup()))
+          r.warnings.push_back(std::move(w));
+      }
+    } catch (const Failure& f) {
+      r.refusal = f;
+    }
+  }
+  return r;
+}
+
+void print_text(const Report& r, std::ostream& out) {
+  if (r.has_roster) {
+    if (!r.has_manifest) out << "No murmur.yaml in " << r.dir << ": checking its roster.yaml.\n\n";
+    out << "Roster\n  file: " << r.dir << "/roster.yaml\n";
+    if (r.admission) {
+      print_members(*r.admission, out);
+      for (const auto& w : r.admission->warnings) out << "  \xE2\x9A\xA0  " << w.code << ": " << w.message << "\n";
+    }
+    if (r.refusal && r.refused_in_roster) out << "  \xE2\x9C\x97  " << r.refusal->code() << ": " << r.refusal->message() << "\n";
+  }
+  if (r.has_manifest && !r.refused_in_roster) {
+    out << (r.has_roster ? "\n" : "") << "Capsule\n  file: " << r.dir << "/murmur.yaml\n";
+    if (r.capsule) {
+      const Manifest& m = *r.capsule;
+      out << "  " << m.name << "@" << m.version << "  transport " << to_string(m.inference.transport)
+          << "  " << to_string(m.lifecycle.task_acceptance) << "/" << to_string(m.lifecycle.after_task)
+          << "  " << (m.accepts_peer_tasks ? "serves peers" : "refuses peers") << "  "
+          << (m.authentication ? "authenticated door" : "public door") << "\n";
+      if (!m.spawn_allow.empty()) {
+        std::string spawns;
+        for (const auto& s : m.spawn_allow) spawns += (spawns.empty() ? "" : ", ") + s.text();
+        out << "  may delegate to: " << spawns << "\n";
+      }
+    }
+    if (!r.has_roster)
+      for (const auto& w : r.warnings) out << "  \xE2\x9A\xA0  " << w.code << ": " << w.message << "\n";
+    if (r.refusal) out << "  \xE2\x9C\x97  " << r.refusal->code() << ": " << r.refusal->message() << "\n";
+  }
+  out << "\n";
+  if (r.refusal) {
+    out << checks(r.passed) << " passed, 1 error found.\n\nFix: " << r.refusal->fix() << "\n";
+    return;
+  }
+  if (r.warnings.empty()) {
+    out << "All checks passed.\n";
+    return;
+  }
+  out << checks(r.passed) << " passed, 0 errors found, " << r.warnings.size() << " warning(s).\n\n";
+  for (const auto& w : r.warnings) out << "Fix: " << w.fix << "\n";
+}
+
+void print_json(const Report& r, std::ostream& out) {
+  json j{{"ok", !r.refusal}, {"dir", r.dir}, {"checks_passed", r.passed}};
+  if (r.admission) {
+    const Admission& a = *r.admission;
+    json members = json::array();
+    for (std::size_t i = 0; i < a.members.size(); ++i) {
+      const auto& m = a.members[i];
+      members.push_back({{"name", m.declared.name}, {"capsule", m.declared.capsule}, {"version", m.declared.version},
+                         {"entry", i == a.entry}, {"serves_peers", m.capsule.manifest.accepts_peer_tasks},
+                         {"authenticated", m.capsule.manifest.authentication.has_value()}});
+      json spawn = json::array();
+      for (const auto& s : m.capsule.manifest.spawn_allow) spawn.push_back(s.text());
+      members.back()["spawn_allow"] = std::move(spawn);
+    }
+    json edges = json::array();
+    for (const auto& e : a.edges) edges.push_back({{"from", e.from}, {"to", e.to}});
+    j["roster"] = {{"file", r.dir + "/roster.yaml"}, {"members", members}, {"reachability", edges},
+                   {"reach_all", a.roster.reach_all}};
+  }
+  if (r.capsule)
+    j["capsule"] = {{"file", r.dir + "/murmur.yaml"}, {"name", r.capsule->name}, {"version", r.capsule->version},
+                    {"transport", to_string(r.capsule->inference.transport)}};
+  json warnings = json::array();
+  for (const auto& w : r.warnings) warnings.push_back({{"code", w.code}, {"message", w.message}, {"fix", w.fix}});
+  j["warnings"] = warnings;
+  if (r.refusal) j["error"] = failure_json(*r.refusal);
+  out << j.dump() << "\n";
+}
+
+} // namespace
+
+int run_doctor(const std::string& dir_arg, std::ostream& out, bool as_json) {
+  std::optional<ProjectPath> where;
+  try {
+    where = doctor_path(dir_arg);
+  } catch (const Failure& f) {
+    if (as_json) {
+      out << json{{"ok", false}, {"checks_passed", 0}, {"warnings", json::array()}, {"error", failure_json(f)}}.dump() << "\n";
+    } else {
+      out << "\xE2\x9C\x97  " << f.code() << ": " << f.message() << "\n\n"
+          << "0 checks passed, 1 error found.\n\nFix: " << f.fix() << "\n";
+    }
+    return exit_refused;
+  }
+  const Report r = examine(*where);
+  if (as_json) print_json(r, out);
+  else print_text(r, out);
+  return r.refusal ? exit_refused : exit_ok;
+}
+
+} // namespace mur

@@ -1,0 +1,179 @@
+#include "launcher/run/member_process.hpp"
+
+#include "launcher/run/member_console.hpp"
+#include "os/line_buffer.hpp"
+#include "os/pid_wait.hpp"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace mur {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int ms_until(Clock::time_point t) {
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(t - Clock::now()).count();
+  return left <= 0 ? 0 : static_cast<int>(left);
+}
+
+// Where a member's lines go: its ready line (stdout's first) to the handlers, the entry's stdout
+// to the operator's console, every other line relayed with the member's name; stderr's last
+// lines kept for the message that says why it ended.
+struct MemberLines {
+  MemberProcess& p;
+  MemberConsole& console;
+  const MemberOutputHandlers& h;
+  bool first = true;
+
+  void line(int which, std::string text) {
+    if (!text.empty() && text.back() == '\r') text.pop_back();
+    if (which == 0) {
+      if (first) {
+        first = false;
+        if (h.ready_line) h.ready_line(text);
+        if (p.entry) console.entry_line(text);
+      } else if (p.entry) {
+        console.entry_line(text);
+      } else {
+        console.relay(p.name, text);
+      }
+      return;
+    }
+    console.relay(p.name, text);
+    p.tail.add(std::move(text));
+  }
+};
+
+// Reads stdout and stderr to EOF. A peer whose stdout reached EOF is watched through `pidfd`
+// too: not ended STDOUT_CLOSED_GRACE later ⇒ its group is killed. Returns once both streams
+// reached EOF and, for such a peer, it either ended or was killed.
+void read_until_eof(MemberProcess& p, int out, int err, int pidfd, MemberConsole& console, const MemberOutputHandlers& h) {
+  const int fds[2] = {out, err};
+  LineBuffer buf[2];
+  bool open[2] = {true, true};
+  MemberLines lines{p, console, h};
+  bool watching = false, ended = false, killed = false; // the stdout-closed watch
+  Clock::time_point kill_at{};
+  auto waiting = [&] { return watching && !ended && !killed; };
+  while (open[0] || open[1] || waiting()) {
+    pollfd pf[3];
+    int idx[3];
+    nfds_t n = 0;
+    for (int i = 0; i < 2; ++i)
+      if (open[i]) {
+        pf[n] = pollfd{fds[i], POLLIN, 0};
+        idx[n++] = i;
+      }
+    if (waiting()) {
+      pf[n] = pollfd{pidfd, POLLIN, 0};
+      idx[n++] = 2;
+    }
+    const int rc = ::poll(pf, n, waiting() ? ms_until(kill_at) : -1);
+    if (rc < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    if (rc == 0) { // the grace ran out with the process still there
+      {
+        std::lock_guard<std::mutex> lock(p.mu);
+        p.stdout_kill_ = true;
+      }
+      p.kill_now();
+      killed = true;
+      continue;
+    }
+    for (nfds_t k = 0; k < n; ++k) {
+      if (pf[k].revents == 0) continue;
+      const int i = idx[k];
+      if (i == 2) {
+        ended = true;
+        continue;
+      }
+      char chunk[4096];
+      ssize_t got = ::read(fds[i], chunk, sizeof chunk);
+      if (got < 0 && errno == EINTR) continue;
+      auto to_line = [&lines, i](std::string text) { lines.line(i, std::move(text)); };
+      if (got > 0) {
+        buf[i].feed(chunk, static_cast<std::size_t>(got), to_line);
+        continue;
+      }
+      open[i] = false;
+      buf[i].finish(to_line);
+      if (i == 0 && !p.entry && pidfd >= 0) {
+        watching = true;
+        kill_at = Clock::now() + STDOUT_CLOSED_GRACE;
+      }
+    }
+  }
+}
+
+int reap(MemberProcess& p) { return reap_under(p.pid, p.mu, p.reaped_); }
+
+} // namespace
+
+void MemberProcess::kill_now() {
+  std::lock_guard<std::mutex> lock(mu);
+  if (reaped_ || pid <= 0) return;
+  ::kill(entry ? pid : -pid, SIGKILL);
+}
+
+bool MemberProcess::killed_for_closed_stdout() const {
+  std::lock_guard<std::mutex> lock(mu);
+  return stdout_kill_;
+}
+
+bool MemberProcess::reaped() const {
+  std::lock_guard<std::mutex> lock(mu);
+  return reaped_;
+}
+
+std::string MemberProcess::stderr_tail() const { return tail.quoted("    "); }
+
+MemberProcesses::~MemberProcesses() {
+  kill_all();
+  join_all();
+}
+
+void MemberProcesses::watch(const std::shared_ptr<MemberProcess>& p, UniqueFd out, UniqueFd err,
+                            std::shared_ptr<MemberConsole> console, MemberOutputHandlers handlers) {
+  std::lock_guard<std::mutex> lock(mu_);
+  procs_.push_back(p);
+  threads_.emplace_back([p, out = std::move(out), err = std::move(err), console, handlers]() mutable {
+    // The pid is not reaped before this thread reaps it, so the pidfd names this very process.
+    UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, p->pid, 0)));
+    read_until_eof(*p, out.get(), err.get(), pidfd.get(), *console, handlers);
+    pidfd.reset();
+    out.reset();
+    err.reset();
+    const int code = reap(*p);
+    if (handlers.exited) handlers.exited(code);
+  });
+}
+
+void MemberProcesses::kill_all() {
+  for (auto& p : all()) p->kill_now();
+}
+
+void MemberProcesses::join_all() {
+  std::vector<std::thread> threads;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    threads.swap(threads_);
+  }
+  for (auto& t : threads)
+    if (t.joinable()) t.join();
+}
+
+std::vector<std::shared_ptr<MemberProcess>> MemberProcesses::all() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return procs_;
+}
+
+} // namespace mur

@@ -1,0 +1,19 @@
+// view_page.hpp — the page `mur view` serves: one HTML document, its stylesheet and its script,
+// compiled into the binary (launcher/view/view_page.cpp).
+//
+// Invariant: the page names nothing outside its own origin (no CDN, no font, no image from
+// elsewhere): it loads /view.css and /view.js, and its script opens only /events. It builds the
+// page from the state with DOM text nodes (textContent), never as HTML, so no text of a trace can
+// become markup. Served with `Content-Security-Policy: default-src 'self'` (view_server.cpp),
+// which is why nothing is inline.
+// Rule (docs/spec/decisions.md §Observability): a small self-contained page — no CDN, nothing
+// fetched from outside.
+#pragma once
+
+namespace mur::view_page {
+
+const char* html();
+const char* css();
+const char* js();
+
+} // namespace mur::view_page

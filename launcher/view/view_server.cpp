@@ -1,0 +1,152 @@
+#include "launcher/view/view_server.hpp"
+
+#include "http/connection_ceiling.hpp"
+#include "http/loopback_listener.hpp"
+#include "launcher/view/view_page.hpp"
+#include "os/fd_limit.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <condition_variable>
+#include <mutex>
+#include <vector>
+
+namespace mur {
+
+using json = nlohmann::json;
+
+struct ViewServer::Shared {
+  std::uint16_t port = 0;
+  mutable std::mutex mu; // pages and last; taken before any responder call
+  std::vector<std::shared_ptr<PlainResponder>> pages;
+  std::string last;       // the last state's event ("" before the first)
+  bool last_is_final = false;
+  std::mutex delivered_mu; // taken alone (write completions come on the listener's thread)
+  std::condition_variable delivered_cv;
+  bool delivered = false;
+};
+
+namespace {
+
+using Headers = std::vector<std::pair<std::string, std::string>>;
+
+// Sent with every answer: nothing but this origin may be loaded, framed or posted to.
+Headers common_headers() {
+  return {{"Content-Security-Policy", "default-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"},
+          {"X-Content-Type-Options", "nosniff"},
+          {"Referrer-Policy", "no-referrer"},
+          {"Cache-Control", "no-store"}};
+}
+
+
+// Host is exactly 127.0.0.1:PORT or localhost:PORT; Origin, when sent, is http:// of one of them.
+bool trusted(const PlainRequest& r, std::uint16_t port) {
+  const std::string p = ":" + std::to_string(port);
+  const std::string a = "127.0.0.1" + p, b = "localhost" + p;
+  const std::string* host = r.header("host");
+  if (host == nullptr || (PlainRequest::ascii_lower(*host) != a && PlainRequest::ascii_lower(*host) != b)) return false;
+  const std::string* origin = r.header("origin");
+  return origin == nullptr || PlainRequest::ascii_lower(*origin) == "http://" + a || PlainRequest::ascii_lower(*origin) == "http://" + b;
+}
+
+void answer(PlainResponder& r, int status, const char* type, std::string body, Headers extra = {}) {
+  Headers h = common_headers();
+  h.emplace_back("Content-Type", type);
+  for (auto& e : extra) h.push_back(std::move(e));
+  r.answer(PlainAnswer{status, std::move(h), std::move(body)});
+}
+
+std::function<void(bool)> on_final(const std::shared_ptr<ViewServer::Shared>& sh) {
+  return [sh](bool sent) {
+    if (!sent) return;
+    {
+      std::lock_guard<std::mutex> lock(sh->delivered_mu);
+      sh->delivered = true;
+    }
+    sh->delivered_cv.notify_all();
+  };
+}
+
+void serve(const std::shared_ptr<ViewServer::Shared>& sh, const PlainRequest& r, std::shared_ptr<PlainResponder> out) {
+  if (!trusted(r, sh->port)) {
+    answer(*out, 403, "text/plain; charset=utf-8", "mur view answers only http://127.0.0.1:" + std::to_string(sh->port) +
+                                                      "/ (or localhost): this request names another host or origin\n");
+    return;
+  }
+  if (r.method != "GET") {
+    answer(*out, 405, "text/plain; charset=utf-8", "only GET\n", {{"Allow", "GET"}});
+    return;
+  }
+  const std::string path = r.target.substr(0, r.target.find('?'));
+  if (path == "/" || path == "/index.html") return answer(*out, 200, "text/html; charset=utf-8", view_page::html());
+  if (path == "/view.css") return answer(*out, 200, "text/css; charset=utf-8", view_page::css());
+  if (path == "/view.js") return answer(*out, 200, "text/javascript; charset=utf-8", view_page::js());
+  if (path != "/events") return answer(*out, 404, "text/plain; charset=utf-8", "not found\n");
+  Headers h = common_headers();
+  h.emplace_back("Content-Type", "text/event-stream");
+  std::lock_guard<std::mutex> lock(sh->mu);
+  if (!out->stream_open(200, std::move(h))) return;
+  if (!sh->last.empty() && !out->stream_write(sh->last, sh->last_is_final ? on_final(sh) : nullptr)) return;
+  sh->pages.push_back(std::move(out));
+}
+
+// Writes `chunk` to every page; drops those that have gone.
+void to_every_page(ViewServer::Shared& sh, const std::string& chunk, const std::function<void(bool)>& sent) {
+  auto& ps = sh.pages;
+  ps.erase(std::remove_if(ps.begin(), ps.end(), [&](const auto& p) { return !p->stream_write(chunk, sent); }), ps.end());
+}
+
+} // namespace
+
+ViewServer::ViewServer(std::uint16_t port) : shared_(std::make_shared<Shared>()) {
+  auto sh = shared_;
+  listener_ = std::make_unique<LoopbackListener>(
+    [sh](PlainRequest r, std::shared_ptr<PlainResponder> out) { serve(sh, r, std::move(out)); }, 4096, port,
+    ListenerBounds{bounded_ceiling(view_server_connections, raise_open_file_limit()), 8 * 1024 * 1024});
+  sh->port = listener_->port(); // before any request can be judged: the handler reads it
+}
+
+ViewServer::~ViewServer() { stop(); }
+
+std::string ViewServer::url() const { return "http://127.0.0.1:" + std::to_string(shared_->port) + "/"; }
+
+void ViewServer::publish(const json& state) {
+  const bool final = state.is_object() && state.value("running", true) == false;
+  std::string event = "data: " + state.dump(-1, ' ', false, json::error_handler_t::replace) + "\n\n";
+  std::lock_guard<std::mutex> lock(shared_->mu);
+  shared_->last = std::move(event);
+  shared_->last_is_final = final;
+  to_every_page(*shared_, shared_->last, final ? on_final(shared_) : nullptr);
+}
+
+void ViewServer::ping() {
+  std::lock_guard<std::mutex> lock(shared_->mu);
+  to_every_page(*shared_, ": ping\n\n", nullptr);
+}
+
+bool ViewServer::wait_delivered(std::chrono::milliseconds bound) {
+  std::unique_lock<std::mutex> lock(shared_->delivered_mu);
+  if (bound.count() == 0) {
+    shared_->delivered_cv.wait(lock, [&] { return shared_->delivered; });
+    return true;
+  }
+  return shared_->delivered_cv.wait_for(lock, bound, [&] { return shared_->delivered; });
+}
+
+std::size_t ViewServer::open_pages() const {
+  std::lock_guard<std::mutex> lock(shared_->mu);
+  return shared_->pages.size();
+}
+
+void ViewServer::stop() {
+  if (!listener_) return;
+  {
+    std::lock_guard<std::mutex> lock(shared_->mu);
+    for (const auto& p : shared_->pages) p->stream_close();
+    shared_->pages.clear();
+  }
+  listener_->stop();
+  listener_.reset();
+}
+
+} // namespace mur

@@ -1,0 +1,56 @@
+// view_server.hpp — serves `mur view`'s page on 127.0.0.1 and streams the view's state to it as
+// server-sent events (GET /events), on http/loopback_listener.hpp.
+//
+// Invariant: it answers only GET of four paths (/ the page, /view.css, /view.js, /events), and
+// only a request whose Host is 127.0.0.1:PORT or localhost:PORT and whose Origin, when given, is
+// http:// of one of those (a page of another site, or a DNS name rebound to 127.0.0.1, is
+// answered 403). Every answer carries `Content-Security-Policy: default-src 'self'`. Each event
+// is the whole state, one JSON document on one `data:` line; a page that connects gets the last
+// state at once, and every open page gets each state published. It serves only what it is
+// given (launcher/view/view_state.hpp: no token, no door URL, no key). It prints nothing.
+// Rule (docs/spec/decisions.md §Observability): the page updates live, over SSE from the
+// launcher.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace mur {
+
+class LoopbackListener;
+
+class ViewServer {
+public:
+  // Listens on 127.0.0.1:`port` (0: the OS chooses). Throws Failure: E-RUN-051 (that port
+  // cannot be served), E-RUN-047 (no listening at all).
+  explicit ViewServer(std::uint16_t port = 0);
+  ~ViewServer();
+  ViewServer(const ViewServer&) = delete;
+  ViewServer& operator=(const ViewServer&) = delete;
+
+  std::string url() const; // http://127.0.0.1:PORT/
+
+  // Sends `state` to every open page and keeps it for pages that connect later. A state whose
+  // `running` is false is the last: once some page has received it, `wait_delivered` returns.
+  void publish(const nlohmann::json& state);
+  // A comment line to every open page, so that pages that have gone are found and dropped.
+  void ping();
+  // Waits until a page has received the last state: true then; false when `bound` passed first
+  // (a zero bound waits for as long as it takes).
+  bool wait_delivered(std::chrono::milliseconds bound);
+  std::size_t open_pages() const;
+
+  void stop(); // ends every stream and stops listening; idempotent
+
+  struct Shared;
+
+private:
+  std::shared_ptr<Shared> shared_;
+  std::unique_ptr<LoopbackListener> listener_;
+};
+
+} // namespace mur

@@ -1,0 +1,126 @@
+#include "messages/credentials/formation_bundle.hpp"
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "messages/credentials/formation_channel.hpp"
+#include "messages/credentials/formation_verifier.hpp"
+#include "messages/vocabulary/base64url.hpp"
+#include "messages/vocabulary/ids.hpp"
+#include "messages/vocabulary/strict_json.hpp"
+
+namespace mur {
+
+namespace {
+
+[[noreturn]] void refuse(const std::string& reason) {
+  throw ChannelLineRefused("the formation channel's first line was refused: " + reason);
+}
+
+bool has_exactly(const nlohmann::json& obj, std::initializer_list<const char*> required,
+                 std::initializer_list<const char*> optional = {}) {
+  std::size_t present = 0;
+  for (const char* k : required) {
+    if (!obj.contains(k)) return false;
+    ++present;
+  }
+  for (const char* k : optional)
+    if (obj.contains(k)) ++present;
+  return obj.size() == present;
+}
+
+const std::string* string_at(const nlohmann::json& obj, const char* key) {
+  const auto& v = obj.at(key);
+  return v.is_string() ? &v.get_ref<const std::string&>() : nullptr;
+}
+
+} // namespace
+
+std::string render_bundle(const FormationBundle& bundle) {
+  nlohmann::ordered_json line;
+  line["formation_id"] = bundle.formation_id;
+  line["member"] = bundle.member;
+  if (bundle.launcher) {
+    nlohmann::ordered_json launcher;
+    launcher["pid"] = bundle.launcher->pid;
+    launcher["process_start"] = bundle.launcher->process_start;
+    line["launcher"] = std::move(launcher);
+  }
+  line["verify_key"] = b64url::encode(bundle.verify_key.data(), bundle.verify_key.size());
+  nlohmann::ordered_json calls = nlohmann::ordered_json::array();
+  for (const FormationCall& call : bundle.calls) {
+    nlohmann::ordered_json entry;
+    entry["name"] = call.name;
+    entry["token"] = call.token.expose();
+    calls.push_back(std::move(entry));
+  }
+  line["calls"] = std::move(calls);
+  std::string text = line.dump();
+  // The JSON tree held token copies; the string returned is the caller's to write and drop.
+  return text;
+}
+
+FormationBundle parse_bundle(std::string_view line,
+                             std::optional<std::string_view> expected_formation_id) {
+  if (auto problem = channel_line_problem(line)) refuse(*problem);
+  std::optional<nlohmann::json> parsed = parse_strict_json(line);
+  if (!parsed) refuse("it is not JSON, or repeats a key");
+  const nlohmann::json& doc = *parsed;
+  if (!doc.is_object() ||
+      !has_exactly(doc, {"formation_id", "member", "verify_key", "calls"}, {"launcher"}))
+    refuse("it does not hold exactly formation_id, member, verify_key, calls and an optional "
+           "launcher");
+
+  FormationBundle bundle;
+  const std::string* id = string_at(doc, "formation_id");
+  if (!id || !ids::is_valid(*id, ids::formation)) refuse("formation_id is not frm_ + 32 hex");
+  if (expected_formation_id && !same_text(*id, *expected_formation_id))
+    refuse("it is for another formation than MURMUR_FORMATION_ID");
+  bundle.formation_id = *id;
+  const std::string* member = string_at(doc, "member");
+  if (!member || !is_member_name(*member)) refuse("member is not a member name");
+  bundle.member = *member;
+
+  if (doc.contains("launcher")) {
+    const auto& l = doc.at("launcher");
+    if (!l.is_object() || !has_exactly(l, {"pid", "process_start"}))
+      refuse("launcher does not hold exactly pid and process_start");
+    const auto& pid = l.at("pid");
+    if (!pid.is_number_integer() || pid.get<std::int64_t>() < 1 ||
+        pid.get<std::int64_t>() > 2147483647)
+      refuse("launcher.pid is not a number from 1 to 2147483647");
+    const std::string* start = string_at(l, "process_start");
+    if (!start || start->empty()) refuse("launcher.process_start is not a non-empty string");
+    bundle.launcher = LauncherIdentity{pid.get<std::int64_t>(), *start};
+  }
+
+  const std::string* key = string_at(doc, "verify_key");
+  std::optional<std::string> key_bytes = key ? b64url::decode(*key) : std::nullopt;
+  if (!key_bytes || key_bytes->size() != bundle.verify_key.size())
+    refuse("verify_key is not 32 bytes of unpadded base64url");
+  std::copy(key_bytes->begin(), key_bytes->end(), bundle.verify_key.begin());
+
+  const auto& calls = doc.at("calls");
+  if (!calls.is_array()) refuse("calls is not a list");
+  std::set<std::string> names;
+  std::size_t index = 0;
+  for (const auto& call : calls) {
+    ++index;
+    const std::string where = "calls entry " + std::to_string(index);
+    if (!call.is_object() || !has_exactly(call, {"name", "token"}))
+      refuse(where + " does not hold exactly name and token");
+    const std::string* name = string_at(call, "name");
+    if (!name || !is_member_name(*name)) refuse(where + " does not name a member");
+    if (!names.insert(*name).second) refuse(where + " names a callee listed before");
+    const std::string* token = string_at(call, "token");
+    std::optional<FormationClaims> claims =
+        token ? open_formation_token(*token, bundle.verify_key) : std::nullopt;
+    if (!claims || !same_text(claims->formation, bundle.formation_id) ||
+        !same_text(claims->from, bundle.member) || !same_text(claims->to, *name))
+      refuse(where + " holds a token that does not verify for this member and callee");
+    bundle.calls.push_back({*name, FormationToken::adopt(*token)});
+  }
+  return bundle;
+}
+
+} // namespace mur

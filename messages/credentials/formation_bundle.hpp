@@ -1,0 +1,49 @@
+// formation_bundle.hpp — one member's credentials: its formation channel's first line.
+//
+// Invariant: rendered with its fields in the fixed order formation_id, member, launcher
+// (optional), verify_key, calls. A parsed bundle is one in which every call's token verifies
+// under the bundle's own key as (this formation, this member → that callee), callee names are
+// member names listed once, and the line is at most 1 MiB of UTF-8. Tokens stay FormationToken
+// values; a refusal states a reason and never quotes the line or a token.
+// Seed: "The launcher writes each member's FormationBundle as the first line of a pipe only that
+// member's mur run inherits".
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "messages/credentials/formation_token.hpp"
+
+namespace mur {
+
+// Which launcher started the member (for `mur stop`): pid 1..2^31-1, a non-empty start stamp.
+struct LauncherIdentity {
+  std::int64_t pid = 0;
+  std::string process_start;
+};
+
+struct FormationCall {
+  std::string name;     // the callee
+  FormationToken token; // for this member → name
+};
+
+struct FormationBundle {
+  std::string formation_id;
+  std::string member;
+  std::optional<LauncherIdentity> launcher;
+  FormationVerifyKey verify_key{};
+  std::vector<FormationCall> calls; // roster order
+};
+
+// The line, without its `\n`. (This and `expose()` are the only places token text is written.)
+std::string render_bundle(const FormationBundle& bundle);
+
+// Throws ChannelLineRefused (formation_channel.hpp) with a reason that quotes nothing. When
+// `expected_formation_id` is given (the member's MURMUR_FORMATION_ID), the bundle must be for it.
+FormationBundle parse_bundle(std::string_view line,
+                             std::optional<std::string_view> expected_formation_id = std::nullopt);
+
+} // namespace mur

@@ -1,0 +1,61 @@
+// spawn_grant.hpp — the grant a delegating member hands its child on the child's stdin: the key
+// of the child's door tokens, who spawned it and for which delegation.
+//
+// Invariant: the grant is one JSON line `{"door_key":"<64 hex>","spawned_by":"ses_…",
+// "delegation":"dlg_…"}` — exactly those three keys, once each — and travels only through the
+// child's stdin, never argv, environment, stdout, a trace or a log. The key is 32 random bytes
+// held in a DoorKey (zeroed on drop); the line is a GrantLine (a secret text: it cannot be
+// printed). A refused grant says why without quoting any of it (E-RUN-052).
+// Seed: "It ends with the member that started it … only that member's process holds" — the
+// parent alone can open the child's door, because only it drew the key the child's door trusts.
+#pragma once
+
+#include "messages/vocabulary/secret_text.hpp"
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace mur {
+
+// The longest grant line a child reads (far above the ~170 bytes a grant takes).
+inline constexpr std::size_t SPAWN_GRANT_MAX_BYTES = 4096;
+
+// 32 bytes of a door-token key, zeroed when dropped.
+class DoorKey {
+public:
+  DoorKey() = default;
+  DoorKey(const DoorKey&) = delete;
+  DoorKey& operator=(const DoorKey&) = delete;
+  DoorKey(DoorKey&& other) noexcept;
+  DoorKey& operator=(DoorKey&& other) noexcept;
+  ~DoorKey();
+
+  static DoorKey random(); // libsodium's CSPRNG
+  const unsigned char (&bytes() const)[32] { return bytes_; }
+  unsigned char (&bytes())[32] { return bytes_; }
+
+private:
+  unsigned char bytes_[32] = {};
+};
+
+struct SpawnGrantLineTag;
+using GrantLine = SecretText<SpawnGrantLineTag>;
+
+struct SpawnGrant {
+  DoorKey key;
+  std::string spawned_by; // the parent's ses_ id
+  std::string delegation; // the dlg_ id of the delegation this child serves
+};
+
+// Whether `id` can name a delegation (and so a directory): 1–64 of [a-z0-9_], not starting with '_'.
+bool is_delegation_id(std::string_view id);
+
+// The grant line, without its newline (os/channel_writer adds it).
+GrantLine render_spawn_grant(const DoorKey& key, const std::string& spawned_by, const std::string& delegation);
+
+// Reads a grant line (one trailing newline allowed). Throws mur::Failure E-RUN-052 naming what is
+// wrong, never quoting the text.
+SpawnGrant parse_spawn_grant(std::string_view text);
+
+} // namespace mur

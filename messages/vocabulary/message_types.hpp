@@ -1,0 +1,120 @@
+// message_types.hpp — the vocabulary: the one CAF type-ID block of every message type and atom.
+//
+// Invariant: every type an actor sends or receives, and every atom, is named here once; its
+// printable name (`caf::type_name<T>::value`) comes from this block and nowhere else, and
+// `register_message_types` (messages/wire/register_messages.hpp) registers exactly the types of
+// this block, in block order. Atoms are
+// spelt `x_atom_v` when sent. The unsafe types (Bearer, BundleRef) are deliberately absent:
+// they never leave a process and never print. A test-only vocabulary may append its own block
+// after this one (`caf::id_block::mur::end`), as tests/sim/sim_atoms.hpp does.
+// Seed: the actors speak one language whether the world behind their ports is real or simulated.
+#pragma once
+
+#include <caf/fwd.hpp>
+#include <caf/type_id.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace mur {
+
+struct NoAnswer;
+struct TaskView;
+class DoorScopes;
+struct DoorAuthorization;
+struct DoorRequest;
+struct DoorReply;
+struct TaskEvent;
+struct TaskStreamLost;
+struct DoorCallTo;
+struct CallMember;
+struct CallStart;
+struct CallEnded;
+struct AbandonCall;
+struct MemberText;
+struct ModelTurnRequest;
+struct ModelTurn;
+struct ModelCallStats;
+struct ModelText;
+struct ToolRequest;
+struct ToolReply;
+struct TraceEvent;
+struct TaskWorking;
+struct TaskFinished;
+struct SpawnMember;
+struct MemberStarted;
+struct MemberExited;
+struct KillMember;
+struct SendAddresses;
+struct StartChild;
+struct ChildStarted;
+struct EndChild;
+struct FormationProgress;
+enum class LauncherDeadline : std::uint8_t;
+
+} // namespace mur
+
+CAF_BEGIN_TYPE_ID_BLOCK(mur, caf::first_custom_type_id)
+
+  // -- messages (structs list their fields once: MUR_FIELDS, messages/vocabulary/message_fields.hpp)
+
+  CAF_ADD_TYPE_ID(mur, (mur::NoAnswer))
+  CAF_ADD_TYPE_ID(mur, (mur::TaskView))
+  CAF_ADD_TYPE_ID(mur, (std::vector<mur::TaskView>))
+  CAF_ADD_TYPE_ID(mur, (mur::DoorScopes))
+  CAF_ADD_TYPE_ID(mur, (mur::DoorAuthorization))
+  CAF_ADD_TYPE_ID(mur, (mur::DoorRequest))
+  CAF_ADD_TYPE_ID(mur, (mur::DoorReply))
+  CAF_ADD_TYPE_ID(mur, (mur::TaskEvent))
+  CAF_ADD_TYPE_ID(mur, (mur::TaskStreamLost))
+  CAF_ADD_TYPE_ID(mur, (mur::DoorCallTo))
+  CAF_ADD_TYPE_ID(mur, (mur::CallMember))
+  CAF_ADD_TYPE_ID(mur, (mur::CallStart))
+  CAF_ADD_TYPE_ID(mur, (mur::CallEnded))
+  CAF_ADD_TYPE_ID(mur, (mur::AbandonCall))
+  CAF_ADD_TYPE_ID(mur, (mur::MemberText))
+  CAF_ADD_TYPE_ID(mur, (std::vector<mur::MemberText>))
+  CAF_ADD_TYPE_ID(mur, (mur::ModelTurnRequest))
+  CAF_ADD_TYPE_ID(mur, (mur::ModelTurn))
+  CAF_ADD_TYPE_ID(mur, (mur::ModelCallStats))
+  CAF_ADD_TYPE_ID(mur, (mur::ModelText))
+  CAF_ADD_TYPE_ID(mur, (mur::ToolRequest))
+  CAF_ADD_TYPE_ID(mur, (mur::ToolReply))
+  CAF_ADD_TYPE_ID(mur, (mur::TraceEvent))
+  CAF_ADD_TYPE_ID(mur, (mur::TaskWorking))
+  CAF_ADD_TYPE_ID(mur, (mur::TaskFinished))
+  CAF_ADD_TYPE_ID(mur, (mur::SpawnMember))
+  CAF_ADD_TYPE_ID(mur, (mur::MemberStarted))
+  CAF_ADD_TYPE_ID(mur, (mur::MemberExited))
+  CAF_ADD_TYPE_ID(mur, (mur::KillMember))
+  CAF_ADD_TYPE_ID(mur, (mur::SendAddresses))
+  CAF_ADD_TYPE_ID(mur, (mur::StartChild))
+  CAF_ADD_TYPE_ID(mur, (mur::ChildStarted))
+  CAF_ADD_TYPE_ID(mur, (mur::EndChild))
+  CAF_ADD_TYPE_ID(mur, (mur::FormationProgress))
+  CAF_ADD_TYPE_ID(mur, (mur::LauncherDeadline))
+
+  // -- atoms (each at most 10 characters of [0-9A-Za-z_]; CAF 0.17.6 gives atoms no type ID)
+
+  CAF_ADD_ATOM(mur, mur, cancel_atom, "murcancel")        // door → task: cancel it
+  CAF_ADD_ATOM(mur, mur, lifeline_atom, "lifeline")       // lifeline reader → member: EOF
+  CAF_ADD_ATOM(mur, mur, sigterm_atom, "sigterm")         // signal adapter → member / launcher
+  CAF_ADD_ATOM(mur, mur, deadline_atom, "deadline")       // a deadline passed
+  CAF_ADD_ATOM(mur, mur, winddown_atom, "winddown")       // member → door: close, cancel, refuse
+  CAF_ADD_ATOM(mur, mur, retry_atom, "retry")             // egress: re-offer / re-poll; launcher: probe
+  CAF_ADD_ATOM(mur, mur, address_atom, "address")         // channel → member, egress: address line
+  CAF_ADD_ATOM(mur, mur, think_atom, "think")             // script model: think_ms passed
+  CAF_ADD_ATOM(mur, mur, trace_atom, "trace")             // read back a trace (tests, mur trace)
+  CAF_ADD_ATOM(mur, mur, ended_atom, "ended")             // a member's session has ended
+  CAF_ADD_ATOM(mur, mur, spawned_atom, "mspawned")        // spawn port → launcher: a member's pid
+  CAF_ADD_ATOM(mur, mur, readyline_atom, "readyline")     // process spawner: a member's ready line
+  CAF_ADD_ATOM(mur, mur, exited_atom, "mexited")          // process spawner: a member's process ended
+  CAF_ADD_ATOM(mur, mur, ready_timeout_atom, "readytmo")  // process spawner: the ready deadline passed
+  CAF_ADD_ATOM(mur, mur, task_end_atom, "taskend")        // door → member → supervisor: a task ended
+  CAF_ADD_ATOM(mur, mur, gone_atom, "ssegone")            // door server: an SSE client went away
+  CAF_ADD_ATOM(mur, mur, flush_atom, "trflush")           // trace recorder: its own flush timer
+  CAF_ADD_ATOM(mur, mur, model_retry_atom, "mretry")     // http model: try a request again
+  CAF_ADD_ATOM(mur, mur, harness_tick_atom, "hrntick")   // harness model: look at a turn's silence
+  CAF_ADD_ATOM(mur, mur, harness_output_atom, "hrnout")  // harness model: the program wrote something
+
+CAF_END_TYPE_ID_BLOCK(mur)

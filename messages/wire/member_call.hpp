@@ -1,0 +1,58 @@
+// member_call.hpp — a `call-member` call between a task actor and its member's egress actor.
+//
+// Invariant: a call is named by its `mcl_` id from the first message to the last. The task
+// asks (CallMember); the egress answers at once with how the call started (CallStart) and
+// later, exactly once, with how it ended (CallEnded) — unless the task abandons it first
+// (AbandonCall), after which nothing more is sent for that call.
+// Seed: "The call returns as soon as the other member holds the task. A member with no room
+// for it turns it away busy; the call returns at once, and the runtime keeps offering it the
+// task."
+#pragma once
+
+#include "messages/vocabulary/message_fields.hpp"
+#include "messages/wire/a2a_task.hpp"
+#include "messages/wire/call_status.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mur {
+
+struct CallMember {
+  std::string task_id;  // the calling task
+  std::string call_id;  // mcl_…
+  std::string member;   // the callee's member name
+  std::string text;     // the whole task: a call carries text only
+  MUR_FIELDS(task_id, call_id, member, text)
+};
+
+// How a call started: `started` (the member holds it), `busy` (turned away; still offered),
+// `rejected`/`failed` (ended already; a CallEnded follows), or `refused` (a tool error: nothing
+// was sent, no CallEnded follows).
+struct CallStart {
+  std::string call_id;
+  CallStatus status = CallStatus::started;
+  std::string member_task_id;
+  std::string message;  // for the model: the reason, or the fix
+  MUR_FIELDS(call_id, status, member_task_id, message)
+};
+
+// How a call ended: completed, failed, canceled, rejected, timed_out, unreachable, no_answer.
+struct CallEnded {
+  std::string call_id;
+  std::string member;
+  CallStatus status = CallStatus::completed; // an ending word only
+  std::string output;              // the answer, or why there is none
+  std::string member_task_id;
+  std::vector<NoAnswer> below;     // members further down that gave none (completed/no_answer only)
+  std::int64_t duration_ms = 0;
+  MUR_FIELDS(call_id, member, status, output, member_task_id, below, duration_ms)
+};
+
+struct AbandonCall {
+  std::string call_id;
+  MUR_FIELDS(call_id)
+};
+
+} // namespace mur

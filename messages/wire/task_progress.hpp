@@ -1,0 +1,35 @@
+// task_progress.hpp — what a task actor reports to its door as it runs and when it ends.
+//
+// Invariant: a task reports Working at most once and Finished exactly once; after Finished it
+// sends nothing more. The door is the only holder of a task's public state.
+// Seed: "Either way, the entry member's task is a task on its door, which ListTasks lists while
+// it runs."
+#pragma once
+
+#include "messages/wire/a2a_task.hpp"
+
+#include "messages/vocabulary/message_fields.hpp"
+#include "messages/vocabulary/task_exit.hpp"
+
+#include <string>
+#include <vector>
+
+namespace mur {
+
+struct TaskWorking {
+  std::string task_id;
+  MUR_FIELDS(task_id)
+};
+
+struct TaskFinished {
+  std::string task_id;
+  TaskState state = TaskState::completed; // completed, failed (also no answer), canceled
+  std::string status_text;                // the reason for failed/no answer; a summary otherwise
+  std::string answer;                     // completed: the answer (annotated when it stands in for members)
+  bool no_answer = false;
+  std::vector<NoAnswer> no_answer_below;
+  TaskExit exit_status = TaskExit::ok;
+  MUR_FIELDS(task_id, state, status_text, answer, no_answer, no_answer_below, exit_status)
+};
+
+} // namespace mur
