@@ -62,6 +62,47 @@ struct ChildOutput {
   }
 };
 
+// Reads the child's stdout and stderr until both end, or until it exited (`pidfd` readable; -1:
+// no pidfd, read to EOF): whatever it left in the pipes is read then, and a descendant holding
+// them open is not waited for.
+static void read_until_exit(ChildOutput& o, int out_fd, int err_fd, int pidfd) {
+  bool open[2] = {true, true};
+  const int fds[2] = {out_fd, err_fd};
+  bool exited = pidfd < 0;
+  while (open[0] || open[1]) {
+    pollfd pf[3];
+    int idx[3];
+    nfds_t n = 0;
+    for (int i = 0; i < 2; ++i)
+      if (open[i]) {
+        pf[n] = pollfd{fds[i], POLLIN, 0};
+        idx[n++] = i;
+      }
+    if (!exited) {
+      pf[n] = pollfd{pidfd, POLLIN, 0};
+      idx[n++] = 2;
+    }
+    const int rc = ::poll(pf, n, -1);
+    if (rc < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (nfds_t k = 0; k < n; ++k) {
+      if (pf[k].revents == 0) continue;
+      if (idx[k] == 2) {
+        exited = true;
+        continue;
+      }
+      open[idx[k]] = o.drain(idx[k], fds[idx[k]]);
+    }
+    if (exited) {
+      for (int i = 0; i < 2; ++i)
+        if (open[i]) o.drain(i, fds[i]);
+      break;
+    }
+  }
+}
+
 ChildProcess::ChildProcess(UniqueFd lifeline_write) : lifeline_write_(std::move(lifeline_write)) {}
 
 void ChildProcess::close_lifeline() {
@@ -148,42 +189,8 @@ void ChildProcess::run(ChildLaunch launch, const ChildEvents& events) {
   UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
   nonblocking(out.read.get());
   nonblocking(err.read.get());
-  ChildOutput o{*this, events, {}, true};
-  bool open[2] = {true, true};
-  const int fds[2] = {out.read.get(), err.read.get()};
-  bool exited = pidfd.get() < 0; // no pidfd: read to EOF, then waitpid blocks
-  while (open[0] || open[1]) {
-    pollfd pf[3];
-    int idx[3];
-    nfds_t n = 0;
-    for (int i = 0; i < 2; ++i)
-      if (open[i]) {
-        pf[n] = pollfd{fds[i], POLLIN, 0};
-        idx[n++] = i;
-      }
-    if (!exited) {
-      pf[n] = pollfd{pidfd.get(), POLLIN, 0};
-      idx[n++] = 2;
-    }
-    const int rc = ::poll(pf, n, -1);
-    if (rc < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    for (nfds_t k = 0; k < n; ++k) {
-      if (pf[k].revents == 0) continue;
-      if (idx[k] == 2) {
-        exited = true;
-        continue;
-      }
-      open[idx[k]] = o.drain(idx[k], fds[idx[k]]);
-    }
-    if (exited) { // whatever it left in the pipes is read; a descendant holding them open is not waited for
-      for (int i = 0; i < 2; ++i)
-        if (open[i]) o.drain(i, fds[i]);
-      break;
-    }
-  }
+  ChildOutput o{*this, events};
+  read_until_exit(o, out.read.get(), err.read.get(), pidfd.get());
   pidfd.reset();
 
   const int code = reap_under(pid, mu_, reaped_);

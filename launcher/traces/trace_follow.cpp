@@ -1,28 +1,19 @@
 #include "launcher/traces/trace_follow.hpp"
 #include "launcher/traces/trace_growth.hpp"
 
-#include "launcher/traces/session_traces.hpp"
+#include "launcher/traces/trace_fields.hpp"
 #include "launcher/traces/trace_tree.hpp"
-#include "messages/vocabulary/ids.hpp"
 #include "messages/vocabulary/iso_time.hpp"
-#include "messages/vocabulary/trace_line.hpp"
 
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <sstream>
-
-namespace fs = std::filesystem;
-
-#include "launcher/traces/trace_fields.hpp"
 
 namespace mur {
 namespace {
 
 using json = nlohmann::json;
-
 using trace_fields::num;
 using trace_fields::str;
 

@@ -141,6 +141,15 @@ std::string dlg() { return "dlg_" + mur::ids::uuid7_hex(); }
 
 caf::actor_system_config& config();
 
+// Starts dlg-helper@1.0.0 for delegation `id` (`task_id` its parent's task) and requires it started.
+Started started_helper(caf::scoped_actor& self, const mur::child_port& port, const std::string& id,
+                       const std::string& task_id) {
+  Started s = start(self, port, mur::StartChild{id, "dlg-helper", "1.0.0", task_id});
+  INFO(s.child.failure);
+  REQUIRE(s.child.failure.empty());
+  return s;
+}
+
 // A real child port over PortWorld's setup, ended with the test.
 struct PortScene {
   PortWorld w;
@@ -173,9 +182,7 @@ TEST_CASE("the child port starts a delegated child whose door opens only to its 
   PortScene scene;
   auto [w, sys, self, port] = scene.parts();
   const std::string id = dlg();
-  Started s = start(self, port, mur::StartChild{id, "dlg-helper", "1.0.0", "tsk_" + mur::ids::uuid7_hex()});
-  INFO(s.child.failure);
-  REQUIRE(s.child.failure.empty());
+  Started s = started_helper(self, port, id, "tsk_" + mur::ids::uuid7_hex());
   CHECK(mur::ids::is_valid(s.child.session_id, mur::ids::session));
   CHECK(s.child.pid > 0);
   REQUIRE(s.bearer.door_token);
@@ -243,9 +250,7 @@ TEST_CASE("EndChild closes the spawner lifeline: the child records spawner_ended
   PortScene scene;
   auto [w, sys, self, port] = scene.parts();
   const std::string id = dlg();
-  Started s = start(self, port, mur::StartChild{id, "dlg-helper", "1.0.0", "tsk_" + mur::ids::uuid7_hex()});
-  INFO(s.child.failure);
-  REQUIRE(s.child.failure.empty());
+  Started s = started_helper(self, port, id, "tsk_" + mur::ids::uuid7_hex());
   self->send(port, mur::EndChild{id});
   CHECK(gone_within(static_cast<pid_t>(s.child.pid), std::chrono::seconds(30)));
   auto lines = trace_with(w.session_dir + "/children/" + id + "/.murmur/" + s.child.session_id + "/trace.jsonl", 3);
@@ -308,9 +313,7 @@ TEST_CASE("the grant reaches the child's stdin, and a child deaf to its lifeline
   auto port = mur::spawn_child_spawner(sys, setup);
   PortGuard guard{self, port, w.processes};
   const std::string id = dlg();
-  Started s = start(self, port, mur::StartChild{id, "dlg-helper", "1.0.0", ""});
-  INFO(s.child.failure);
-  REQUIRE(s.child.failure.empty());
+  Started s = started_helper(self, port, id, "");
   CHECK(s.child.url == "http://127.0.0.1:9");
   const std::string dir = w.session_dir + "/children/" + id;
   const pid_t pid = pid_in(dir);

@@ -136,6 +136,15 @@ long status_with(const std::string& url, const std::string& token) {
     .status;
 }
 
+// The project's formation running "slow work": the lead's child is up and holds the task.
+struct SlowDelegation {
+  DelegationProject p;
+  LaunchedMur run{{MUR_BINARY, "run", "--roster", p.project.path, "--json", "--task", "slow work"}, p.env, p.project.path};
+  Serving s = serve(run);
+  json child = p.child_record();
+  SlowDelegation() { REQUIRE(child.is_object()); }
+};
+
 } // namespace
 
 TEST_CASE("a delegated child answers into its parent's task and leaves its session under the parent's",
@@ -203,12 +212,8 @@ TEST_CASE("a delegated child answers into its parent's task and leaves its sessi
 
 TEST_CASE("kill -9 of the parent member: its child is gone within 1 s, and the grant was never in sight",
           "[process][delegation]") {
-  DelegationProject p;
-  LaunchedMur run({MUR_BINARY, "run", "--roster", p.project.path, "--json", "--task", "slow work"}, p.env,
-                  p.project.path);
-  Serving s = serve(run);
-  const json child = p.child_record();
-  REQUIRE(child.is_object());
+  SlowDelegation d;
+  auto& [p, run, s, child] = d;
   const pid_t child_pid = child["pid"].get<pid_t>();
   const pid_t parent_pid = s.entry["pid"].get<pid_t>();
   CHECK(child["spawned_by"] == s.entry["session_id"]);
@@ -267,12 +272,8 @@ TEST_CASE("kill -9 of the parent member: its child is gone within 1 s, and the g
 }
 
 TEST_CASE("kill -9 of the launcher: members and their children are gone", "[process][delegation]") {
-  DelegationProject p;
-  LaunchedMur run({MUR_BINARY, "run", "--roster", p.project.path, "--json", "--task", "slow work"}, p.env,
-                  p.project.path);
-  Serving s = serve(run);
-  const json child = p.child_record();
-  REQUIRE(child.is_object());
+  SlowDelegation d;
+  auto& [p, run, s, child] = d;
   run.signal(SIGKILL);
   CHECK(run.wait() == 128 + SIGKILL);
   for (pid_t pid : s.pids) CHECK(gone_within(pid, generous));
@@ -281,12 +282,8 @@ TEST_CASE("kill -9 of the launcher: members and their children are gone", "[proc
 }
 
 TEST_CASE("mur stop frm_… ends a member's child with it and names its ending", "[process][delegation]") {
-  DelegationProject p;
-  LaunchedMur run({MUR_BINARY, "run", "--roster", p.project.path, "--json", "--task", "slow work"}, p.env,
-                  p.project.path);
-  Serving s = serve(run);
-  const json child = p.child_record();
-  REQUIRE(child.is_object());
+  SlowDelegation d;
+  auto& [p, run, s, child] = d;
   // The child alone is not stopped while its parent runs (E-RUN-053), and nothing on disk reaches its door.
   const std::string child_ses = child["session_id"].get<std::string>();
   Ran alone = run_command({MUR_BINARY, "stop", child_ses}, p.env, p.project.path);
