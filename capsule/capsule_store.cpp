@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdint>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -20,7 +22,7 @@ namespace fs = std::filesystem;
 namespace mur {
 namespace {
 
-constexpr std::size_t max_capsule_file_bytes = 16u << 20;
+constexpr std::size_t max_record_file_bytes = 16u << 20; // murmur.yaml, .sha256: read whole
 
 std::optional<std::string> read_file(const std::string& path, std::string* why = nullptr) {
   struct stat st {};
@@ -32,7 +34,7 @@ std::optional<std::string> read_file(const std::string& path, std::string* why =
     if (why) *why = "not a regular file";
     return std::nullopt;
   }
-  if (static_cast<std::size_t>(st.st_size) > max_capsule_file_bytes) {
+  if (static_cast<std::size_t>(st.st_size) > max_record_file_bytes) {
     if (why) *why = "larger than 16 MiB";
     return std::nullopt;
   }
@@ -54,13 +56,15 @@ void write_file(const std::string& path, const std::string& bytes, mode_t mode =
   ::chmod(path.c_str(), mode);
 }
 
-// What an install copies: every regular file under the folder, in the digest's order.
-constexpr std::size_t max_capsule_files = 4096;
-constexpr std::size_t max_capsule_total_bytes = 64u << 20;
+// What an install copies: every regular file under the folder, in the digest's order. The
+// bounds fit an agent program shipped with its node_modules or virtualenv.
+constexpr std::size_t max_capsule_files = 100'000;
+constexpr std::uint64_t max_capsule_total_bytes = std::uint64_t{1} << 30;
 
 struct CapsuleFile {
-  std::string rel;   // relative to the capsule folder, '/'-separated
-  std::string bytes;
+  std::string rel;    // relative to the capsule folder, '/'-separated
+  std::string source; // the file read (a symlink's target inside the folder)
+  std::uint64_t size = 0;
   bool executable = false; // any x bit on the source (the copy is 0755, else 0644)
 };
 
@@ -93,13 +97,14 @@ bool inside(const fs::path& root, const fs::path& p) {
 // (E-INS-004); a fifo, socket or device is refused (E-INS-001). `stored`: the walk of an
 // installed copy, whose top level also holds the store's record (.sha256, .meta.json).
 // The result is in the digest's order: murmur.yaml first, then the others by path, bytewise.
-std::variant<std::vector<CapsuleFile>, FilesRefusal> walk_capsule_files(const std::string& dir,
-                                                                        bool stored) {
+// `exclude` (install.exclude) leaves paths out of an install; a stored copy is walked whole.
+std::variant<std::vector<CapsuleFile>, FilesRefusal> walk_capsule_files(const std::string& dir, bool stored,
+                                                                        const std::vector<std::string>& exclude = {}) {
   std::error_code ec;
   const fs::path root = fs::canonical(dir, ec);
   if (ec) return FilesRefusal{"E-INS-001", dir + " cannot be read (" + ec.message() + ")", "check its permissions"};
   std::vector<CapsuleFile> out;
-  std::size_t total = 0;
+  std::uint64_t total = 0;
   std::vector<std::string> pending{""}; // relative folders still to read
   while (!pending.empty()) {
     const std::string rel_dir = pending.back();
@@ -114,7 +119,7 @@ std::variant<std::vector<CapsuleFile>, FilesRefusal> walk_capsule_files(const st
     std::sort(names.begin(), names.end());
     for (const std::string& name : names) {
       const std::string rel = rel_dir.empty() ? name : rel_dir + "/" + name;
-      if (skipped_name(name)) continue;
+      if (skipped_name(name) || (!stored && install_excludes(exclude, rel))) continue;
       if (rel_dir.empty() && record_name(name)) {
         if (stored) continue;
         return FilesRefusal{"E-INS-001", rel + " is a name the store keeps its own record in",
@@ -147,18 +152,13 @@ std::variant<std::vector<CapsuleFile>, FilesRefusal> walk_capsule_files(const st
                             "remove it from the capsule folder"};
       }
       if (out.size() == max_capsule_files)
-        return FilesRefusal{"E-INS-001", "the folder holds more than 4096 files",
-                            "keep only what the capsule needs in its folder"};
-      std::string why;
-      auto bytes = read_file(source, &why);
-      if (!bytes)
-        return FilesRefusal{"E-INS-001", rel + " cannot be read (" + why + ")",
-                            "make every file in the capsule folder readable and at most 16 MiB"};
-      total += bytes->size();
+        return FilesRefusal{"E-INS-001", "the folder holds more than 100000 files",
+                            "keep only what the capsule needs in its folder (install.exclude leaves paths out)"};
+      total += static_cast<std::uint64_t>(st.st_size);
       if (total > max_capsule_total_bytes)
-        return FilesRefusal{"E-INS-001", "the folder's files add up to more than 64 MiB",
-                            "keep only what the capsule needs in its folder"};
-      out.push_back(CapsuleFile{rel, std::move(*bytes), (st.st_mode & 0111) != 0});
+        return FilesRefusal{"E-INS-001", "the folder's files add up to more than 1 GiB",
+                            "keep only what the capsule needs in its folder (install.exclude leaves paths out)"};
+      out.push_back(CapsuleFile{rel, source, static_cast<std::uint64_t>(st.st_size), (st.st_mode & 0111) != 0});
     }
   }
   std::sort(out.begin(), out.end(), [](const CapsuleFile& a, const CapsuleFile& b) {
@@ -173,7 +173,7 @@ std::variant<std::vector<CapsuleFile>, FilesRefusal> walk_capsule_files(const st
 // them.
 std::variant<std::vector<CapsuleFile>, FilesRefusal> read_capsule_files(const std::string& dir,
                                                                         const Manifest& m, bool stored) {
-  auto walked = walk_capsule_files(dir, stored);
+  auto walked = walk_capsule_files(dir, stored, m.install_exclude);
   if (auto* files = std::get_if<std::vector<CapsuleFile>>(&walked))
     for (const auto& named : m.files())
       if (std::none_of(files->begin(), files->end(), [&](const CapsuleFile& f) { return f.rel == named; }))
@@ -181,11 +181,48 @@ std::variant<std::vector<CapsuleFile>, FilesRefusal> read_capsule_files(const st
   return walked;
 }
 
-std::string digest_of(const std::vector<CapsuleFile>& files) {
-  std::vector<std::pair<std::string, std::string>> pairs;
-  pairs.reserve(files.size());
-  for (const auto& f : files) pairs.emplace_back(f.rel, f.bytes);
-  return capsule_digest(pairs);
+// The digest of `files`, read in pieces (never a whole file in memory); with `copy_to`, each file
+// is written under that folder in the same pass (hashed while copied). A file that cannot be read,
+// or whose length is not the one the walk saw, is a refusal: it changed meanwhile.
+std::variant<std::string, FilesRefusal> digest_files(const std::vector<CapsuleFile>& files,
+                                                     const std::string* copy_to = nullptr) {
+  CapsuleDigest digest;
+  std::vector<char> buf(1u << 20);
+  for (const auto& f : files) {
+    digest.begin_file(f.rel, f.size);
+    std::ifstream in(f.source, std::ios::binary);
+    if (!in)
+      return FilesRefusal{"E-INS-001", f.rel + " cannot be read (" + std::strerror(errno) + ")",
+                          "make every file in the capsule folder readable"};
+    std::ofstream out;
+    std::string dest;
+    if (copy_to) {
+      dest = *copy_to + "/" + f.rel;
+      const auto slash = dest.rfind('/');
+      if (slash > copy_to->size()) make_private_dirs(dest.substr(0, slash));
+      out.open(dest, std::ios::binary | std::ios::trunc);
+    }
+    std::uint64_t read_so_far = 0;
+    while (in) {
+      in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+      const auto got = static_cast<std::size_t>(in.gcount());
+      if (got == 0) break;
+      read_so_far += got;
+      if (read_so_far > f.size) break;
+      digest.update(buf.data(), got);
+      if (copy_to) out.write(buf.data(), static_cast<std::streamsize>(got));
+    }
+    if (in.bad())
+      return FilesRefusal{"E-INS-001", f.rel + " cannot be read", "make every file in the capsule folder readable"};
+    if (read_so_far != f.size)
+      return FilesRefusal{"E-INS-001", f.rel + " changed while it was read", "run the command again"};
+    if (copy_to) {
+      out.close();
+      if (!out) throw Failure("E-INS-003", "cannot write " + dest, "check the store's permissions and free space");
+      ::chmod(dest.c_str(), f.executable ? 0755 : 0644);
+    }
+  }
+  return digest.hex();
 }
 
 std::string recorded_digest(const std::string& dir) {
@@ -229,7 +266,12 @@ StoredCapsule inspect_stored(const std::string& dir, const std::string& name,
     c.problem = refusal->why;
     return c;
   }
-  if (digest_of(std::get<0>(files)) != c.sha256) {
+  auto digest = digest_files(std::get<0>(files));
+  if (auto* refusal = std::get_if<FilesRefusal>(&digest)) {
+    c.problem = refusal->why;
+    return c;
+  }
+  if (std::get<std::string>(digest) != c.sha256) {
     c.problem = "its bytes no longer match the sha256 recorded at install";
     return c;
   }
@@ -252,6 +294,7 @@ StoreRoots StoreRoots::for_project(const std::string& project_dir) {
 
 InstallOutcome install_capsule(const std::string& source_dir, const std::string& store_root,
                                StoreScope scope, bool force) {
+  const auto started = std::chrono::steady_clock::now();
   struct stat st {};
   if (::stat(source_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
     throw Failure("E-INS-001", source_dir + " is not a directory",
@@ -261,52 +304,48 @@ InstallOutcome install_capsule(const std::string& source_dir, const std::string&
   if (auto* refusal = std::get_if<FilesRefusal>(&files))
     throw Failure(refusal->code, source_dir + ": " + refusal->why, refusal->fix);
   const auto& contents = std::get<0>(files);
-  const std::string digest = digest_of(contents);
 
   const std::string parent = store_root + "/" + m.name;
   const std::string target = parent + "/" + m.version;
   InstallOutcome outcome;
   outcome.kind = InstallOutcome::Kind::installed;
-  if (fs::exists(fs::symlink_status(target))) {
-    const std::string existing = recorded_digest(target);
-    if (existing == digest) {
-      StoredCapsule c = inspect_stored(target, m.name, m.version, scope);
-      if (c.problem.empty()) {
-        outcome.capsule = c;
-        outcome.kind = InstallOutcome::Kind::unchanged;
-        return outcome;
-      }
-    }
-    if (!force)
-      throw Failure("E-INS-002",
-                    m.name + "@" + m.version + " is already installed in the " + to_string(scope) +
-                      " store with other bytes",
-                    "raise the version in murmur.yaml, or pass --force to replace the installed copy");
-    outcome.kind = InstallOutcome::Kind::replaced;
-  }
-
+  outcome.files = contents.size();
+  for (const auto& f : contents) outcome.bytes += f.size;
   make_private_dirs(parent);
+  // One pass over the source: each file is copied into the staging folder and hashed as it is.
   const std::string stage = parent + "/.tmp-" + ids::uuid7_hex();
   try {
     make_private_dirs(stage);
-    std::vector<std::string> names;
-    for (const auto& file : contents) {
-      const std::string dest = stage + "/" + file.rel;
-      const auto slash = dest.rfind('/');
-      if (slash != std::string::npos && slash > stage.size()) make_private_dirs(dest.substr(0, slash));
-      write_file(dest, file.bytes, file.executable ? 0755 : 0644);
-      names.push_back(file.rel);
+    auto hashed = digest_files(contents, &stage);
+    if (auto* refusal = std::get_if<FilesRefusal>(&hashed))
+      throw Failure(refusal->code, source_dir + ": " + refusal->why, refusal->fix);
+    const std::string digest = std::get<std::string>(hashed);
+    auto took = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
+    if (fs::exists(fs::symlink_status(target))) {
+      if (recorded_digest(target) == digest) {
+        StoredCapsule c = inspect_stored(target, m.name, m.version, scope);
+        if (c.problem.empty()) {
+          remove_quietly(stage);
+          outcome.capsule = c;
+          outcome.kind = InstallOutcome::Kind::unchanged;
+          outcome.seconds = took();
+          return outcome;
+        }
+      }
+      if (!force)
+        throw Failure("E-INS-002",
+                      m.name + "@" + m.version + " is already installed in the " + to_string(scope) +
+                        " store with other bytes",
+                      "raise the version in murmur.yaml, or pass --force to replace the installed copy");
+      outcome.kind = InstallOutcome::Kind::replaced;
     }
+    std::vector<std::string> names;
+    for (const auto& file : contents) names.push_back(file.rel);
     write_file(stage + "/.sha256", digest + "\n");
     nlohmann::json meta{{"name", m.name},        {"version", m.version},
                         {"description", m.description}, {"sha256", digest},
                         {"files", names}};
     write_file(stage + "/.meta.json", meta.dump(2) + "\n");
-    // The staged copy must hash as the source did (the source may have changed meanwhile).
-    StoredCapsule staged = inspect_stored(stage, m.name, m.version, scope);
-    if (!staged.problem.empty())
-      throw Failure("E-INS-001", source_dir + " changed while it was being installed",
-                    "run mur install again");
 
     std::string old;
     if (outcome.kind == InstallOutcome::Kind::replaced) {
@@ -322,11 +361,14 @@ InstallOutcome install_capsule(const std::string& source_dir, const std::string&
                     "check the store's permissions");
     }
     if (!old.empty()) remove_quietly(old);
+    outcome.capsule = StoredCapsule{m.name, m.version, digest, target, scope, m.description, {}};
+    outcome.seconds = took();
   } catch (...) {
     remove_quietly(stage);
+    std::error_code ec;
+    fs::remove(parent, ec); // only when empty: a first install that failed leaves nothing
     throw;
   }
-  outcome.capsule = StoredCapsule{m.name, m.version, digest, target, scope, m.description, {}};
   return outcome;
 }
 

@@ -3,7 +3,8 @@
 //
 // Invariants:
 // - A stored capsule holds its folder whole: every regular file under it except `.murmur/` and
-//   VCS folders (`.git`, `.hg`, `.svn`), at most 4096 files and 64 MiB (16 MiB each), plus
+//   VCS folders (`.git`, `.hg`, `.svn`) and what `install.exclude` leaves out, at most 100,000
+//   files and 1 GiB (read in pieces: hashed while copied, never held whole), plus
 //   `.sha256` (the digest of every path and its bytes, murmur.yaml first then by path, recorded
 //   at install) and `.meta.json`. A symlink is copied as the file it points at when that file
 //   is inside the folder; one that leaves the folder, dangles or names a folder is refused
@@ -19,6 +20,7 @@
 
 #include "capsule/manifest.hpp"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <variant>
@@ -48,6 +50,9 @@ struct StoredCapsule {
 struct InstallOutcome {
   StoredCapsule capsule;
   enum class Kind { installed, replaced, unchanged } kind = Kind::installed;
+  std::size_t files = 0;     // the capsule's files
+  std::uint64_t bytes = 0;   // their bytes
+  double seconds = 0;        // how long the install took (read, hash, copy, verify)
 };
 
 // Installs the capsule folder `source_dir` into `store_root` (E-MAN-*, E-INS-001..004).

@@ -7,6 +7,7 @@
 #include "messages/wire/child_spawn.hpp"
 
 #include <algorithm>
+#include <fnmatch.h>
 #include <cctype>
 #include <regex>
 #include <sys/stat.h>
@@ -330,7 +331,41 @@ Retention parse_retention(const Value& v) {
   return r;
 }
 
+// install.exclude: a list of globs (fnmatch) of relative paths; one without '/' names any file or
+// folder by its name, one with '/' a path from the capsule folder. A folder matched is left out
+// whole. It may not leave out a file the manifest names (murmur.yaml, a prompt file, a program).
+std::vector<std::string> parse_install_exclude(const Value& v, const Manifest& m) {
+  std::vector<std::string> out = v.strings();
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const std::string& g = out[i];
+    if (g.empty() || g.front() == '/' || g.find("..") != std::string::npos)
+      v.fail("[" + std::to_string(i) + "]: '" + g + "' is not a relative glob inside the capsule folder",
+             "write a name such as __pycache__ or a path such as node_modules/.cache");
+    for (const auto& named : m.files())
+      if (install_excludes({g}, named))
+        v.fail("[" + std::to_string(i) + "]: '" + g + "' would leave out " + named + ", which this manifest names",
+               "narrow the glob so that " + named + " is installed");
+  }
+  return out;
+}
+
 } // namespace
+
+bool install_excludes(const std::vector<std::string>& globs, const std::string& rel) {
+  std::vector<std::string> paths; // each folder above `rel`, then `rel`
+  for (std::size_t slash = rel.find('/'); slash != std::string::npos; slash = rel.find('/', slash + 1))
+    paths.push_back(rel.substr(0, slash));
+  paths.push_back(rel);
+  for (const auto& g : globs) {
+    const bool by_name = g.find('/') == std::string::npos;
+    for (const auto& p : paths) {
+      const std::size_t slash = p.rfind('/');
+      const std::string name = slash == std::string::npos ? p : p.substr(slash + 1);
+      if (::fnmatch(g.c_str(), (by_name ? name : p).c_str(), by_name ? 0 : FNM_PATHNAME) == 0) return true;
+    }
+  }
+  return false;
+}
 
 std::string to_string(TaskAcceptance a) { return word_of(task_acceptance_words, a); }
 std::string to_string(AfterTask a) { return word_of(after_task_words, a); }
@@ -363,7 +398,7 @@ Manifest parse_manifest(const std::string& text, const std::string& label) {
   Value top(yaml::load_text(text, file_origin), "", &origin);
   if (top.is_null()) top.fail_with("E-MAN-001", "is empty", "write at least name and version");
   top.expect_map({"name", "version", "description", "inference", "lifecycle", "exports",
-                  "capabilities", "network", "trace"});
+                  "capabilities", "network", "trace", "install"});
   Manifest m;
   Value name = top.require("name");
   m.name = name.string();
@@ -404,6 +439,10 @@ Manifest parse_manifest(const std::string& text, const std::string& label) {
     if (auto r = t->get("retain")) m.retain = parse_retention(*r);
     else if (t->node()["retain"].IsDefined())
       t->fail("retain is empty", "give max_sessions, max_age or both, or remove trace.retain");
+  }
+  if (auto i = top.get("install")) {
+    i->expect_map({"exclude"});
+    if (auto x = i->get("exclude")) m.install_exclude = parse_install_exclude(*x, m);
   }
   check_script_delegations(m, label);
   return m;

@@ -159,6 +159,7 @@ struct Manifest {
   std::vector<CapsuleRef> spawn_allow; // capabilities.spawn.allow, in file order
   std::optional<Authentication> authentication;
   std::optional<Retention> retain;
+  std::vector<std::string> install_exclude; // install.exclude: globs of paths an install leaves out
   std::string folder; // the folder it was read from ("" when parsed from text alone)
 
   // How many tasks the door holds at once (running + queued): the W-ROS-001 capacity.
@@ -169,6 +170,9 @@ struct Manifest {
   // takes the whole folder (capsule_store.hpp); these must be among its files.
   std::vector<std::string> files() const;
 };
+
+// Whether install.exclude `globs` leave out the relative path `rel` (or a folder above it).
+bool install_excludes(const std::vector<std::string>& globs, const std::string& rel);
 
 // Parses manifest text; `label` is how the file is named in messages (e.g. "capsules/coder/murmur.yaml").
 Manifest parse_manifest(const std::string& text, const std::string& label);

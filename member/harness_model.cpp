@@ -125,6 +125,7 @@ void start_turn(self_ptr self, std::uint64_t id, const ModelTurnRequest& req) {
           {"task", req.task_text},
           {"message", resume ? req.continuation : req.task_text},
           {"turn", req.turn},
+          {"system_prompt", st.setup.system_prompt},
           {"tools", {{"url", st.listener->url() + "/mcp"}, {"token", t.grant.token}}}};
   HarnessStart hs;
   hs.program = st.setup.program;

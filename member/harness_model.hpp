@@ -43,6 +43,7 @@ struct HarnessSetup {
   std::chrono::milliseconds turn_timeout{600000};
   IsolationPlan isolation;                                // applied to every run (os/harness_isolation.hpp)
   SecretRedaction secrets;                                // the env values read from ${…}
+  std::string system_prompt;                              // the capsule's own (inference.system_prompt or its file)
 };
 
 model_port spawn_harness_model(caf::actor_system& sys, HarnessSetup setup);

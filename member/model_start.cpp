@@ -91,6 +91,7 @@ StartedModel start_model(caf::actor_system& sys, const Manifest& m, const std::s
     const std::string warning = isolation_warning(hs.isolation, m.name);
     if (!warning.empty()) std::cerr << "warning " << warning << "\n";
     hs.turn_timeout = std::chrono::seconds(inf.turn_timeout_secs);
+    hs.system_prompt = out.system_prompt; // the program is handed it in every turn's JSON
     out.port = spawn_harness_model(sys, std::move(hs));
     return out;
   }

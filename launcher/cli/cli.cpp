@@ -25,8 +25,10 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
+#include <iomanip>
 #include <memory>
 #include <iostream>
+#include <sstream>
 #include <unistd.h>
 
 namespace mur {
@@ -52,8 +54,12 @@ int cmd_install(const std::string& dir, bool global, bool force) {
   const char* verb = outcome.kind == InstallOutcome::Kind::unchanged ? "already installed"
                      : outcome.kind == InstallOutcome::Kind::replaced ? "replaced"
                                                                        : "installed";
+  std::ostringstream size;
+  size << std::fixed << std::setprecision(1) << static_cast<double>(outcome.bytes) / (1 << 20) << " MiB, "
+       << std::setprecision(2) << outcome.seconds << " s";
   std::cout << verb << " " << c.name << "@" << c.version << " in the " << to_string(c.scope)
-            << " store: " << c.dir << "\n  sha256 " << c.sha256 << "\n";
+            << " store: " << c.dir << "\n  sha256 " << c.sha256 << "\n  " << outcome.files << " files, "
+            << size.str() << "\n";
   return exit_ok;
 }
 

@@ -24,24 +24,39 @@ std::string sha256_hex(const std::string& bytes) {
   return to_hex(h, sizeof h);
 }
 
-std::string capsule_digest(const std::vector<std::pair<std::string, std::string>>& files) {
+struct CapsuleDigest::State {
+  crypto_hash_sha256_state sha;
+};
+
+CapsuleDigest::CapsuleDigest() : st_(std::make_unique<State>()) {
   init();
-  crypto_hash_sha256_state st;
-  crypto_hash_sha256_init(&st);
-  auto feed = [&st](const std::string& s) {
-    crypto_hash_sha256_update(&st, reinterpret_cast<const unsigned char*>(s.data()), s.size());
-  };
-  const std::string zero(1, '\0');
-  for (const auto& [path, bytes] : files) {
-    feed(path);
-    feed(zero);
-    feed(std::to_string(bytes.size()));
-    feed(zero);
-    feed(bytes);
-  }
+  crypto_hash_sha256_init(&st_->sha);
+}
+
+CapsuleDigest::~CapsuleDigest() = default;
+
+void CapsuleDigest::begin_file(const std::string& path, std::uint64_t length) {
+  const std::string frame = path + std::string(1, '\0') + std::to_string(length) + std::string(1, '\0');
+  update(frame.data(), frame.size());
+}
+
+void CapsuleDigest::update(const char* data, std::size_t n) {
+  crypto_hash_sha256_update(&st_->sha, reinterpret_cast<const unsigned char*>(data), n);
+}
+
+std::string CapsuleDigest::hex() {
   unsigned char h[crypto_hash_sha256_BYTES];
-  crypto_hash_sha256_final(&st, h);
+  crypto_hash_sha256_final(&st_->sha, h);
   return to_hex(h, sizeof h);
+}
+
+std::string capsule_digest(const std::vector<std::pair<std::string, std::string>>& files) {
+  CapsuleDigest d;
+  for (const auto& [path, bytes] : files) {
+    d.begin_file(path, bytes.size());
+    d.update(bytes.data(), bytes.size());
+  }
+  return d.hex();
 }
 
 bool is_sha256_hex(const std::string& s) {

@@ -408,3 +408,20 @@ TEST_CASE("an agent program's environment holds no MURMUR_ variable and no token
   CHECK(r.out.find("STYLE=terse") != std::string::npos); // what its manifest gives it, it gets
   CHECK(r.out.find("PATH set") != std::string::npos);
 }
+
+TEST_CASE("an agent program is handed its capsule's system_prompt in every turn", "[process][harness]") {
+  HarnessProject p;
+  p.capsule("h-prompted", {{"prompted.py",
+                            "import json, sys\n"
+                            "turn = json.load(sys.stdin)\n"
+                            "print('prompt: ' + turn.get('system_prompt', '<absent>'))\n"},
+                           {"murmur.yaml", "inference:\n  transport: process\n  command: [python3, prompted.py]\n"
+                                           "  system_prompt: Answer like a ship's log.\n"
+                                           "lifecycle: {task_acceptance: single, after_task: exit}\n"
+                                           "network: {authentication: {scheme: bearer}}\n"}});
+  p.roster("members:\n  - {name: lead, capsule: h-prompted, version: 1.0.0, entry: true}\n");
+  Ran r = p.run("log the day");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("prompt: Answer like a ship's log.") != std::string::npos);
+}

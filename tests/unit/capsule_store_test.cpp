@@ -296,3 +296,100 @@ TEST_CASE("resolve_harness_program: the folder first, then PATH, else E-HAR-001"
   mur::Manifest script;
   CHECK(code_of([&] { mur::resolve_harness_program(script, src, path_env); }) == "E-HAR-001");
 }
+
+TEST_CASE("the capsule digest fed in pieces is the digest of the whole files", "[store]") {
+  const std::vector<std::pair<std::string, std::string>> files{{"murmur.yaml", "name: w\n"}, {"a/b.js", "x"}, {"e", ""}};
+  mur::CapsuleDigest d;
+  for (const auto& [path, bytes] : files) {
+    d.begin_file(path, bytes.size());
+    for (char c : bytes) d.update(&c, 1); // byte by byte
+  }
+  CHECK(d.hex() == mur::capsule_digest(files));
+  // Moving a byte from one file to the next changes it (lengths are framed).
+  CHECK(mur::capsule_digest({{"a", "xy"}, {"b", ""}}) != mur::capsule_digest({{"a", "x"}, {"b", "y"}}));
+}
+
+TEST_CASE("an agent program with its node_modules installs: thousands of files, a file past 16 MiB", "[store]") {
+  Tmp t;
+  t.write("murmur.yaml", "name: w\nversion: 1.0.0\n");
+  for (int dir = 0; dir < 50; ++dir)
+    for (int f = 0; f < 100; ++f)
+      t.write("node_modules/pkg" + std::to_string(dir) + "/f" + std::to_string(f) + ".js", "module " + std::to_string(f));
+  std::string big(20u << 20, '\0');
+  for (std::size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>(i * 7 % 251);
+  std::ofstream(t.root / "src/node_modules/native.node", std::ios::binary) << big;
+  auto out = mur::install_capsule(t.src(), t.store(), mur::StoreScope::global, false);
+  CHECK(out.kind == mur::InstallOutcome::Kind::installed);
+  CHECK(out.files == 5002);
+  CHECK(out.bytes > big.size());
+  CHECK(out.seconds > 0);
+  const fs::path dir = fs::path(t.store()) / "w/1.0.0";
+  CHECK(fs::file_size(dir / "node_modules/native.node") == big.size());
+  std::ifstream copied(dir / "node_modules/native.node", std::ios::binary);
+  std::string back((std::istreambuf_iterator<char>(copied)), std::istreambuf_iterator<char>());
+  CHECK(back == big);
+  auto listed = mur::list_store(t.store(), mur::StoreScope::global);
+  REQUIRE(listed.size() == 1);
+  CHECK(listed[0].problem.empty());
+  // The same folder again is unchanged, and one flipped byte in the store is found.
+  CHECK(mur::install_capsule(t.src(), t.store(), mur::StoreScope::global, false).kind ==
+        mur::InstallOutcome::Kind::unchanged);
+  {
+    std::fstream f(dir / "node_modules/native.node", std::ios::binary | std::ios::in | std::ios::out);
+    f.seekp(12345);
+    f.put('!');
+  }
+  CHECK(mur::list_store(t.store(), mur::StoreScope::global).at(0).problem.find("no longer match") != std::string::npos);
+  CHECK(t.leftovers().empty());
+}
+
+TEST_CASE("past 1 GiB in all a capsule is refused before anything is read, naming install.exclude", "[store]") {
+  Tmp t;
+  t.write("murmur.yaml", "name: w\nversion: 1.0.0\n");
+  t.write("data/huge.bin", "");
+  fs::resize_file(t.root / "src/data/huge.bin", (std::uintmax_t{1} << 30) + 1); // sparse: nothing written
+  try {
+    mur::install_capsule(t.src(), t.store(), mur::StoreScope::global, false);
+    FAIL("accepted");
+  } catch (const mur::Failure& f) {
+    CHECK(f.code() == "E-INS-001");
+    CHECK(f.message().find("more than 1 GiB") != std::string::npos);
+    CHECK(f.fix().find("install.exclude") != std::string::npos);
+  }
+  CHECK_FALSE(fs::exists(fs::path(t.store()) / "w"));
+}
+
+TEST_CASE("install.exclude leaves paths out of the store, and the stored copy is still checked whole", "[store]") {
+  Tmp t;
+  t.write("murmur.yaml", "name: w\nversion: 1.0.0\ninstall: {exclude: [__pycache__, 'node_modules/.cache', '*.log']}\n");
+  t.write("agent/__pycache__/a.pyc", "compiled");
+  t.write("agent/main.py", "print('hi')");
+  t.write("node_modules/.cache/blob", "cache");
+  t.write("node_modules/keep.js", "kept");
+  t.write("debug.log", "log");
+  t.write("sub/deeper/trace.log", "log");
+  auto out = mur::install_capsule(t.src(), t.store(), mur::StoreScope::global, false);
+  CHECK(out.files == 3);
+  const fs::path dir = fs::path(t.store()) / "w/1.0.0";
+  CHECK(fs::exists(dir / "agent/main.py"));
+  CHECK(fs::exists(dir / "node_modules/keep.js"));
+  CHECK_FALSE(fs::exists(dir / "agent/__pycache__"));
+  CHECK_FALSE(fs::exists(dir / "node_modules/.cache"));
+  CHECK_FALSE(fs::exists(dir / "debug.log"));
+  CHECK_FALSE(fs::exists(dir / "sub/deeper/trace.log"));
+  CHECK(mur::list_store(t.store(), mur::StoreScope::global).at(0).problem.empty());
+  // A file added to the stored copy is found, even one the globs would have left out.
+  std::ofstream(dir / "debug.log") << "planted";
+  CHECK_FALSE(mur::list_store(t.store(), mur::StoreScope::global).at(0).problem.empty());
+}
+
+TEST_CASE("install.exclude may not leave out what the manifest names, nor reach outside the folder", "[store]") {
+  for (const std::string& globs : {"['murmur.*']", "['*.yaml']", "['/etc']", "['../x']", "['']", "[prompts]"}) {
+    Tmp t;
+    INFO(globs);
+    t.write("murmur.yaml", "name: w\nversion: 1.0.0\ninference: {transport: http, endpoint: 'http://localhost:1/v1', "
+                           "model: m, system_prompt_file: prompts/sys.md}\ninstall: {exclude: " + globs + "}\n");
+    t.write("prompts/sys.md", "Be brief.\n");
+    CHECK(code_of([&] { mur::install_capsule(t.src(), t.store(), mur::StoreScope::global, false); }) == "E-MAN-002");
+  }
+}
