@@ -1,6 +1,7 @@
 #include "capsule/http_inference.hpp"
 
 #include "messages/vocabulary/chat_fields.hpp"
+#include "messages/credentials/virtual_address.hpp"
 #include "messages/vocabulary/model_endpoint.hpp"
 
 #include <nlohmann/json.hpp>
@@ -85,6 +86,11 @@ void parse_http_inference(const Value& inf, Inference& out) {
   auto parsed = parse_model_endpoint(out.endpoint);
   if (auto* p = std::get_if<EndpointProblem>(&parsed)) ep.fail(p->problem, p->fix);
   const ModelEndpoint endpoint = std::get<ModelEndpoint>(parsed);
+  // A member's virtual address is reached only through call-member, whose answers are fenced; a
+  // model endpoint there would be sent (or looked up) as written.
+  if (is_formation_host(endpoint.host))
+    ep.fail("names " + endpoint.host + ", a formation's virtual address, which only call-member reaches",
+            "point the endpoint at the model server; to hand another member work, call it with call-member");
   out.model_endpoint = endpoint;
 
   out.model = inf.require("model").string();

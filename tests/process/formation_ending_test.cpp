@@ -31,10 +31,8 @@ void all_gone(const std::vector<pid_t>& pids) {
 } // namespace
 
 TEST_CASE("serve mode: two tasks by mur send frm_…, mur ps, then mur stop frm_…", "[process][formation]") {
-  FormationFixture f;
-  LaunchedMur run({MUR_BINARY, "run", "--roster", f.project.path, "--json"}, f.env);
-  Serving s = serve(run);
-  const std::string frm = s.id();
+  ServedFormation served;
+  auto& [f, run, s, frm] = served;
   CHECK(s.entry["formation_id"] == frm);
   REQUIRE(s.pids.size() == 3);
 
@@ -127,10 +125,8 @@ TEST_CASE("the deadline flag ends a serving formation with 124", "[process][form
 }
 
 TEST_CASE("kill -9 of the launcher: every member's lifeline closes and nothing survives", "[process][formation]") {
-  FormationFixture f;
-  LaunchedMur run({MUR_BINARY, "run", "--roster", f.project.path, "--json"}, f.env);
-  Serving s = serve(run);
-  const std::string frm = s.id();
+  ServedFormation served;
+  auto& [f, run, s, frm] = served;
   run.signal(SIGKILL);
   CHECK(run.wait() == 128 + SIGKILL);
   all_gone(s.pids);
@@ -152,10 +148,8 @@ TEST_CASE("kill -9 of the launcher: every member's lifeline closes and nothing s
 
 TEST_CASE("records name the launcher, mur ps sums up, mur stop finds the launcher without its record",
           "[process][formation]") {
-  FormationFixture f;
-  LaunchedMur run({MUR_BINARY, "run", "--roster", f.project.path, "--json"}, f.env);
-  Serving s = serve(run);
-  const std::string frm = s.id();
+  ServedFormation served;
+  auto& [f, run, s, frm] = served;
   const std::string running = f.home.path + "/running/";
 
   // Every member's record names this launcher, as the channel's first line told it.

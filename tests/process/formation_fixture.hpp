@@ -6,6 +6,7 @@
 // test's records, formations or sessions.
 #pragma once
 
+#include "launched_mur.hpp"
 #include "run_command.hpp"
 
 #include <nlohmann/json.hpp>
@@ -31,7 +32,6 @@ struct FormationFixture {
   std::vector<std::string> files_containing(const std::string& needle) const;
 };
 
-class LaunchedMur;
 
 // What a serve-mode `run --roster --json` prints first: the formation line (with its peers) and
 // the entry's readiness line; `pids` holds the peers' then the entry's.
@@ -42,6 +42,17 @@ struct Serving {
 };
 // Reads those two lines (bounded) and REQUIREs both to be JSON objects.
 Serving serve(LaunchedMur& run);
+
+#ifdef MUR_BINARY
+// The example formation served (`mur run --roster --json`, no task) until the test ends: its
+// fixture, the launcher, what it printed when the entry was ready, and the formation's id.
+struct ServedFormation {
+  FormationFixture f;
+  LaunchedMur run{{MUR_BINARY, "run", "--roster", f.project.path, "--json"}, f.env};
+  Serving s = serve(run);
+  std::string frm = s.id();
+};
+#endif
 
 // The `formation frm_…` id a human-mode launch printed on stderr ("" if none).
 std::string formation_id_in(const std::string& err);

@@ -425,3 +425,38 @@ TEST_CASE("an agent program is handed its capsule's system_prompt in every turn"
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("prompt: Answer like a ship's log.") != std::string::npos);
 }
+
+TEST_CASE("an agent program shipped with its own node_modules installs whole and runs from the store",
+          "[process][harness][install]") {
+  // The SDK harness with the packages it imports copied beside it: @modelcontextprotocol/sdk and
+  // the conformance runner's tree (tests/harness) and the openai client's (tests/models), about
+  // 6,600 files, more than an install took before.
+  HarnessProject p;
+  const fs::path dir = fs::path(p.capsules.path) / "h-shipped";
+  fs::create_directories(dir);
+  for (const char* tree : {"tests/models/node_modules", "tests/harness/node_modules"})
+    fs::copy(fs::path(MUR_SOURCE_DIR) / tree, dir / "node_modules",
+             fs::copy_options::recursive | fs::copy_options::overwrite_existing | fs::copy_options::copy_symlinks);
+  fs::copy_file(sdk_harness, dir / "agent.mjs");
+  std::ofstream(dir / "murmur.yaml") << "name: h-shipped\nversion: 1.0.0\ninference:\n  transport: process\n"
+                                     << "  command: [" << MUR_NODE << ", agent.mjs]\n"
+                                     << "lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: sleep}\n"
+                                     << "install: {exclude: ['*.md', '*.map']}\n" << HarnessProject::authed;
+  std::size_t files = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) ++files;
+  REQUIRE(files > 4096);
+  Ran installed = run_command({MUR_BINARY, "install", dir.string()}, p.f.env, p.f.project.path);
+  INFO(installed.out << installed.err);
+  REQUIRE(installed.exit_code == 0);
+  CHECK(installed.out.find(" files, ") != std::string::npos);
+  // The program runs from the stored copy: its imports resolve in the store's node_modules.
+  fs::remove_all(dir);
+  p.roster("members:\n  - {name: lead, capsule: h-shipped, version: 1.0.0, entry: true}\n"
+           "  - {name: helper, capsule: harness-helper, version: 1.0.0}\n"
+           "reachability:\n  - {from: lead, to: [helper]}\n");
+  Ran r = p.run("Summarise the changelog");
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("The helper looked into it: Summarise the changelog") != std::string::npos);
+}

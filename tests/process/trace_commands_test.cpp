@@ -38,10 +38,8 @@ const json& nested(const json& task, const std::string& callee) {
 } // namespace
 
 TEST_CASE("trace show: two tasks of a chain formation as a tree in time order, and trace list lists it", "[process][trace]") {
-  FormationFixture f;
-  LaunchedMur run({MUR_BINARY, "run", "--roster", f.project.path, "--json"}, f.env);
-  Serving s = serve(run);
-  const std::string frm = s.id();
+  ServedFormation served;
+  auto& [f, run, s, frm] = served;
   LaunchedMur follow({MUR_BINARY, "trace", "show", frm, "--follow"}, f.env);
   CHECK(follow.read_line().find("following formation " + frm) == 0);
 
@@ -176,10 +174,8 @@ TEST_CASE("a refused call is in the tree and in the -v lines", "[process][trace]
 TEST_CASE("a refused end-without-answer is in the tree and in the --follow lines", "[process][trace]") {
   // examples/review's coder ends a task naming a database without an answer; sent by mur send
   // (not by a formation member), that end is refused, and the refusal is traced.
-  FormationFixture f;
-  LaunchedMur run({MUR_BINARY, "run", "--roster", f.project.path, "--json"}, f.env);
-  Serving s = serve(run);
-  const std::string frm = s.id();
+  ServedFormation served;
+  auto& [f, run, s, frm] = served;
   std::string coder;
   for (const auto& p : s.formation["peers"])
     if (p["name"] == "coder") coder = p["session_id"];

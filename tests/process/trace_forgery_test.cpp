@@ -20,10 +20,8 @@ using json = nlohmann::json;
 
 TEST_CASE("a forged line in a peer's trace: trace show, list, ps, stop and formations rm still work and say 1 line unreadable",
           "[process][trace][forgery]") {
-  FormationFixture f;
-  LaunchedMur run({MUR_BINARY, "run", "--roster", f.project.path, "--json"}, f.env);
-  Serving s = serve(run);
-  const std::string frm = s.id();
+  ServedFormation served;
+  auto& [f, run, s, frm] = served;
   REQUIRE(run_command({MUR_BINARY, "send", frm, "add a flag"}, f.env).exit_code == 0);
 
   // The coder's trace, where trace show says its session lives (once its member has flushed

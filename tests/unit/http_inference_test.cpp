@@ -89,6 +89,10 @@ TEST_CASE("http inference: the endpoint rules", "[manifest][models]") {
   refused(http("", "https://api.example.com:99999/v1"), "E-MAN-002", "port outside");
   refused(http("", "https:///v1"), "E-MAN-002", "no valid host");
   refused(http("", "http://127.0.0.1:11434/v1/chat/completions"), "E-MAN-002", "ends with /chat/completions");
+  // A member's virtual address is never a model server, in any letter case.
+  refused(http("  api_key: ${K}\n", "https://coder.formation.invalid/v1"), "E-MAN-002",
+          "coder.formation.invalid, a formation's virtual address, which only call-member reaches");
+  refused(http("  api_key: ${K}\n", "https://Coder.Formation.Invalid./v1"), "E-MAN-002", "virtual address");
   // The user-info refusal never repeats what stood before '@'.
   CHECK(refusal(http("", "https://sk-secret@api.example.com/v1")).message().find("sk-secret") == std::string::npos);
 }
