@@ -48,6 +48,19 @@ struct HarnessProject {
     capsule(name, {{"murmur.yaml", "inference:\n  transport: script\n  turns:\n" + turns +
                                      "lifecycle: {task_acceptance: single, after_task: exit}\n" + authed}});
   }
+  // Capsule NAME running the Python program `script` (its text `code`) with `args` after it;
+  // `inference` lines follow the command. A peer takes peer tasks one after another; an entry
+  // program ends after its one task.
+  void python_capsule(const std::string& name, const std::string& script, const std::string& code, bool peer,
+                      const std::string& inference = "", const std::string& args = "") {
+    capsule(name, {{script, code},
+                   {"murmur.yaml", "inference:\n  transport: process\n  command: [python3, " + script + args + "]\n" +
+                                     inference +
+                                     (peer ? "lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: sleep}\n"
+                                             "exports: {peer_tasks: {accept: true}}\n"
+                                           : "lifecycle: {task_acceptance: single, after_task: exit}\n") +
+                                     "network: {authentication: {scheme: bearer}}\n"}});
+  }
   static inline const std::string authed =
     "capabilities: {network: {allow: [localhost]}}\nnetwork: {authentication: {scheme: bearer}}\n";
   void roster(const std::string& text) { std::ofstream(f.project.path + "/roster.yaml") << "roster_version: 1\n" << text; }
@@ -195,7 +208,7 @@ TEST_CASE("the MCP conformance runner's server scenarios pass against a member's
 TEST_CASE("an agent program cannot read another member's directory", "[process][harness][isolation]") {
   HarnessProject p;
   // A peer program that tries to list its sibling's directory and says what happened.
-  p.capsule("h-peek", {{"peek.py",
+  p.python_capsule("h-peek", "peek.py",
                         "import json, os, sys\n"
        "turn = json.load(sys.stdin)\n"
        "try:\n"
@@ -211,10 +224,8 @@ TEST_CASE("an agent program cannot read another member's directory", "[process][
        "except PermissionError:\n"
        "    print('denied: the project state')\n"
        "open('mine.txt', 'w').write('ok')\n"
-       "print('own directory writable')\n"},
-                       {"murmur.yaml", "inference:\n  transport: process\n  command: [python3, peek.py, " + p.f.project.path + "]\n"
-                                       "lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: sleep}\n"
-                                       "exports: {peer_tasks: {accept: true}}\nnetwork: {authentication: {scheme: bearer}}\n"}});
+       "print('own directory writable')\n",
+                   true, "", ", " + p.f.project.path);
   p.script_capsule("h-lead2", "    - call: {member: peek, task: \"{{task}}\"}\n    - reply: \"{{answer.peek}}\"\n");
   p.roster("members:\n  - {name: lead, capsule: h-lead2, version: 1.0.0, entry: true}\n"
            "  - {name: peek, capsule: h-peek, version: 1.0.0}\n"
@@ -236,7 +247,7 @@ TEST_CASE("an agent program cannot read another member's directory", "[process][
 TEST_CASE("an agent program cannot write its member's trace: it runs in work/, beside its sessions", "[process][harness][isolation]") {
   HarnessProject p;
   // A peer program that tries to append the attacker's line to its member's trace.
-  p.capsule("h-forge", {{"forge.py",
+  p.python_capsule("h-forge", "forge.py",
                          "import glob, json, os, sys\n"
                          "turn = json.load(sys.stdin)\n"
                          "print('cwd ' + os.path.basename(os.getcwd()))\n"
@@ -249,10 +260,8 @@ TEST_CASE("an agent program cannot write its member's trace: it runs in work/, b
                          "except PermissionError:\n"
                          "    print('denied: the trace')\n"
                          "open('mine.txt', 'w').write('ok')\n"
-                         "print('own directory writable')\n"},
-                        {"murmur.yaml", "inference:\n  transport: process\n  command: [python3, forge.py]\n"
-                                        "lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: sleep}\n"
-                                        "exports: {peer_tasks: {accept: true}}\nnetwork: {authentication: {scheme: bearer}}\n"}});
+                         "print('own directory writable')\n",
+                   true);
   p.script_capsule("h-lead3", "    - call: {member: forge, task: \"{{task}}\"}\n    - reply: \"{{answer.forge}}\"\n");
   p.roster("members:\n  - {name: lead, capsule: h-lead3, version: 1.0.0, entry: true}\n"
            "  - {name: forge, capsule: h-forge, version: 1.0.0}\n"
@@ -284,7 +293,7 @@ TEST_CASE("an entry agent program in the project directory cannot write its own 
   HarnessProject p;
   // The entry's program runs in the project directory and tries to append the attacker's line
   // to every trace it finds in the project's .murmur/.
-  p.capsule("h-forge-entry", {{"forge.py",
+  p.python_capsule("h-forge-entry", "forge.py",
                                "import glob, json, os, sys\n"
                                "turn = json.load(sys.stdin)\n"
                                "print('in the project' if os.path.exists('roster.yaml') else 'elsewhere')\n"
@@ -296,10 +305,8 @@ TEST_CASE("an entry agent program in the project directory cannot write its own 
                                "        wrote += 1\n"
                                "    except PermissionError:\n"
                                "        pass\n"
-                               "print('found %d, wrote %d' % (len(traces), wrote))\n"},
-                              {"murmur.yaml", "inference:\n  transport: process\n  command: [python3, forge.py]\n"
-                                              "lifecycle: {task_acceptance: single, after_task: exit}\n"
-                                              "network: {authentication: {scheme: bearer}}\n"}});
+                               "print('found %d, wrote %d' % (len(traces), wrote))\n",
+                   false);
   p.roster("members:\n  - {name: lead, capsule: h-forge-entry, version: 1.0.0, entry: true}\n");
   Ran r = p.run("forge it");
   INFO(r.out << r.err);
@@ -382,7 +389,7 @@ TEST_CASE("an agent program's environment holds no MURMUR_ variable and no token
           "[process][harness][isolation]") {
   HarnessProject p;
   // The entry's program says which MURMUR_ variables it got, and whether any value is a token.
-  p.capsule("h-env", {{"env.py",
+  p.python_capsule("h-env", "env.py",
                        "import json, os, sys\n"
                        "json.load(sys.stdin)\n"
                        "names = sorted(n for n in os.environ if n.upper().startswith('MURMUR'))\n"
@@ -390,11 +397,8 @@ TEST_CASE("an agent program's environment holds no MURMUR_ variable and no token
                        "tokens = [n for n, v in os.environ.items() if 'mft1.' in v or 'mdt1.' in v]\n"
                        "print('token vars: ' + (','.join(tokens) if tokens else 'none'))\n"
                        "print('STYLE=' + os.environ.get('STYLE', 'unset'))\n"
-                       "print('PATH ' + ('set' if os.environ.get('PATH') else 'unset'))\n"},
-                      {"murmur.yaml", "inference:\n  transport: process\n  command: [python3, env.py]\n"
-                                      "  env: {STYLE: terse}\n"
-                                      "lifecycle: {task_acceptance: single, after_task: exit}\n"
-                                      "network: {authentication: {scheme: bearer}}\n"}});
+                       "print('PATH ' + ('set' if os.environ.get('PATH') else 'unset'))\n",
+                   false, "  env: {STYLE: terse}\n");
   p.roster("members:\n  - {name: lead, capsule: h-env, version: 1.0.0, entry: true}\n");
   // The launcher's environment holds a MURMUR_ variable of the user's beside MURMUR_HOME; the
   // member adds MURMUR_FORMATION_ID, _CHANNEL and _LIFELINE to it.
@@ -411,14 +415,11 @@ TEST_CASE("an agent program's environment holds no MURMUR_ variable and no token
 
 TEST_CASE("an agent program is handed its capsule's system_prompt in every turn", "[process][harness]") {
   HarnessProject p;
-  p.capsule("h-prompted", {{"prompted.py",
+  p.python_capsule("h-prompted", "prompted.py",
                             "import json, sys\n"
                             "turn = json.load(sys.stdin)\n"
-                            "print('prompt: ' + turn.get('system_prompt', '<absent>'))\n"},
-                           {"murmur.yaml", "inference:\n  transport: process\n  command: [python3, prompted.py]\n"
-                                           "  system_prompt: Answer like a ship's log.\n"
-                                           "lifecycle: {task_acceptance: single, after_task: exit}\n"
-                                           "network: {authentication: {scheme: bearer}}\n"}});
+                            "print('prompt: ' + turn.get('system_prompt', '<absent>'))\n",
+                   false, "  system_prompt: Answer like a ship's log.\n");
   p.roster("members:\n  - {name: lead, capsule: h-prompted, version: 1.0.0, entry: true}\n");
   Ran r = p.run("log the day");
   INFO(r.out << r.err);
