@@ -311,34 +311,37 @@ InstallOutcome install_capsule(const std::string& source_dir, const std::string&
   outcome.kind = InstallOutcome::Kind::installed;
   outcome.files = contents.size();
   for (const auto& f : contents) outcome.bytes += f.size;
+  auto took = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
+  auto refused = [&](const FilesRefusal& r) { return Failure(r.code, source_dir + ": " + r.why, r.fix); };
+  // Over an installed copy: the source is hashed first (reading only), so the same bytes again
+  // and other bytes without --force write nothing.
+  if (fs::exists(fs::symlink_status(target))) {
+    auto hashed = digest_files(contents);
+    if (auto* refusal = std::get_if<FilesRefusal>(&hashed)) throw refused(*refusal);
+    if (recorded_digest(target) == std::get<std::string>(hashed)) {
+      StoredCapsule c = inspect_stored(target, m.name, m.version, scope);
+      if (c.problem.empty()) {
+        outcome.capsule = c;
+        outcome.kind = InstallOutcome::Kind::unchanged;
+        outcome.seconds = took();
+        return outcome;
+      }
+    }
+    if (!force)
+      throw Failure("E-INS-002",
+                    m.name + "@" + m.version + " is already installed in the " + to_string(scope) +
+                      " store with other bytes",
+                    "raise the version in murmur.yaml, or pass --force to replace the installed copy");
+    outcome.kind = InstallOutcome::Kind::replaced;
+  }
   make_private_dirs(parent);
   // One pass over the source: each file is copied into the staging folder and hashed as it is.
   const std::string stage = parent + "/.tmp-" + ids::uuid7_hex();
   try {
     make_private_dirs(stage);
     auto hashed = digest_files(contents, &stage);
-    if (auto* refusal = std::get_if<FilesRefusal>(&hashed))
-      throw Failure(refusal->code, source_dir + ": " + refusal->why, refusal->fix);
+    if (auto* refusal = std::get_if<FilesRefusal>(&hashed)) throw refused(*refusal);
     const std::string digest = std::get<std::string>(hashed);
-    auto took = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
-    if (fs::exists(fs::symlink_status(target))) {
-      if (recorded_digest(target) == digest) {
-        StoredCapsule c = inspect_stored(target, m.name, m.version, scope);
-        if (c.problem.empty()) {
-          remove_quietly(stage);
-          outcome.capsule = c;
-          outcome.kind = InstallOutcome::Kind::unchanged;
-          outcome.seconds = took();
-          return outcome;
-        }
-      }
-      if (!force)
-        throw Failure("E-INS-002",
-                      m.name + "@" + m.version + " is already installed in the " + to_string(scope) +
-                        " store with other bytes",
-                      "raise the version in murmur.yaml, or pass --force to replace the installed copy");
-      outcome.kind = InstallOutcome::Kind::replaced;
-    }
     std::vector<std::string> names;
     for (const auto& file : contents) names.push_back(file.rel);
     write_file(stage + "/.sha256", digest + "\n");
