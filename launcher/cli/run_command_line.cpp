@@ -15,8 +15,8 @@ namespace {
 
 // Every flag of `mur run`, bound once; `opt` pointers tell which were given.
 struct RunFlags {
-  std::string roster, capsule, capsule_version, manifest_dir, workdir, task, launch_task, deadline, resume;
-  bool json = false, verbose = false, ui = false;
+  std::string roster, capsule, capsule_version, manifest_dir, workdir, task, deadline, resume;
+  bool json = false, verbose = false, ui = false, launch_task_stdin = false;
   int port = 0, ui_port = 0;
   RunCapsuleOptions one; // hidden flags the launcher passes to each member
   CLI::Option *roster_opt, *capsule_opt, *version_opt, *manifest_opt, *workdir_opt, *task_opt, *launch_task_opt,
@@ -32,8 +32,8 @@ void add_run_flags(CLI::App& run, RunFlags& f) {
   f.manifest_opt = run.add_option("--manifest", f.manifest_dir, "run an uninstalled capsule folder");
   f.workdir_opt = run.add_option("--workdir", f.workdir, "the session's accessible directory (--capsule/--manifest)");
   f.task_opt = run.add_option("--task", f.task, "TEXT or @FILE: run this one task");
-  // the entry's task as the launcher read it: its text, never a file name
-  f.launch_task_opt = run.add_option("--launch-task-text", f.launch_task, "")->group("")->excludes(f.task_opt);
+  // the entry's task as the launcher read it, on stdin: its text, never a file name, never on argv
+  f.launch_task_opt = run.add_flag("--launch-task-stdin", f.launch_task_stdin, "")->group("")->excludes(f.task_opt);
   run.add_flag("--json", f.json, "print JSON lines on stdout");
   f.deadline_opt = run.add_option("--deadline", f.deadline, "end the formation after DUR (500ms, 90s, 10m, 2h, 7d; --roster)");
   f.port_opt = run.add_option("--port", f.port, "serve the door on 127.0.0.1:N (--capsule/--manifest)");
@@ -62,7 +62,7 @@ void refuse_outside_roster_mode(const RunFlags& f) {
   for (const auto* o : {f.accept_opt, f.after_opt})
     refuse_in_mode(o, mode, "each member's lifecycle is its manifest's (the launcher sets the entry's)");
   refuse_in_mode(f.port_opt, mode, "every member's door takes a port of its own; see them with mur ps");
-  for (const auto* o : {f.sha_opt, f.store_opt, f.entry_opt})
+  for (const auto* o : {f.sha_opt, f.store_opt, f.entry_opt, f.launch_task_opt})
     refuse_in_mode(o, mode, "it is the launcher's own flag for the members it starts");
   refuse_in_mode(f.grant_opt, mode, "it is how a delegating member starts its sub-capsule, never a formation");
 }
@@ -105,7 +105,7 @@ int run_chosen_mode(RunFlags& f) {
   else refuse_outside_capsule_mode(f);
   // The task is read here once (an @FILE included) and carried as text from here on.
   if (f.task_opt->count() > 0) f.task = task_from_argument(f.task, "--task TEXT or --task @FILE");
-  if (f.launch_task_opt->count() > 0) f.task = f.launch_task; // from the launcher: text already
+  if (f.launch_task_stdin) f.task = launch_task_from_stdin(); // from the launcher: text already
   const auto deadline = deadline_of(f.deadline);
   check_port(f.port_opt, f.port, "--port");
   check_port(f.ui_port_opt, f.ui_port, "--ui-port");

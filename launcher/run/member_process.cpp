@@ -5,6 +5,8 @@
 #include "os/pid_wait.hpp"
 
 #include <poll.h>
+#include <pthread.h>
+#include <sodium.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -154,6 +156,24 @@ void MemberProcesses::watch(const std::shared_ptr<MemberProcess>& p, UniqueFd ou
     err.reset();
     const int code = reap(*p);
     if (handlers.exited) handlers.exited(code);
+  });
+}
+
+void MemberProcesses::feed(UniqueFd in, std::string text) {
+  std::lock_guard<std::mutex> lock(mu_);
+  threads_.emplace_back([in = std::move(in), text = std::move(text)]() mutable {
+    sigset_t pipe;
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe, nullptr); // a member gone before it read: EPIPE, not a signal
+    std::size_t done = 0;
+    while (done < text.size()) {
+      const ssize_t w = ::write(in.get(), text.data() + done, text.size() - done);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) break;
+      done += static_cast<std::size_t>(w);
+    }
+    sodium_memzero(text.data(), text.size());
   });
 }
 

@@ -62,9 +62,12 @@ public:
   // Starts the reader thread of `p`, which owns `out` and `err` (the read ends of its stdout/stderr).
   void watch(const std::shared_ptr<MemberProcess>& p, UniqueFd out, UniqueFd err,
              std::shared_ptr<MemberConsole> console, MemberOutputHandlers handlers);
+  // Writes `text` to `in` (a member's stdin) on a thread of its own, then closes it: a member
+  // that reads slowly never holds up the launcher, one that is gone fails the write (EPIPE).
+  void feed(UniqueFd in, std::string text);
   // The safety net: SIGKILL every member not yet reaped.
   void kill_all();
-  // Waits for every reader thread (each ends once its member was reaped).
+  // Waits for every reader and feeding thread (each ends once its member was reaped).
   void join_all();
   std::vector<std::shared_ptr<MemberProcess>> all() const;
 

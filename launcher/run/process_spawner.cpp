@@ -75,7 +75,7 @@ std::vector<std::string> argv_for(const MemberLaunch& m, const SpawnerState& st,
                              st.setup.project_dir, "--json"};
   if (m.entry) { // the entry rule itself is applied by the member's wiring (capsule/member_wiring.hpp)
     a.push_back("--formation-entry");
-    if (!sm.task.empty()) a.insert(a.end(), {"--launch-task-text", sm.task}); // text, never read as @FILE
+    if (!sm.task.empty()) a.push_back("--launch-task-stdin"); // its text on stdin, never on argv
   }
   return a;
 }
@@ -127,7 +127,7 @@ caf::result<MemberStarted, lifeline_end> start_member(spawner_actor* self, const
   }
 
   MemberPipes pipes;
-  PipeEnds out, err;
+  PipeEnds out, err, in; // `in`: the entry's stdin when it has a launch task
   UniqueFd devnull(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   auto proc = std::make_shared<MemberProcess>();
   proc->name = sm.name;
@@ -136,6 +136,8 @@ caf::result<MemberStarted, lifeline_end> start_member(spawner_actor* self, const
     pipes = make_member_pipes();
     out = make_pipe();
     err = make_pipe();
+    const bool feeds_task = launch->entry && !sm.task.empty();
+    if (feeds_task) in = make_pipe();
     SpawnRequest rq;
     rq.program = st.setup.program;
     rq.argv = argv_for(*launch, st, workdir, sm);
@@ -144,7 +146,7 @@ caf::result<MemberStarted, lifeline_end> start_member(spawner_actor* self, const
     set_env_entry(rq.env, FORMATION_CHANNEL_ENV, std::to_string(MEMBER_CHANNEL_FD));
     set_env_entry(rq.env, FORMATION_LIFELINE_ENV, std::to_string(MEMBER_LIFELINE_FD));
     rq.inherit = {pipes.channel.read.get(), pipes.lifeline.read.get()};
-    rq.stdin_fd = devnull.get();
+    rq.stdin_fd = feeds_task ? in.read.get() : devnull.get();
     rq.stdout_fd = out.write.get();
     rq.stderr_fd = err.write.get();
     rq.own_process_group = !launch->entry;
@@ -158,6 +160,8 @@ caf::result<MemberStarted, lifeline_end> start_member(spawner_actor* self, const
   pipes.lifeline.read.reset();
   out.write.reset();
   err.write.reset();
+  in.read.reset();
+  if (in.write.valid()) st.setup.processes->feed(std::move(in.write), sm.task);
 
   Member m;
   m.proc = proc;

@@ -12,11 +12,13 @@
 #include "launched_mur.hpp"
 #include "run_command.hpp"
 
+#include <atomic>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sys/stat.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace mur::test;
@@ -251,4 +253,40 @@ TEST_CASE("formations/ is a file: every peer fails by name, exit 1, nothing left
   CHECK(fs::is_regular_file(f.home.path + "/formations"));
   CHECK(fs::is_empty(f.home.path + "/running"));
   CHECK_FALSE(fs::exists(f.project.path + "/.murmur")); // the entry never started
+}
+
+TEST_CASE("a launch task too large for an argument reaches the entry on its stdin, and no command line holds it",
+          "[process][formation]") {
+  FormationFixture f;
+  TempDir elsewhere;
+  const std::string marker = "launch-marker-" + std::to_string(::getpid()) + "-q7";
+  // 600 KiB: more than one argument may hold (128 KiB), less than a door takes (1 MiB).
+  std::ofstream(elsewhere.path + "/task.txt") << marker << " add a flag " << std::string(600 * 1024, 'x');
+  LaunchedMur run({MUR_BINARY, "run", "--roster", f.project.path, "--task", "@" + elsewhere.path + "/task.txt"}, f.env);
+  // While the formation runs, every process's command line is read, again and again.
+  // (The launcher's own `@FILE` argument is found by the same scan: it does read command lines.)
+  const std::string file_arg = "@" + elsewhere.path + "/task.txt";
+  std::atomic<bool> running{true}, seen{false}, seen_file_arg{false};
+  std::thread scan([&] {
+    while (running && !seen) {
+      std::error_code ec; // processes come and go while /proc is read
+      for (auto it = fs::directory_iterator("/proc", ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        const std::string cmdline = read_bytes(it->path().string() + "/cmdline");
+        if (cmdline.find(marker) != std::string::npos) seen = true;
+        if (cmdline.find(file_arg) != std::string::npos) seen_file_arg = true;
+      }
+    }
+  });
+  const std::string answer = run.read_line();
+  const int code = run.wait();
+  running = false;
+  scan.join();
+  INFO(run.err());
+  CHECK(code == 0);
+  CHECK(answer.find("patch written for 'Make this change and have it reviewed: " + marker + " add a flag xxx") !=
+        std::string::npos);
+  CHECK_FALSE(seen);
+  CHECK(seen_file_arg);
 }
