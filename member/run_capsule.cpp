@@ -25,6 +25,7 @@
 #include "messages/credentials/spawn_grant.hpp"
 #include "messages/vocabulary/failure.hpp"
 #include "messages/vocabulary/ids.hpp"
+#include "messages/vocabulary/terminal_text.hpp"
 #include "messages/wire/door_request.hpp"
 #include "messages/wire/model_turn.hpp"
 #include "os/fd_limit.hpp"
@@ -98,13 +99,13 @@ void print_answer(const RunCapsuleOptions& o, const TaskView& t) {
     }
     std::cout << line.dump() << std::endl;
   } else if (t.state == TaskState::completed) {
-    std::cout << t.answer << std::endl;
-    if (t.answer.empty()) std::cerr << "note: " << empty_answer_note(t) << "\n";
+    std::cout << terminal_safe_for(1, t.answer) << std::endl;
+    if (t.answer.empty()) std::cerr << "note: " << terminal_safe(empty_answer_note(t)) << "\n";
   } else if (t.no_answer) {
-    std::cerr << "the task ended without an answer: " << t.status_text << "\n";
+    std::cerr << "the task ended without an answer: " << terminal_safe(t.status_text) << "\n";
   } else {
     std::cerr << "the task ended " << state_word(t.state)
-              << (t.status_text.empty() ? std::string() : ": " + t.status_text) << "\n";
+              << (t.status_text.empty() ? std::string() : ": " + terminal_safe(t.status_text)) << "\n";
   }
 }
 

@@ -1,4 +1,5 @@
 #include "launcher/base/cli_words.hpp"
+#include "messages/vocabulary/terminal_text.hpp"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -127,7 +128,7 @@ void print_failure(const Failure& f, bool json, std::ostream& out, std::ostream&
     out.flush();
     return;
   }
-  err << f.render();
+  err << terminal_safe(f.render()); // a message may quote what a model or a program said
 }
 
 } // namespace mur

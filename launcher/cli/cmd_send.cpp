@@ -1,4 +1,5 @@
 #include "launcher/cli/cmd_send.hpp"
+#include "messages/vocabulary/terminal_text.hpp"
 
 #include "actors/egress.hpp"
 #include "http/a2a_json.hpp"
@@ -141,7 +142,7 @@ int cmd_send(const std::string& target, const std::string& text, bool as_json, b
     out["answer"] = task.state == TaskState::completed ? task.answer : task.status_text;
     std::cout << out.dump() << std::endl;
   } else if (task.state == TaskState::completed) {
-    std::cout << task.answer << std::endl;
+    std::cout << terminal_safe_for(1, task.answer) << std::endl;
   } else {
     std::cerr << "the task ended " << state_word(task.state) << (task.status_text.empty() ? "" : ": " + task.status_text)
               << "\n";

@@ -1,5 +1,7 @@
 #include "launcher/run/member_console.hpp"
 
+#include "messages/vocabulary/terminal_text.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <iostream>
@@ -8,12 +10,12 @@ namespace mur {
 
 void MemberConsole::relay(const std::string& member, const std::string& line) {
   std::lock_guard<std::mutex> lock(mu_);
-  std::cerr << "[" << member << "] " << line << "\n" << std::flush;
+  std::cerr << "[" << member << "] " << terminal_safe(line) << "\n" << std::flush;
 }
 
 void MemberConsole::note(const std::string& text) {
   std::lock_guard<std::mutex> lock(mu_);
-  std::cerr << "[mur run] " << text << "\n" << std::flush;
+  std::cerr << "[mur run] " << terminal_safe(text) << "\n" << std::flush;
 }
 
 void MemberConsole::out(const std::string& line) {
@@ -49,12 +51,12 @@ void MemberConsole::emit_entry(const std::string& line) {
   }
   if (readiness) return; // the reporter has said it in words
   if (!answer) {
-    std::cout << line << "\n" << std::flush;
+    std::cout << terminal_safe_for(1, line) << "\n" << std::flush;
     return;
   }
   const std::string text = j.value("answer", "");
-  if (answer_state_ == "completed") std::cout << text << "\n" << std::flush;
-  else std::cerr << "[mur run] the task ended " << answer_state_ << (text.empty() ? "" : ": " + text) << "\n" << std::flush;
+  if (answer_state_ == "completed") std::cout << terminal_safe_for(1, text) << "\n" << std::flush;
+  else std::cerr << "[mur run] the task ended " << answer_state_ << (text.empty() ? "" : ": " + terminal_safe(text)) << "\n" << std::flush;
 }
 
 bool MemberConsole::answered() const {

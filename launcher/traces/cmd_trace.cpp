@@ -1,4 +1,5 @@
 #include "launcher/traces/cmd_trace.hpp"
+#include "messages/vocabulary/terminal_text.hpp"
 
 #include "launcher/base/formation_dirs.hpp"
 #include "launcher/base/launcher_record.hpp"
@@ -115,7 +116,7 @@ int cmd_trace_follow(const std::string& frm) {
             << " ms)\n" << std::flush;
   for (;;) {
     const bool running = launcher_running(frm); // before reading: what the files hold then is complete if it ended
-    for (const auto& line : follower.poll(!running)) std::cout << line << "\n";
+    for (const auto& line : follower.poll(!running)) std::cout << terminal_safe(line) << "\n";
     std::cout << std::flush;
     if (!running) break;
     std::this_thread::sleep_for(follow_every);
@@ -166,26 +167,29 @@ int cmd_trace_show(const std::string& target, bool as_json, bool full) {
     std::cout << out.dump() << "\n";
     return exit_ok;
   }
-  if (!sessions.front().formation_id.empty()) std::cout << "formation " << sessions.front().formation_id << "\n";
-  std::cout << "members:\n";
+  // Every text of the traces (members' names, tasks, answers, reasons) as a terminal may show it.
+  std::ostringstream o;
+  if (!sessions.front().formation_id.empty()) o << "formation " << sessions.front().formation_id << "\n";
+  o << "members:\n";
   for (const auto& s : sessions)
-    std::cout << "  " << std::left << std::setw(10) << (s.member.empty() ? "-" : s.member) << " " << s.session_id << "  "
+    o << "  " << std::left << std::setw(10) << (s.member.empty() ? "-" : s.member) << " " << s.session_id << "  "
               << s.capsule << "@" << s.version << "  " << s.tasks << " task(s)  " << ending_of(s, running(s))
               << (s.callees.empty() ? std::string() : "  may call " + joined(s.callees, ", ")) << "\n";
   for (const auto& s : sessions) {
     const auto& m = s.model;
     if (m.requests == 0) continue;
-    std::cout << "  " << std::left << std::setw(10) << (s.member.empty() ? "-" : s.member) << " model: " << m.requests
+    o << "  " << std::left << std::setw(10) << (s.member.empty() ? "-" : s.member) << " model: " << m.requests
               << " request(s), " << seconds(m.duration_ms) << ", " << m.prompt_tokens << " prompt + "
               << m.completion_tokens << " completion tokens"
               << (m.retries ? ", " + std::to_string(m.retries) + " retried" : std::string())
               << (m.failed ? ", " + std::to_string(m.failed) + " failed" : std::string()) << "\n";
   }
   for (const auto& w : trace_warnings(sessions))
-    std::cout << "warning[" << w.code() << "]: " << w.message() << " — Fix: " << w.fix() << "\n";
+    o << "warning[" << w.code() << "]: " << w.message() << " — Fix: " << w.fix() << "\n";
   const TraceTree tree = build_trace_tree(events_of(sessions));
-  std::cout << "tasks (offsets from the first session's start):" << (tree.roots.empty() ? " none" : "") << "\n";
-  std::cout << render_trace_tree(tree, full ? 0 : short_texts);
+  o << "tasks (offsets from the first session's start):" << (tree.roots.empty() ? " none" : "") << "\n";
+  o << render_trace_tree(tree, full ? 0 : short_texts);
+  std::cout << terminal_safe(o.str());
   return exit_ok;
 }
 

@@ -255,7 +255,7 @@ TEST_CASE("formations/ is a file: every peer fails by name, exit 1, nothing left
   CHECK_FALSE(fs::exists(f.project.path + "/.murmur")); // the entry never started
 }
 
-TEST_CASE("a launch task too large for an argument reaches the entry on its stdin, and no command line holds it",
+TEST_CASE("a launch task too large for an argument reaches the entry on its stdin and no command line holds it",
           "[process][formation]") {
   FormationFixture f;
   TempDir elsewhere;
@@ -284,6 +284,7 @@ TEST_CASE("a launch task too large for an argument reaches the entry on its stdi
   running = false;
   scan.join();
   INFO(run.err());
+  INFO("the answer begins: " << answer.substr(0, 300));
   CHECK(code == 0);
   CHECK(answer.find("patch written for 'Make this change and have it reviewed: " + marker + " add a flag xxx") !=
         std::string::npos);

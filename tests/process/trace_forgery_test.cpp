@@ -81,3 +81,28 @@ TEST_CASE("a forged line in a peer's trace: trace show, list, ps, stop and forma
   CHECK(removed.exit_code == 0);
   CHECK(removed.out.find("removed  " + frm) != std::string::npos);
 }
+
+TEST_CASE("escape sequences a model answers with reach no terminal: trace show writes them out, --json keeps them",
+          "[process][trace][terminal]") {
+  TempDir home, capsule, work;
+  const std::map<std::string, std::string> env{{"MURMUR_HOME", home.path}};
+  // The model's answer retitles the terminal and clears it; its task text holds a C1 CSI.
+  std::ofstream(capsule.path + "/murmur.yaml")
+    << "name: escaper\nversion: 1.0.0\ninference:\n  turns:\n    - reply: \"\\e]0;owned\\a\\e[2Jcleared {{task}}\"\n";
+  Ran r = run_command({MUR_BINARY, "run", "--manifest", capsule.path, "--task", "csi \xc2\x9b" "31m here", "--json"},
+                      env, work.path);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string last = r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1); // the answer's line
+  json answer = json::parse(last, nullptr, false);
+  REQUIRE(answer.is_object());
+  CHECK(answer["answer"].get<std::string>().find("\x1b]0;owned\x07") != std::string::npos); // JSON keeps the bytes
+  const std::string ses = json::parse(r.out.substr(0, r.out.find('\n')), nullptr, false).value("session_id", "");
+  REQUIRE(!ses.empty());
+  Ran shown = run_command({MUR_BINARY, "trace", "show", ses, "--full"}, env, work.path);
+  INFO(shown.out << shown.err);
+  REQUIRE(shown.exit_code == 0);
+  CHECK(shown.out.find("\\x1b]0;owned\\x07\\x1b[2Jcleared csi \\u009b31m here") != std::string::npos);
+  for (char c : shown.out) CHECK_FALSE((static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t'));
+  CHECK(shown.out.find("\xc2\x9b") == std::string::npos);
+}
