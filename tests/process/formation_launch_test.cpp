@@ -279,6 +279,14 @@ TEST_CASE("a launch task too large for an argument reaches the entry on its stdi
       }
     }
   });
+  struct StopScan { // also when read_line throws: a joinable thread must never be destroyed
+    std::atomic<bool>& running;
+    std::thread& scan;
+    ~StopScan() {
+      running = false;
+      if (scan.joinable()) scan.join();
+    }
+  } stop{running, scan};
   const std::string answer = run.read_line();
   const int code = run.wait();
   running = false;

@@ -114,8 +114,20 @@ std::vector<pid_t> formation_processes(const std::string& formation_id) {
 }
 
 std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // With read(2): a /proc file of a process that ends meanwhile fails the read (ESRCH), which
+  // libstdc++'s filebuf would throw out of an iterator; here it is what was read so far.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  std::string out;
+  char buf[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return out;
 }
 
 } // namespace mur::test
