@@ -8,7 +8,8 @@
 // all, only the down messages of what it monitors.
 // Naming: `door_handle` is the typed handle of the door actor; inside door.cpp, `door_actor` is
 // its stateful implementation (door_handle::stateful_base<DoorState>), and so on for each actor.
-// Seed: "Rules live in six CAF actors … the same actors run behind real and simulated adapters."
+// Rule: every rule is kept by one of six typed actors, unchanged whether the ports behind them
+// are real or simulated (docs/spec/decisions.md §Actors and ports).
 #pragma once
 
 #include "actors/atoms.hpp"

@@ -5,7 +5,9 @@
 // inside the content every sequence that would open or close a fence — `<untrusted-content`
 // or `</untrusted-content`, in any ASCII letter case — is broken by a marker inserted after
 // its `<`. The source holds no `>` and no line break, so it cannot end the opening line early.
-// Seed: "Its answer comes back into the caller's same task, fenced as coming from that member".
+// Rule: a callee's outcome returns into the calling task marked as that member's, with a mark
+// nothing inside can forge (docs/spec/decisions.md §Transcript;
+// docs/spec/formation.md §How a member gives another work).
 #pragma once
 
 #include <string>

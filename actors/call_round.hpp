@@ -4,8 +4,8 @@
 // Invariant: at most one call per member (and per capsule target) is in a round, so a second call
 // to a member is refused until the first one's outcome has been delivered; a call arrives at most
 // once; outcomes are handed out in the order they arrived.
-// Seed: "How a member gives another work": one call per member out at a time, every answer
-// delivered in one continuation.
+// Rule: one open call per callee at a time; a round's outcomes all reach the model in one
+// continuation (docs/spec/formation.md §How a member gives another work).
 #pragma once
 
 #include "messages/wire/member_call.hpp"

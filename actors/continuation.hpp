@@ -7,10 +7,9 @@
 // member that completed without answers from below it gets a line saying the stand-in parts are
 // its own; a closing line says what to do next (and, for a task a member sent, offers
 // end-without-answer when answers are missing).
-// Seed: "Its answer comes back into the caller's same task, fenced as coming from that member,
-// and the caller's model continues with it. A call that ends with no answer … is named by the
-// runtime as giving no answer, and the caller's model is told not to present an answer of its
-// own as that member's."
+// Rule: outcomes return into the calling task, fenced per member; a missing answer is named
+// by the runtime and the model may not stand in for it
+// (docs/spec/formation.md §How a member gives another work).
 #pragma once
 
 #include "messages/wire/member_call.hpp"

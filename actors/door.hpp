@@ -24,9 +24,8 @@
 // id answers -32001 exactly like one the door never held. ListTasks orders by status timestamp
 // (newest first, ties by id) and pages with an opaque cursor naming the last row served, so a
 // task that arrives between pages never repeats a row (docs/spec/a2a.md §ListTasks).
-// Seed: "A member with no room for it turns it away busy" / "A formation credential reaches
-// exactly five methods … the tasks the calling member started. It reaches no other member's
-// task, and nothing that watches or stops the session."
+// Rule: no room ⇒ the task is refused busy; a formation caller reaches five methods, on the
+// tasks it started only (docs/spec/door.md §Acceptance and busy, §What a formation caller reaches).
 #pragma once
 
 #include "actors/actor_interfaces.hpp"

@@ -19,9 +19,8 @@
 // Invariants: the model never sees the token, the URL or the port; each call answers its
 // CallMember once (CallStart) and ends at most once (CallEnded); busy is the only refusal that
 // is offered again; a call's timers die with its actor.
-// Seed: "A member with no room for it turns it away busy; the call returns at once, and the
-// runtime keeps offering it the task." / "The caller's egress: the caller's own
-// capabilities.network.allow lists localhost".
+// Rule: busy comes back at once and the task is offered again; the caller's own network.allow
+// must hold `localhost` (docs/spec/door.md §Calling another member's door).
 #pragma once
 
 #include "actors/actor_interfaces.hpp"

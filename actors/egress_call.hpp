@@ -28,8 +28,8 @@
 // Invariants: the CallStart is answered once and the CallEnded sent at most once, both by this
 // actor; no timer outlives the state that set it except the deadline, which every state handles;
 // an abandoned call sends nothing to its task.
-// Seed: "A member with no room for it turns it away busy; the call returns at once, and the
-// runtime keeps offering it the task."
+// Rule: a busy callee answers at once and the egress re-offers until the call deadline
+// (docs/spec/door.md §Calling another member's door).
 #pragma once
 
 #include "actors/actor_interfaces.hpp"

@@ -33,7 +33,8 @@
 // starts only after every peer answers; every member ends when the formation ends; a formation
 // never serves degraded: a peer that exits other than as its lifecycle says (status 0) ends it
 // with 69 (EX_UNAVAILABLE in sysexits.h: a member the formation needs is gone).
-// Seed: "What a formation is", steps 1–3, and "How a formation ends".
+// Rule: launch in order, peers before the entry; end every member with the formation
+// (docs/spec/formation.md §Launch, §Readiness, §How a formation ends).
 #pragma once
 
 #include "actors/actor_interfaces.hpp"

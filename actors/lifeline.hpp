@@ -11,8 +11,8 @@
 // learns it however the launcher ended (closed deliberately, or killed).
 // Typed: the holder (lifelines_handle) and the ends (lifeline_end). The watch stays untyped: it is
 // sent no message at all, it only monitors.
-// Seed: "Each member holds one end of a lifeline whose other end only the launcher holds; when
-// the launcher ends the formation, or dies — even by SIGKILL — every member's lifeline closes."
+// Rule: the launcher alone holds the write ends; a member's end reads EOF however the launcher
+// stops, SIGKILL included (docs/spec/door.md §The lifeline).
 #pragma once
 
 #include "actors/actor_interfaces.hpp"

@@ -16,8 +16,8 @@
 // outstanding calls become abandoned); then `session_end`.
 // Invariants: `formation_ended` is the first thing recorded after the lifeline closes; a lifeline
 // that closes after a SIGTERM records nothing; the supervisor hears the exit code exactly once.
-// Seed: "A member whose lifeline closes records formation_ended in its trace, cancels the work
-// it had in flight, since nothing remains to receive the result, and ends its session in order."
+// Rule: on a closed lifeline a member records formation_ended first, then cancels what it was
+// doing and winds its session down (docs/spec/door.md §The lifeline).
 #pragma once
 
 #include "actors/actor_interfaces.hpp"

@@ -5,8 +5,8 @@
 // what was there. The report lists each member whose latest call did not complete, followed by
 // the members further down that gave it none, then (for members that completed) the members
 // below them; one entry per member, at most `max_no_answer_below`.
-// Seed: "Its caller is then told, in the runtime's own words, that no answer came from it, and
-// which member further down gave none."
+// Rule: the runtime itself tells the caller which member gave no answer, and which members
+// deeper in the chain gave none (docs/spec/formation.md §How a member gives another work).
 #pragma once
 
 #include "messages/wire/a2a_task.hpp"

@@ -6,8 +6,8 @@
 // current state does not name reaches CAF's default handler, which prints it as unexpected and
 // drops it (a request gets an error). A machine that sets no timer outliving the state that set
 // it never sees one: such a print is a bug in the machine.
-// Seed: "Such rules are state machines over messages" (docs/ARCHITECTURE.md, "The idea"); each state
-// is a behaviour switched with `become`, as in CAF's own examples.
+// Rule: a rule is a message-driven state machine, each state a behaviour entered with `become`
+// (docs/spec/decisions.md §Actors and ports), as in CAF's own examples.
 #pragma once
 
 #include <caf/behavior.hpp>

@@ -27,13 +27,14 @@
 //   finished          = TaskFinished sent once, then the actor quits: nothing is handled after it
 // Delegations (the `delegate` tool) are calls to the target "capsule:<name>": the same phases,
 // the same one continuation, fenced as `capsule:<name>`; at most max_children_at_once run at once.
-// Invariants: one outstanding call per member (and per capsule) per task (a second call to a
-// member is refused, with nothing sent, until the first call's answer has been delivered:
+// Invariants: one outstanding call per member (and per capsule) per task (while a callee's
+// answer is undelivered, another call to it is a tool error and sends nothing:
 // actors/call_round.hpp); different members never block each other; every answer is delivered
 // fenced as `member:<name>` (`capsule:<name>`); a call that ends with no answer is named, with
 // the members further down that gave none.
-// Seed: "How a member gives another work", steps 1–5; "A sub-capsule a member delegates to is not
-// a member" ("How a formation ends").
+// Rule: one call per callee at a time, outcomes fenced and delivered in one continuation
+// (docs/spec/formation.md §How a member gives another work); a delegated child is not a
+// member (docs/spec/decisions.md §Sub-capsules).
 #pragma once
 
 #include "actors/actor_interfaces.hpp"

@@ -2,9 +2,9 @@
 //
 // Invariant: these texts carry member names, call ids, statuses and the door's or egress's own
 // reasons — never a token, a URL or a port. A tool error always says that nothing was sent.
-// Seed: "A second call to a member is refused, with nothing sent, until the first call's answer
-// has been delivered." / "A member that replies anyway after a missing answer has its reply
-// delivered with a line saying which members it answered without."
+// Rule: a repeat call to a callee with a call open is refused, nothing sent; a reply made
+// despite a missing answer gets a line naming the members it lacks
+// (docs/spec/formation.md §How a member gives another work).
 #pragma once
 
 #include "messages/wire/a2a_task.hpp"

@@ -12,7 +12,8 @@
 // line was written (so a crash loses at most that much of the trace) and whenever it is asked
 // for its lines (trace_atom) — the session's end asks, so everything before it is on disk when
 // it answers.
-// Seed: "Each member's trace names it [the formation_id]."
+// Rule: in a formation, a member's session_start carries the formation id
+// (docs/spec/capsule.md §Trace format).
 #pragma once
 
 #include "actors/id_clock.hpp"

@@ -15,7 +15,8 @@
 //   again is a no-op.
 // - Resolution is project store first, then global; a resolved capsule's bytes are re-hashed and
 //   must equal the recorded digest — the roster binds a member to exactly those bytes.
-// Seed: "mur doctor checks a roster against the installed capsules."
+// Rule: doctor runs admission, this store's lookup included, without launching
+// (docs/spec/decisions.md §Command line; docs/spec/formation.md §Admission order).
 #pragma once
 
 #include "capsule/manifest.hpp"

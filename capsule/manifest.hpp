@@ -7,8 +7,8 @@
 // each other. The manifest is what the roster's three reachability layers read: a callee's
 // consent (`exports.peer_tasks.accept`), a caller's egress (`capabilities.network.allow`) and
 // an authenticated door (`network.authentication`).
-// Seed: "The callee declares exports.peer_tasks.accept: true … The caller's own
-// capabilities.network.allow lists localhost".
+// Rule: a callee consents with exports.peer_tasks.accept: true; a caller's egress needs the bare
+// `localhost` in capabilities.network.allow (docs/spec/formation.md §Who may call whom).
 //
 // Retention: `lifecycle.retain_tasks: {max: 1000, max_age: 1h}` (the defaults) bounds the door's
 // task table: an ended task is kept while it is among the newest `max` ended ones and younger

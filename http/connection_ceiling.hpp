@@ -9,7 +9,8 @@
 // A door's ceiling is `MURMUR_MAX_CONNECTIONS` when set (1 … limit − reserve; anything else
 // is E-RUN-054), else min(256, (limit − reserve) / 2). docs/errors.md (E-RUN-054) and
 // docs/ARCHITECTURE.md ("Bounds") give the numbers.
-// Seed: a member "serves an A2A v1.0 door" — for as long as it runs, whoever else connects.
+// Rule: a door keeps accepting for as long as its session runs, whoever else connects
+// (docs/spec/decisions.md §Hostile input).
 #pragma once
 
 #include <cstddef>

@@ -10,7 +10,8 @@
 // and closes its stream — a subscriber that falls behind is dropped, never buffered without end.
 // So a member's streams cost at most connections × (window + max_pending_bytes), whatever the
 // model's speed and however slowly a subscriber reads.
-// Seed: a member "serves an A2A v1.0 door"; A2A v1.0 SubscribeToTask / SendStreamingMessage.
+// Rule: a stream (SubscribeToTask, SendStreamingMessage) never buffers without end; a laggard
+// is dropped (docs/spec/a2a.md §Streaming; docs/spec/decisions.md §Hostile input).
 #pragma once
 
 #include <cstddef>

@@ -11,8 +11,8 @@
 // lock `kill_group` takes, so no SIGKILL ever reaches a reaped (reusable) pid. The spawner
 // lifeline's write end lives here too, and only this process holds it (close-on-exec): closing
 // it, or this process dying, is what ends the child. Nothing here prints.
-// Seed: "It ends with the member that started it, through a lifeline of its own whose other end
-// only that member's process holds" (seed "Formations", "How a formation ends").
+// Rule: a delegated child lives no longer than its parent member, whose process alone holds the
+// child's spawner lifeline (docs/spec/decisions.md §Sub-capsules; docs/spec/door.md §The lifeline).
 #pragma once
 
 #include "os/line_tail.hpp"

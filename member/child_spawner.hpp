@@ -16,9 +16,8 @@
 // its group is killed). EndChild (and the port's own end) closes that child's lifeline; a child
 // not gone 25 s later is SIGKILLed, group and all (the child waits after its one task — `sleep` —
 // until its parent, having read the answer, ends it so); each is reaped by its thread (ChildProcesses).
-// Seed: "A sub-capsule a member delegates to is not a member: it shares the formation's id and
-// nothing else. It ends with the member that started it, through a lifeline of its own whose
-// other end only that member's process holds" (seed "Formations", "How a formation ends").
+// Rule: a delegated child shares only the formation id and lives no longer than its parent,
+// whose process alone holds its spawner lifeline (docs/spec/decisions.md §Sub-capsules).
 #pragma once
 
 #include "actors/ports.hpp"

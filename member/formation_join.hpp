@@ -6,8 +6,8 @@
 // that arrive before the member actor exists are held and handed to it in order once attached;
 // the lifeline is watched from the moment the member actor exists (a lifeline closed earlier still
 // reads EOF then), and its closing reaches the member as `lifeline_atom` exactly once.
-// Seed "Formations": "Each member holds one end of a lifeline whose other end only the launcher
-// holds" (docs/spec/door.md §The lifeline).
+// Rule: a member holds its lifeline's read end, the launcher the only write end
+// (docs/spec/door.md §The lifeline).
 #pragma once
 
 #include "actors/actor_interfaces.hpp"

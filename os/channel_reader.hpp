@@ -5,8 +5,8 @@
 // A refused line is reported by reason only, never quoted. Later lines are delivered as they
 // arrive; EOF is reported once. Exactly one of `failed` / `closed` ends the thread, unless
 // stop() ends it first (then nothing more is reported).
-// Seed: "FORMATION_CHANNEL_FIRST_LINE_DEADLINE: How long a member waits for its channel's first
-// line before its launch is refused." / "later lines carry callees' door URLs as they become known."
+// Rule: the first line comes within the deadline or the launch is refused; later lines bring
+// callees' doors (docs/spec/door.md §The formation channel).
 #pragma once
 
 #include <chrono>

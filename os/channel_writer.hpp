@@ -3,8 +3,8 @@
 // Invariant: a line is written whole, followed by `\n`, however the kernel splits the write and
 // whatever signal interrupts it; a member that has gone away makes the write fail (false), never
 // kills the launcher with SIGPIPE. A line with a `\n` in it is never written.
-// Seed: "The launcher writes each member's FormationBundle as the first line of a pipe only that
-// member's mur run inherits ... and later lines carry callees' door URLs as they become known."
+// Rule: the launcher writes the bundle, then callees' doors, to a pipe only that member inherits
+// (docs/spec/door.md §The formation channel).
 #pragma once
 
 #include <string_view>

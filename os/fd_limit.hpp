@@ -3,8 +3,8 @@
 // Invariant: the soft limit is raised to the hard limit (never above it, never lowered), so a
 // door's connection ceiling (http/connection_ceiling.hpp) can sit well below the limit a process
 // really has; the value returned is the soft limit in force afterwards.
-// Seed: "ends every member when the formation ends" — a door that stops accepting for want of
-// descriptors serves no one; the ceiling below the limit keeps accept() from ever failing so.
+// Rule: a door never stops accepting (docs/spec/decisions.md §Hostile input): one that does for
+// want of descriptors serves no one; the ceiling below the limit keeps accept() from failing so.
 #pragma once
 
 #include <cstdint>

@@ -5,8 +5,8 @@
 // each fd is decimal digits, ≥ 3, open, the read end of a pipe (the channel may also be a regular
 // file), and is made close-on-exec before anything else can spawn (else E-RUN-046). An fd set
 // without an id is E-RUN-046. Blank counts as unset.
-// Seed: "FORMATION_CHANNEL_ENV: The variable a formation launcher sets in each member's
-// environment, naming the inherited file descriptor its formation channel is read from."
+// Rule: MURMUR_FORMATION_CHANNEL names the inherited fd a member reads its channel from
+// (docs/spec/door.md §The formation channel).
 #pragma once
 
 #include <functional>

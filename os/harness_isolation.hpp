@@ -25,8 +25,8 @@
 // from a short-lived thread that has restricted itself (no_new_privs + landlock_restrict_self
 // act on the calling thread only), so the child inherits the restriction and this process
 // keeps none; the child itself is started by spawn_process (posix_spawn), unchanged.
-// Seed: "Each peer works in ~/.murmur/formations/<frm_id>/<member>/, a directory no other member
-// can reach." (seed "Formations"; docs/spec/decisions.md §Agent programs).
+// Rule: no member reaches another member's directory (docs/spec/formation.md §Member directories;
+// docs/spec/decisions.md §Agent programs).
 #pragma once
 
 #include "os/process_spawn.hpp"

@@ -5,8 +5,8 @@
 // MURMUR_FORMATION_CHANNEL / MURMUR_FORMATION_LIFELINE) and nothing else, after which the
 // launcher drops its read copies. The launcher keeps the only write ends; it never writes to the
 // lifeline, and dropping that end — or dying, even by SIGKILL — is what ends the member.
-// Seed: "The launcher writes each member's FormationBundle as the first line of a pipe only that
-// member's mur run inherits, named by FORMATION_CHANNEL_ENV".
+// Rule: the bundle is the first line of a pipe only its member inherits, its fd named by
+// MURMUR_FORMATION_CHANNEL (docs/spec/door.md §The formation channel).
 #pragma once
 
 #include <sys/types.h>

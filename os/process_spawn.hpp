@@ -5,7 +5,8 @@
 // stdin/out/err as asked, the `inherit` descriptors at 3, 4, … (dup2, which clears their
 // close-on-exec flag), and no other descriptor: everything from 3 + inherit.size() up is closed
 // in the child. Its signal mask is empty and SIGPIPE/SIGINT/SIGTERM/SIGHUP are at their default.
-// Seed: "a pipe only that member's mur run inherits" (docs/ARCHITECTURE.md §Process hygiene).
+// Rule: a member inherits its own channel and lifeline and no other descriptor
+// (docs/spec/formation.md §Launch; docs/ARCHITECTURE.md §Process hygiene).
 #pragma once
 
 #include <sys/types.h>

@@ -2,7 +2,7 @@
 //
 // Invariant: a UniqueFd closes the descriptor it holds when dropped or reset, and is only moved,
 // never copied, so no descriptor is closed twice or leaked past its owner.
-// Seed: "a pipe only that member's mur run inherits" — descriptors are owned, never stray.
+// Rule: a member inherits only its own pipes (docs/spec/formation.md §Launch): no fd strays.
 #pragma once
 
 #include <unistd.h>

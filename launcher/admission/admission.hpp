@@ -17,9 +17,8 @@
 // Invariant: an Admission is the complete, ordered edge set (sorted by roster index of
 // `from`, then of `to`) with every member bound to one stored capsule and its sha256 —
 // the launcher issues one credential per edge and nothing else.
-// Seed: "A call from one member to another succeeds only when all three layers allow it" and
-// "The entry member is never called by a peer … A rule that lists it in to is refused at
-// admission with E-ROS-008."
+// Rule: a call needs the roster's edge, the callee's consent and the caller's egress; a rule
+// naming the entry member in `to` is E-ROS-008 (docs/spec/formation.md §Who may call whom).
 #pragma once
 
 #include "capsule/capsule_store.hpp"

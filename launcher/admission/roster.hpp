@@ -8,9 +8,8 @@
 // top-level keys → roster_version → members (present, list, non-empty; per member: unknown
 // keys, name, capsule, version, entry) → reachability (per rule: unknown keys, from, to,
 // `to` contains `from`).
-// Seed: "Its members are declared in a roster.yaml in the project directory: each is a capsule
-// at an exact version, one of them is the entry member … and the roster says which members
-// may call which."
+// Rule: the project's roster.yaml lists the members (capsule, exact version, one entry) and who
+// may call whom (docs/spec/formation.md §Roster).
 #pragma once
 
 #include <string>

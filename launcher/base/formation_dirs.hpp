@@ -7,9 +7,8 @@
 // peer's directory is one non-recursive mkdir at 0700: anything already at that path fails it.
 // Retention removes only marked formation directories of this project, older than the current
 // one, not live, beyond the entry's trace.retain — and never touches anything else.
-// Seed: "Each peer works in ~/.murmur/formations/<frm_id>/<member>/, a directory no other member
-// can reach. A formation's directory outlives its launch; the entry member's trace.retain bounds
-// how many are kept." (seed "Formations"; docs/spec/formation.md §Member directories)
+// Rule: each peer has a private directory that stays after the launch; the entry's trace.retain
+// prunes old ones (docs/spec/formation.md §Member directories, §Retention).
 #pragma once
 
 #include "capsule/manifest.hpp"

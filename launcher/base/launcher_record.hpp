@@ -5,8 +5,8 @@
 // the first member starts, removed when the launcher ends; it holds no token — only the
 // launcher's pid and start stamp, the project directory and the entry member's name. A record is
 // trusted only while its pid is alive with the same start stamp.
-// Seed: "Launched without one, the entry member takes tasks at its door … until the formation is
-// stopped with mur stop, a signal or its deadline."
+// Rule: with no launch task the entry serves its door until mur stop, a signal or --deadline
+// (docs/spec/formation.md §Launch, §How a formation ends).
 #pragma once
 
 #include <cstdint>

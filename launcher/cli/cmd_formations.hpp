@@ -8,7 +8,8 @@
 // runs is E-FRM-002, one that does not exist E-FRM-001 (the others named are still removed).
 // --ended removes every formation that does not run; --older-than DUR those launched more than
 // DUR ago (and ended).
-// Seed: "A formation's directory outlives its launch … See Removing formation directories."
+// Rule: formation directories stay after their launch; retention and this command remove them
+// (docs/spec/formation.md §Member directories, §Retention).
 #pragma once
 
 #include <string>

@@ -8,7 +8,8 @@
 // token, which goes only into the Authorization header), then SIGTERM, then SIGKILL, each after
 // S seconds. Exit 0 when everything is gone; E-RUN-022 when nothing runs; E-RUN-024 when
 // something is still running.
-// Seed: "until the formation is stopped with mur stop, a signal or its deadline".
+// Rule: a formation ends by mur stop, a caught signal or its deadline
+// (docs/spec/formation.md §Stopping and listing, §How a formation ends).
 #pragma once
 
 #include <string>

@@ -7,7 +7,8 @@
 // authenticated/public door; the reachability line; warnings), then `All checks passed.`
 // (exit 0), or a tally and one `Fix:` line per warning (exit 0), or the refusal with its code
 // and a `Fix:` line (exit 1).
-// Seed: "mur doctor checks a roster against the installed capsules."
+// Rule: doctor runs the launcher's admission on the installed capsules, launching nothing
+// (docs/spec/decisions.md §Command line).
 #pragma once
 
 #include <ostream>

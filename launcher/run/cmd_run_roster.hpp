@@ -10,7 +10,8 @@
 // made is only a warning: each peer then fails E-RUN-045 naming its own directory. Afterwards
 // every member is reaped, records of gone members are removed, retention runs, and the exit
 // code is the launcher's: the entry's code, 124 deadline, 128+N signal, 1 failed launch.
-// Seed: "mur run --roster launches a roster" (steps 1–3) and "How a formation ends".
+// Rule: the launch steps in order, and every way a formation ends
+// (docs/spec/formation.md §Launch, §How a formation ends).
 #pragma once
 
 #include <chrono>

@@ -7,7 +7,8 @@
 // sent to a pid that was already reaped and might be reused. A peer that closes its stdout but
 // has not ended 2 s later is killed (the poll's timeout, no sleep). Its first stdout line is its
 // readiness line; the stderr tail (last 20 lines) is kept for E-RUN-045.
-// Seed: "Every member runs as its own mur run process" / "every member ends with its formation".
+// Rule: each member is a `mur run` process of its own and ends when its formation does
+// (docs/spec/formation.md §Launch, §How a formation ends).
 #pragma once
 
 #include "os/line_tail.hpp"

@@ -13,8 +13,8 @@
 // address line on the member's channel; `KillMember` SIGKILLs a peer's group (the entry's pid);
 // each reaped member becomes one `MemberExited` to the launcher, with its exit code and its
 // stderr tail (none for a member whose start already failed). When the port ends, every lifeline end it made is closed.
-// Seed: "Every member runs as its own mur run process, and every member carries the same
-// formation_id" / "Each peer works in ~/.murmur/formations/<frm_id>/<member>/".
+// Rule: each member is its own `mur run` process with the formation's one id; a peer works in
+// its own directory (docs/spec/formation.md §Launch, §Member directories).
 #pragma once
 
 #include "actors/ports.hpp"

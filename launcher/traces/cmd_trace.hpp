@@ -5,7 +5,8 @@
 //
 // Invariant: read-only; what it prints comes from the traces, which hold no token. A formation
 // with no session found is E-TRC-002; a target that is no id is E-TRC-001.
-// Seed: "every member carries the same formation_id … Each member's trace names it."
+// Rule: every member's trace carries the formation id, so one id finds them all
+// (docs/spec/formation.md §Stopping and listing; docs/spec/capsule.md §Trace format).
 #pragma once
 
 #include <string>

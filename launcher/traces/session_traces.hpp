@@ -10,7 +10,7 @@
 // A delegated child's session lives under its parent's: `<parent session dir>/children/<dlg>/
 // .murmur/<ses>/` (grandchildren likewise under the child's); it is named `capsule:<name>` in
 // the member column, and its `spawned_by` names the parent's session.
-// Seed "Formations": "Each member's trace names it." / `mur trace show <frm_id>`
+// Rule: each member's trace carries the formation id, which `mur trace show <frm_id>` joins on
 // (docs/spec/formation.md §Stopping and listing).
 #pragma once
 

@@ -5,8 +5,8 @@
 // `[A-Za-z0-9.-]` or a bracketed IP, port 1–65535, nothing after it). An entry
 // {"name":"<member>","ended":true} says that member ended as its lifecycle says; it reads as a
 // MemberAddress with an empty url. A refusal gives a reason and never quotes the line.
-// Seed: "Read an address line. Every URL must be http://host:port. The error never quotes the
-// line." / "One address line: {"addresses":[{"name":"coder","url":"http://127.0.0.1:41873"}]}."
+// Rule: an address line maps callee names to urls of exactly http://host:port; a refusal gives
+// its reason, never the line (docs/spec/door.md §The formation channel).
 #pragma once
 
 #include <string>

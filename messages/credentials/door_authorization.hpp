@@ -4,8 +4,8 @@
 // (any case), or a token no verifier accepts is Invalid — without saying why. An `mft1` token
 // goes only to the formation verifier (a door with none answers Invalid); anything else is
 // opened as an `mdt1` door token. A formation caller reaches exactly DoorScopes::formation_call().
-// Seed: "A token is bound to its audience ... a token presented at any door but the one it was
-// issued for is refused there (FormationRefusal::NotPermitted) and reaches nothing."
+// Rule: a formation token opens only its `to` member's door; anywhere else it is NotPermitted
+// and reaches nothing (docs/spec/door.md §Formation tokens, §Refusals at the door).
 #pragma once
 
 #include "messages/credentials/door_scope.hpp"

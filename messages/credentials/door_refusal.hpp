@@ -6,8 +6,8 @@
 // and 3 of docs/spec/door.md §Request processing order (token, then peer consent): the door
 // actor applies it to every
 // request, and the HTTP adapter applies it before it reads a byte of the body.
-// Seed: "a token presented at any door but the one it was issued for is refused there … and
-// reaches nothing."
+// Rule: a formation token at another member's door is refused before anything is reached
+// (docs/spec/door.md §Formation tokens, §Refusals at the door).
 #pragma once
 
 #include "messages/credentials/door_authorization.hpp"

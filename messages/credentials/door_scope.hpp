@@ -5,8 +5,8 @@
 // DoorScopes::formation_call(). Scopes travel as words only inside a sealed token and a
 // manifest; their readers turn them into this set, and an unknown word makes the token invalid
 // (the manifest: E-MAN-002).
-// Seed: "Exactly what a valid formation token reaches at the door it was issued for: starting a
-// task, and reading, listing, cancelling and subscribing to the tasks this member started."
+// Rule: a formation token reaches SendMessage and, for its own tasks only, GetTask, ListTasks,
+// CancelTask and SubscribeToTask (docs/spec/door.md §What a formation caller reaches).
 #pragma once
 
 #include "messages/vocabulary/door_method.hpp"

@@ -4,8 +4,8 @@
 // sodium_malloc'ed memory that is inaccessible (sodium_mprotect_noaccess) except while a token is
 // being signed, and is zeroed and freed (sodium_free) when the authority is dropped. It is never
 // copied, written, printed, serialised, or put in an environment variable.
-// Seed: "The signing key exists only in the launcher's memory: it is never written, never put in
-// an environment variable and never sent anywhere."
+// Rule: the signing key never leaves the launcher's memory: no file, no environment, no message
+// (docs/spec/door.md §Formation tokens).
 #pragma once
 
 #include <mutex>

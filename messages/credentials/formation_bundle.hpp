@@ -5,8 +5,8 @@
 // under the bundle's own key as (this formation, this member → that callee), callee names are
 // member names listed once, and the line is at most 1 MiB of UTF-8. Tokens stay FormationToken
 // values; a refusal states a reason and never quotes the line or a token.
-// Seed: "The launcher writes each member's FormationBundle as the first line of a pipe only that
-// member's mur run inherits".
+// Rule: a member's bundle is the first line of its own channel, a pipe no other member inherits
+// (docs/spec/door.md §The formation channel).
 #pragma once
 
 #include <cstdint>

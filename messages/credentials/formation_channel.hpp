@@ -3,9 +3,8 @@
 // Invariant: a channel line is at most FORMATION_CHANNEL_LINE_MAX bytes of valid UTF-8 (its `\n`
 // and any trailing `\r` not counted). A refused line is described by a reason alone: the refusal
 // never quotes the line, since the first line carries tokens.
-// Seed: "The launcher writes each member's FormationBundle as the first line of a pipe only that
-// member's mur run inherits, named by FORMATION_CHANNEL_ENV, and later lines carry callees' door
-// URLs as they become known."
+// Rule: a member's channel is a pipe only it inherits, named by MURMUR_FORMATION_CHANNEL: its
+// bundle first, its callees' doors in later lines (docs/spec/door.md §The formation channel).
 #pragma once
 
 #include <chrono>

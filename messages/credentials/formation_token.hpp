@@ -4,8 +4,8 @@
 // payload the compact JSON {"formation":"frm_…","from":"<m>","to":"<m>"} in that key order, and
 // the signature covers FORMATION_TOKEN_DOMAIN ‖ 0x1f ‖ "mft1" ‖ 0x1f ‖ <payload base64url>.
 // The text lives in a FormationToken, which only `expose()` reads (see secret_text.hpp).
-// Seed: "signs one FormationToken for every roster edge from → to: mft1 "." base64url-nopad(payload
-// JSON) "." base64url-nopad(Ed25519 signature)".
+// Rule: one token per roster edge, mft1.<base64url payload>.<base64url Ed25519 signature>
+// (docs/spec/door.md §Formation tokens).
 #pragma once
 
 #include <array>

@@ -4,8 +4,8 @@
 // every failure among those four is the one `Invalid`, so a forged or foreign token learns
 // nothing. Only a token that passed all four is looked at for its audience: `to` other than this
 // door's member is `NotPermitted{caller = from}`. Secret-dependent compares are constant time.
-// Seed: "Verification order is fixed: tag → signature → payload → formation id, and every failure
-// among them is the one FormationRefusal::Invalid."
+// Rule: tag, then signature, then payload, then formation id; a failure in any of them is the
+// same Invalid (docs/spec/door.md §Formation tokens).
 #pragma once
 
 #include <optional>

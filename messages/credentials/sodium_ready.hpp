@@ -2,7 +2,8 @@
 //
 // Invariant: every function in messages/ that touches libsodium calls `ensure_sodium()` first;
 // a libsodium that cannot initialise is a fatal error, never a weaker fallback.
-// Seed: "the launcher generates one Ed25519 key pair (FormationAuthority)".
+// Rule: the launcher draws one Ed25519 key pair per formation
+// (docs/spec/door.md §Formation tokens).
 #pragma once
 
 namespace mur {

@@ -3,8 +3,8 @@
 // Invariant: every host under FORMATION_PEER_DOMAIN (any letter case) is the runtime's to route
 // or refuse, never sent as written; a callee's virtual authority is exactly
 // `<name>.formation.invalid` — one label that is a member name, no port, no user info.
-// Seed: "A guest sees its callees' names and the virtual address http://<name>.formation.invalid
-// under the reserved .invalid domain".
+// Rule: a guest knows its callees by name, at http://<name>.formation.invalid, a host the
+// runtime routes or refuses (docs/spec/door.md §The formation channel).
 #pragma once
 
 #include <optional>

@@ -3,7 +3,7 @@
 // Invariant: text is URL-safe base64 *without padding*, and decoding is strict: every input
 // character is consumed, `=` is refused, and non-zero trailing bits are refused (a decoded value
 // re-encodes to exactly the text it came from), so one byte string has exactly one spelling.
-// Seed: "mft1 "." base64url-nopad(payload JSON) "." base64url-nopad(Ed25519 signature)".
+// Rule: a token's parts are base64url without padding (docs/spec/door.md §Formation tokens).
 #pragma once
 
 #include <cstddef>

@@ -5,7 +5,8 @@
 // codec compares a method name. `unknown` is what a word outside the table becomes; the door
 // answers it -32601. `agent_card` is the public card probe (GET /.well-known/agent-card.json),
 // which no credential needs and which is no scope.
-// Seed: "A formation credential reaches exactly five methods on the door it was issued for."
+// Rule: a formation token reaches exactly five of these methods
+// (docs/spec/door.md §What a formation caller reaches).
 #pragma once
 
 #include <cstdint>

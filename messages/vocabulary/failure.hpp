@@ -2,7 +2,7 @@
 //
 // Invariant: a refusal always carries its code (e.g. `E-ROS-008`), a message naming the file,
 // key path or member at fault, and a `Fix:` hint. It never quotes a token or a secret.
-// Seed: "mur doctor checks a roster against the installed capsules" — and says what to fix.
+// Rule: a refusal names its code and says what to fix (docs/spec/decisions.md §Exit codes).
 #pragma once
 
 #include <stdexcept>

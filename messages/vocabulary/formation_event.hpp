@@ -4,7 +4,7 @@
 // one `failed`, `member_exited` for a peer that died while it ran (a fault: the formation ends),
 // `member_ended` for a peer whose lifecycle ended it (status 0: no fault), and `ended` last; `to_string` gives the word (as the reporter and the sim name
 // it), `parse_formation_event` reads it back.
-// Seed: "The other members, the peers, start first … The entry member starts last."
+// Rule: the entry member is started only once every peer is ready (docs/spec/formation.md §Launch).
 #pragma once
 
 #include <cstdint>

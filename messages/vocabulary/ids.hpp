@@ -3,7 +3,8 @@
 // Invariant: an id is its prefix followed by exactly 32 lowercase hex digits of a UUIDv7, so
 // ids sort by the millisecond they were minted and `max_age` can read that time back.
 // Within one process, ids are strictly increasing even when minted in the same millisecond.
-// Seed: "every member carries the same formation_id, minted for this launch".
+// Rule: one formation id is minted per launch, and every member carries it
+// (docs/spec/formation.md §Launch; docs/spec/capsule.md §Ids).
 #pragma once
 
 #include <cstdint>

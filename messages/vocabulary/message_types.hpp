@@ -7,7 +7,8 @@
 // spelt `x_atom_v` when sent. The unsafe types (Bearer, BundleRef) are deliberately absent:
 // they never leave a process and never print. A test-only vocabulary may append its own block
 // after this one (`caf::id_block::mur::end`), as tests/sim/sim_atoms.hpp does.
-// Seed: the actors speak one language whether the world behind their ports is real or simulated.
+// Rule: one message vocabulary, whether the ports behind the actors are real or simulated
+// (docs/spec/decisions.md §Actors and ports).
 #pragma once
 
 #include <caf/fwd.hpp>

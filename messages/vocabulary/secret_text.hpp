@@ -4,8 +4,8 @@
 // conversion to std::string or std::string_view, no nlohmann to_json/from_json: each is deleted
 // so a token put into a log line, an error message or a JSON value fails to compile
 // (tests/unit/secret_text_test.cpp proves it with type traits). Its bytes are zeroed on drop.
-// Seed: "FormationToken has no Display and no Serialize, and FormationToken::expose is the one
-// way to read it."
+// Rule: a token cannot be printed or serialised; expose() alone reads it
+// (docs/spec/door.md §Formation tokens).
 #pragma once
 
 #include <iosfwd>

@@ -2,7 +2,8 @@
 //
 // Invariant: a capsule's digest covers every file it consists of, with each file's path and
 // length framed, so no rename, reordering or split of bytes between files keeps the digest.
-// Seed: "a capsule at an exact version" — the roster binds each member to exactly these bytes.
+// Rule: admission binds each member to its capsule's exact bytes
+// (docs/spec/formation.md §Admission order).
 #pragma once
 
 #include <cstddef>

@@ -8,7 +8,8 @@
 // `parse_strict_json`, never silently resolved to its last value (nlohmann's default), so what
 // was signed or sent is what is read. Neither says more about a refused text than "not strict
 // JSON": callers never quote the input.
-// Seed: "payload: {"formation":"frm_…","from":"<member>","to":"<member>"}" — and nothing else.
+// Rule: a token payload holds formation, from and to, and nothing else
+// (docs/spec/door.md §Formation tokens).
 // Rule (docs/spec/decisions.md §Hostile input): a body nested 70,000 deep must not kill a door.
 #pragma once
 

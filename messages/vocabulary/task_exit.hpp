@@ -2,7 +2,8 @@
 //
 // Invariant: every task ends with exactly one of these; `to_string` gives the word the
 // `task_end` trace event carries in `exit_status` (unchanged from when it was a string).
-// Seed: "ends its task with end-without-answer instead of replying".
+// Rule: a member left without an answer may end its task with end-without-answer
+// (docs/spec/formation.md §How a member gives another work).
 #pragma once
 
 #include <cstdint>

@@ -5,8 +5,8 @@
 // below, so a tool result always carries the id of the call it answers and only an assistant
 // message carries tool calls. `arguments` is kept as the model sent it (a JSON text that may
 // not even be valid JSON: the runtime answers that with a tool error, it never crashes).
-// Seed: "The model calls call-member with the member's name and the whole task" — the calls and
-// their results are what this records.
+// Rule: a model hands on work with call-member, a callee and the full task — the calls and
+// their results are what this records (docs/spec/decisions.md §Transcript).
 #pragma once
 
 #include <caf/meta/type_name.hpp>

@@ -4,8 +4,8 @@
 // (COMPLETED, FAILED, REJECTED, CANCELED); a terminal task never changes again. A busy refusal
 // is a REJECTED task with `busy` set; a task ended with end-without-answer is FAILED with
 // `no_answer` set and the reason as its status text.
-// Seed: "Its answer comes back into the caller's same task" / "ends its task with
-// end-without-answer instead of replying".
+// Rule: an outcome returns into the caller's own task; end-without-answer ends a task FAILED
+// (docs/spec/formation.md §How a member gives another work; docs/spec/door.md §Tasks on the wire).
 #pragma once
 
 #include "messages/vocabulary/enum_words.hpp"

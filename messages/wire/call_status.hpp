@@ -4,7 +4,7 @@
 // the ending words; a CallEnded carries only an ending word: completed, failed, canceled,
 // rejected, timed_out, unreachable, no_answer. `to_string` gives the word traces and tool
 // results print (unchanged from when statuses were strings); `parse_call_status` reads it back.
-// Seed: "A member with no room for it turns it away busy; the call returns at once".
+// Rule: a busy callee's refusal comes back at once (docs/spec/door.md §Acceptance and busy).
 #pragma once
 
 #include "messages/wire/a2a_task.hpp"

@@ -7,9 +7,8 @@
 // its operator credential (a Bearer: unprintable, never in a trace), or with the reason it could
 // not start (`failure` set, no credential). EndChild ends the child — closing its spawner
 // lifeline — whatever it was doing; the port sends nothing more for that call.
-// Seed: "A sub-capsule a member delegates to is not a member: it shares the formation's id and
-// nothing else. It ends with the member that started it, through a lifeline of its own whose
-// other end only that member's process holds" (seed "Formations", "How a formation ends").
+// Rule: a delegated child shares only the formation id and lives no longer than its parent,
+// whose process alone holds its spawner lifeline (docs/spec/decisions.md §Sub-capsules).
 #pragma once
 
 #include "messages/vocabulary/message_fields.hpp"

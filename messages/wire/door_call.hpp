@@ -5,7 +5,8 @@
 // CAF may carry between actors of one process but can never print or serialise (it is an
 // "unsafe" message type: deep_to_string shows nothing of it). Only the transport reads it, to
 // build the Authorization header, and only through expose().
-// Seed: "the runtime attaches a member's credential to its calls, so no model ever sees it."
+// Rule: the runtime adds the member's credential to its calls; no model ever holds it
+// (docs/spec/door.md §Calling another member's door).
 #pragma once
 
 #include "messages/credentials/door_token.hpp"

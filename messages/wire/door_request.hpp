@@ -6,8 +6,8 @@
 // whether by formation token). The door turns the verdict into the refusal order of
 // docs/spec/door.md §Request processing order and §Refusals at the door, and decides everything
 // else.
-// Seed: "A formation credential reaches exactly five methods on the door it was issued for …
-// It reaches no other member's task, and nothing that watches or stops the session."
+// Rule: a formation caller gets five methods, on the tasks it started, and nothing of other
+// tasks or of the session's control (docs/spec/door.md §What a formation caller reaches).
 #pragma once
 
 #include "messages/credentials/door_authorization.hpp"

@@ -3,8 +3,8 @@
 // Invariant: a member is started with its bundle (tokens, through an unsafe, unprintable
 // pointer) and reports back only what its readiness line carries — name, session id, url, pid;
 // its end is reported once with its exit code. No token is ever part of a printable field.
-// Seed: "The other members, the peers, start first, each counted ready only once its door
-// answers as the session it reported. The entry member starts last."
+// Rule: a peer is ready only once its door answers as the session it reported; the entry is
+// started after all peers are (docs/spec/formation.md §Readiness, §Launch).
 #pragma once
 
 #include "messages/credentials/formation_bundle.hpp"

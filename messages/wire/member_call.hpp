@@ -4,9 +4,8 @@
 // asks (CallMember); the egress answers at once with how the call started (CallStart) and
 // later, exactly once, with how it ended (CallEnded) — unless the task abandons it first
 // (AbandonCall), after which nothing more is sent for that call.
-// Seed: "The call returns as soon as the other member holds the task. A member with no room
-// for it turns it away busy; the call returns at once, and the runtime keeps offering it the
-// task."
+// Rule: a call returns once the callee holds the task, or at once when it is busy, and is then
+// offered again (docs/spec/door.md §Calling another member's door).
 #pragma once
 
 #include "messages/vocabulary/message_fields.hpp"

@@ -7,7 +7,8 @@
 // texts. A port whose turns end with their tool calls (the script model) says so with
 // `asks_again_after_tools = false`; a chat model is asked again, in the same turn, with the
 // tool results, and ends its turn by answering without tool calls.
-// Seed: "The model calls call-member with the member's name and the whole task."
+// Rule: a model hands on work with call-member: a callee's name and the whole task
+// (docs/spec/formation.md §How a member gives another work).
 #pragma once
 
 #include "messages/vocabulary/message_fields.hpp"

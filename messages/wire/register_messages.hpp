@@ -3,7 +3,8 @@
 // Invariant: `register_message_types` registers exactly the types of the one type-ID block
 // (messages/vocabulary/message_types.hpp), each under its block name, and the transport error
 // category; it lives with the wire because registering a type needs the whole struct.
-// Seed: the actors speak one language whether the world behind their ports is real or simulated.
+// Rule: one message vocabulary, whether the ports behind the actors are real or simulated
+// (docs/spec/decisions.md §Actors and ports).
 #pragma once
 
 #include <caf/fwd.hpp>

@@ -10,8 +10,8 @@
 // runtime (arguments are parsed with the depth bound of strict_json).
 // Rule (docs/spec/decisions.md §Real models): the runtime's tools are function tools —
 // call-member {member: enum, task}, end-without-answer {reason}, delegate {capsule: enum, task}.
-// Seed: "The model calls call-member with the member's name and the whole task." / "…the model is
-// told not to present an answer of its own as that member's."
+// Rule: call-member names a callee and carries the whole task; the model never answers in a
+// callee's place (docs/spec/formation.md §How a member gives another work).
 #pragma once
 
 #include "messages/vocabulary/transcript.hpp"

@@ -2,8 +2,8 @@
 //
 // Invariant: a task reports Working at most once and Finished exactly once; after Finished it
 // sends nothing more. The door is the only holder of a task's public state.
-// Seed: "Either way, the entry member's task is a task on its door, which ListTasks lists while
-// it runs."
+// Rule: the entry's work is a task on its own door, listed by ListTasks while it runs
+// (docs/spec/formation.md §Launch).
 #pragma once
 
 #include "messages/wire/a2a_task.hpp"

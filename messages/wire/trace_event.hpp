@@ -3,7 +3,7 @@
 // Invariant: fields are a JSON object (as text, so the message stays printable and
 // comparable); the trace port adds the envelope (event_type, event_id, parent_id, session_id,
 // timestamp). No field ever holds a token or a URL.
-// Seed: "A member whose lifeline closes records formation_ended in its trace".
+// Rule: a closed lifeline is recorded as formation_ended (docs/spec/door.md §The lifeline).
 #pragma once
 
 #include "messages/vocabulary/message_fields.hpp"

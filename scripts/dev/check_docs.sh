@@ -14,7 +14,11 @@
 #    - `<page>.md §Heading` cites a heading that the page has (the first words are enough);
 #    - nothing points outside the repository (`../shared`, `/work/shared`, the seed files by
 #      file name, a numbered `§1.3` of a page that is not here) or cites an issue number
-#      (`issue 12`, `Issue 15, item 3`): state the rule, or cite docs/spec/.
+#      (`issue 12`, `Issue 15, item 3`): state the rule, or cite docs/spec/;
+#    - nothing quotes the seeds: the citation forms `Seed:` and `Seed "…"` are reported (the
+#      seeds are not in the repository; docs/spec/ states their rules in our own words, and a
+#      comment cites it, `Rule: … (docs/spec/<page>.md §<heading>)`). Other mentions of the
+#      seeds ("the seed documents") are fine.
 # 2. Codes. The E-/W- codes the program can print (those in string literals of the product
 #    sources, tests/ excluded) are exactly the codes that head a section (`### E-ROS-001 …`) of
 #    docs/errors.md; and a code named anywhere else (docs, comments, tests) is one of them or is
@@ -169,6 +173,7 @@ LINK_RE = re.compile(r"\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 ISSUE_RE = re.compile(r"\bissues?\s*#?\s*\d+", re.I)
 OUTSIDE_RE = re.compile(r"\.\./shared\b|/work/shared\b|\bshared/(?:spec|seeds|design)\b")
 NUMBERED_RE = re.compile(r"§\s*\d")
+SEED_QUOTE_RE = re.compile(r"\bSeed(?::|\s*[\"“])")  # `Seed: "…"`, `Seed "Formations": "…"`
 
 MDTOKEN_RE = re.compile(r"((?:[\w.-]+/)*[\w.-]+\.md)\b")
 
@@ -202,7 +207,9 @@ def check_names(path, line, text, is_doc, in_fence=False):
         finding(path, line, f"'{m.group(0)}' points outside the repository: cite docs/spec/ or state the rule")
     for name in OUTSIDE_NAMES if path != SELF else ():
         if name in text:
-            finding(path, line, f"'{name}' is a file outside the repository: cite the seed by its title in words, or docs/spec/")
+            finding(path, line, f"'{name}' is a file outside the repository: state the rule in docs/spec/ and cite it")
+    if path != SELF and SEED_QUOTE_RE.search(text):
+        finding(path, line, "quotes the seeds: state the rule in docs/spec/ and cite it")
     for m in ISSUE_RE.finditer(text if path != SELF else ""):
         finding(path, line, f"'{m.group(0)}' cites an issue number: state the rule instead")
     for m in NUMBERED_RE.finditer(text if path != SELF else ""):
