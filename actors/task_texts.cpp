@@ -1,5 +1,6 @@
 #include "actors/task_texts.hpp"
 
+#include "messages/vocabulary/comma_list.hpp"
 #include "messages/wire/child_spawn.hpp"
 
 #include <nlohmann/json.hpp>
@@ -53,9 +54,7 @@ std::string not_callable(const std::string& member, const std::vector<std::strin
   if (callees.empty())
     return tool_error("this member has no call-member tool: the roster lets it call no member. "
                       "Nothing was sent.");
-  std::string names;
-  for (const auto& c : callees) names += (names.empty() ? "" : ", ") + c;
-  return tool_error("\"" + member + "\" is not a member you may call; you may call: " + names +
+  return tool_error("\"" + member + "\" is not a member you may call; you may call: " + comma_list(callees) +
                     ". Nothing was sent.");
 }
 
@@ -63,9 +62,8 @@ std::string not_spawnable(const std::string& capsule, const std::vector<std::str
   if (capsules.empty())
     return tool_error("this member has no delegate tool: its capsule's capabilities.spawn.allow lists no "
                       "capsule. Nothing was started.");
-  std::string names;
-  for (const auto& c : capsules) names += (names.empty() ? "" : ", ") + c;
-  return tool_error("\"" + capsule + "\" is not a capsule you may delegate to; you may delegate to: " + names +
+  return tool_error("\"" + capsule + "\" is not a capsule you may delegate to; you may delegate to: " +
+                    comma_list(capsules) +
                     ". Nothing was started.");
 }
 

@@ -25,8 +25,6 @@ std::string running_dir() { return murmur_home() + "/running"; }
 
 namespace {
 
-std::string path_of(const std::string& id) { return running_dir() + "/" + id + ".json"; }
-
 void write_all(int fd, const std::string& text, const std::string& path) {
   std::size_t off = 0;
   while (off < text.size()) {
@@ -108,7 +106,7 @@ void write_running_record(const RunningRecord& r) {
     j["credential_tokens"] = creds;
   }
   std::string text = j.dump() + "\n";
-  write_private_file(path_of(r.session_id), text);
+  write_private_file(running_file(r.session_id), text);
   sodium_memzero(text.data(), text.size());
 }
 
@@ -129,7 +127,7 @@ void write_private_file(const std::string& path, const std::string& text) {
 
 std::optional<RunningRecord> read_running_record(const std::string& session_id) {
   if (!ids::is_valid(session_id, ids::session)) return std::nullopt;
-  std::ifstream in(path_of(session_id));
+  std::ifstream in(running_file(session_id));
   if (!in) return std::nullopt;
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   auto r = parse(text);
@@ -137,29 +135,38 @@ std::optional<RunningRecord> read_running_record(const std::string& session_id) 
   return r;
 }
 
-std::vector<RunningRecord> list_running_records() {
-  std::vector<std::string> names;
+std::string running_file(const std::string& id) { return running_dir() + "/" + id + ".json"; }
+
+std::vector<std::string> running_ids(const std::string& prefix) {
+  std::vector<std::string> ids;
   if (DIR* d = ::opendir(running_dir().c_str())) {
     while (dirent* e = ::readdir(d)) {
       std::string n = e->d_name;
-      if (n.size() > 5 && n.compare(n.size() - 5, 5, ".json") == 0) names.push_back(n.substr(0, n.size() - 5));
+      if (n.size() > 5 && n.compare(n.size() - 5, 5, ".json") == 0 && n.rfind(prefix, 0) == 0)
+        ids.push_back(n.substr(0, n.size() - 5));
     }
     ::closedir(d);
   }
-  std::sort(names.begin(), names.end());
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+bool process_is_live(std::int64_t pid, const std::string& process_start) {
+  if (pid <= 0 || (::kill(static_cast<pid_t>(pid), 0) != 0 && errno != EPERM)) return false;
+  return process_start_of(static_cast<pid_t>(pid)) == process_start;
+}
+
+std::vector<RunningRecord> list_running_records() {
   std::vector<RunningRecord> out;
-  for (const auto& n : names)
+  for (const auto& n : running_ids("ses_"))
     if (auto r = read_running_record(n)) out.push_back(std::move(*r));
   return out;
 }
 
 void remove_running_record(const std::string& session_id) {
-  if (ids::is_valid(session_id, ids::session)) ::unlink(path_of(session_id).c_str());
+  if (ids::is_valid(session_id, ids::session)) ::unlink(running_file(session_id).c_str());
 }
 
-bool record_is_live(const RunningRecord& r) {
-  if (r.pid <= 0 || (::kill(static_cast<pid_t>(r.pid), 0) != 0 && errno != EPERM)) return false;
-  return process_start_of(static_cast<pid_t>(r.pid)) == r.process_start;
-}
+bool record_is_live(const RunningRecord& r) { return process_is_live(r.pid, r.process_start); }
 
 } // namespace mur

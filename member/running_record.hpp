@@ -47,6 +47,12 @@ void remove_running_record(const std::string& session_id);
 // pid alive and its start stamp unchanged.
 bool record_is_live(const RunningRecord& r);
 
+// What the launcher's record shares with a session's (launcher/base/launcher_record.hpp): the
+// file of an id, the ids whose files start with `prefix`, sorted; a pid alive with that start stamp.
+std::string running_file(const std::string& id);
+std::vector<std::string> running_ids(const std::string& prefix);
+bool process_is_live(std::int64_t pid, const std::string& process_start);
+
 // Writes `text` to `path` as an owner-only (0600) file: a temporary name, then a rename, so a
 // reader never sees half a record (E-RUN-048 when it cannot).
 void write_private_file(const std::string& path, const std::string& text);

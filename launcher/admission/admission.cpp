@@ -2,6 +2,7 @@
 
 #include "capsule/member_wiring.hpp"
 
+#include "messages/vocabulary/comma_list.hpp"
 #include "messages/vocabulary/failure.hpp"
 
 #include <algorithm>
@@ -10,12 +11,6 @@
 
 namespace mur {
 namespace {
-
-std::string joined(const std::vector<std::string>& xs) {
-  std::string out;
-  for (const auto& x : xs) out += (out.empty() ? "" : ", ") + x;
-  return out;
-}
 
 std::string ref(const RosterMember& m) {
   return "member '" + m.name + "' (" + m.capsule + "@" + m.version + ")";
@@ -71,8 +66,8 @@ std::size_t the_entry(const Roster& roster, const NameIndex& index) {
     refuse(roster, "E-ROS-002", "members: no member is the entry member",
            "mark exactly one member with entry: true");
   if (entries.size() > 1)
-    refuse(roster, "E-ROS-002", "members: more than one member claims to be the entry member: " + joined(entries),
-           "keep entry: true on exactly one of " + joined(entries));
+    refuse(roster, "E-ROS-002", "members: more than one member claims to be the entry member: " + comma_list(entries),
+           "keep entry: true on exactly one of " + comma_list(entries));
   return index.at(entries.front());
 }
 
@@ -136,7 +131,7 @@ EdgeSet consented_edges(const Roster& roster, const NameIndex& index, const Admi
           std::find(callers.begin(), callers.end(), rule.from) == callers.end())
         callers.push_back(rule.from);
     refuse(roster, "E-ROS-005",
-           ref(ms[*refusing]) + " is called by " + joined(callers) + " but its murmur.yaml does not accept peer tasks",
+           ref(ms[*refusing]) + " is called by " + comma_list(callers) + " but its murmur.yaml does not accept peer tasks",
            "add exports: {peer_tasks: {accept: true}} to " + ms[*refusing].capsule +
              "'s murmur.yaml and reinstall it, or remove the rule");
   }
@@ -203,7 +198,7 @@ void warn_crowded_callees(Admission& a) {
     const bool is_queue = m.capsule.manifest.lifecycle.task_acceptance == TaskAcceptance::queue;
     a.warnings.push_back(Warning{
       "W-ROS-001",
-      ref(m.declared) + " may be called by " + std::to_string(callers) + " members (" + joined(m.callers) +
+      ref(m.declared) + " may be called by " + std::to_string(callers) + " members (" + comma_list(m.callers) +
         ") but holds " + std::to_string(held) + " task(s) at once; the others are turned away busy until it has room",
       std::string("in ") + m.declared.capsule + "'s murmur.yaml set " +
         (is_queue ? "" : "lifecycle.task_acceptance: queue and ") + "lifecycle.queue_depth: " + std::to_string(depth)});
@@ -216,7 +211,7 @@ void warn_callers_without_localhost(Admission& a) {
     if (!m.callees.empty() && !m.capsule.manifest.allows_localhost())
       a.warnings.push_back(Warning{
         "W-RUN-008",
-        ref(m.declared) + " may call " + joined(m.callees) +
+        ref(m.declared) + " may call " + comma_list(m.callees) +
           " but its capabilities.network.allow does not list localhost, so every call will fail",
         "add capabilities: {network: {allow: [localhost]}} to " + m.declared.capsule + "'s murmur.yaml and reinstall it"});
 }
@@ -239,9 +234,9 @@ void warn_scripts_calling_outside(Admission& a) {
     if (named.empty()) continue;
     a.warnings.push_back(Warning{
       "W-ROS-002",
-      ref(m.declared) + ": its script calls " + joined(named) + ", which this roster does not let it call" +
-        (m.callees.empty() ? std::string() : " (it may call " + joined(m.callees) + ")") + "; those calls will be refused",
-      "add a reachability rule from " + m.declared.name + " to " + joined(named) + ", or change the script of " +
+      ref(m.declared) + ": its script calls " + comma_list(named) + ", which this roster does not let it call" +
+        (m.callees.empty() ? std::string() : " (it may call " + comma_list(m.callees) + ")") + "; those calls will be refused",
+      "add a reachability rule from " + m.declared.name + " to " + comma_list(named) + ", or change the script of " +
         m.declared.capsule});
   }
 }
@@ -252,7 +247,7 @@ void warn_callees_that_exit(Admission& a) {
     if (!m.callers.empty() && m.capsule.manifest.lifecycle.after_task == AfterTask::exit)
       a.warnings.push_back(Warning{
         "W-ROS-003",
-        ref(m.declared) + " may be called by " + joined(m.callers) +
+        ref(m.declared) + " may be called by " + comma_list(m.callers) +
           " but its lifecycle.after_task is exit: it ends after its first task, and every later call to it "
           "reaches a member that has ended",
         "in " + m.declared.capsule + "'s murmur.yaml set lifecycle.after_task: sleep, so it stays for the "

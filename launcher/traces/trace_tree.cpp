@@ -45,6 +45,22 @@ struct Builder {
     return it->second;
   }
 
+  // A call's or delegation's start (`started`) or its end. The end is written when its answer is
+  // delivered: since_call_ms (when recorded) says how long ago the call was made; else it ended
+  // then, duration_ms after it began.
+  static void call_event(CallNode& c, const json& e, std::int64_t at, bool started) {
+    if (!str(e, "task").empty()) c.text = str(e, "task");
+    if (started) {
+      if (c.started_at == 0) c.started_at = at;
+      return;
+    }
+    c.status = str(e, "status");
+    c.duration_ms = num(e, "duration_ms");
+    c.started_at = at - (e.contains("since_call_ms") ? num(e, "since_call_ms") : c.duration_ms);
+    c.output = str(e, "output");
+    c.delivered = flag(e, "delivered"), c.truncated = flag(e, "truncated");
+  }
+
   void read(const SessionEvents& s) {
     int refusals = 0;
     for (const auto& e : s.events) {
@@ -71,18 +87,7 @@ struct Builder {
         c.call_id = str(e, "call_id");
         c.callee = str(e, "member");
         if (!str(e, "member_task_id").empty()) c.member_task_id = str(e, "member_task_id");
-        if (!str(e, "task").empty()) c.text = str(e, "task");
-        if (type == "member_call_start") {
-          if (c.started_at == 0) c.started_at = at;
-          continue;
-        }
-        c.status = str(e, "status");
-        c.duration_ms = num(e, "duration_ms");
-        // member_call is written when its answer is delivered: since_call_ms (when recorded) says
-        // how long ago the call was made; else it ended then, duration_ms after it began.
-        c.started_at = at - (e.contains("since_call_ms") ? num(e, "since_call_ms") : c.duration_ms);
-        c.output = str(e, "output");
-        c.delivered = flag(e, "delivered"), c.truncated = flag(e, "truncated");
+        call_event(c, e, at, type == "member_call_start");
       } else if ((type == "delegation_start" || type == "delegation") && !str(e, "call_id").empty()) {
         CallNode& c = call(str(e, "call_id"), task_id, s);
         c.kind = "delegation";
@@ -91,16 +96,7 @@ struct Builder {
         c.callee = "capsule:" + str(e, "capsule");
         if (!str(e, "child_task_id").empty()) c.member_task_id = str(e, "child_task_id");
         if (!str(e, "child_session").empty()) c.child_session = str(e, "child_session");
-        if (!str(e, "task").empty()) c.text = str(e, "task");
-        if (type == "delegation_start") {
-          if (c.started_at == 0) c.started_at = at;
-          continue;
-        }
-        c.status = str(e, "status");
-        c.duration_ms = num(e, "duration_ms");
-        c.started_at = at - (e.contains("since_call_ms") ? num(e, "since_call_ms") : c.duration_ms); // as member_call
-        c.output = str(e, "output");
-        c.delivered = flag(e, "delivered"), c.truncated = flag(e, "truncated");
+        call_event(c, e, at, type == "delegation_start");
       } else if (type == "call_refused") {
         const std::string key = "refused/" + s.session_id + "/" + std::to_string(refusals++);
         CallNode& c = call(key, task_id, s);

@@ -125,10 +125,15 @@ constexpr const char js_text[] = R"MURVIEW(
     return card;
   }
 
-  function flight(c) {
-    const li = el('li', 'call in-flight');
+  function callLi(cls, c) {
+    const li = el('li', cls);
     li.dataset.caller = c.caller;
     li.dataset.callee = c.callee;
+    return li;
+  }
+
+  function flight(c) {
+    const li = callLi('call in-flight', c);
     li.append(el('b', '', c.caller + ' \u2192 ' + c.callee), ' ', status(c.status), ' ', elapsed(c.started_at, null),
       ' ', quote(c.text, 80));
     return li;
@@ -150,9 +155,7 @@ constexpr const char js_text[] = R"MURVIEW(
   }
 
   function callItem(c) {
-    const li = el('li', 'tree-call');
-    li.dataset.caller = c.caller;
-    li.dataset.callee = c.callee;
+    const li = callLi('tree-call', c);
     li.dataset.status = c.status;
     const what = c.tool === 'end-without-answer' ? c.caller + ' end-without-answer' : c.caller + ' \u2192 ' + c.callee;
     li.append(el('span', 'mono', '+' + secs(c.start_ms) + ' '), el('span', 'call', what), ' ', status(c.status));

@@ -2,17 +2,12 @@
 # and `bench_a2a_load` in BUILD_DIR (default <repo>/build-bench, RelWithDebInfo when new) and
 # installs the @a2a-js/sdk reference server's packages from its lockfile. Sets: here, repo,
 # build, jobs, ref_dir, capsule, mur (MUR_BIN, else BUILD_DIR/mur), load; defines start_server.
-here="$(cd "$(dirname "${BASH_SOURCE[1]}")" && pwd)"
-repo="$(cd "$here/../.." && pwd)"
-build="${BUILD_DIR:-$repo/build-bench}"
-jobs="${JOBS:-2}"
+# shellcheck source=tests/bench/bench_build.sh
+source "$(dirname "${BASH_SOURCE[0]}")/bench_build.sh"
 ref_dir="$here/a2a_reference"
 capsule="$here/a2a_capsule"
 
-if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
-  [[ -f "$build/CMakeCache.txt" ]] || cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-  cmake --build "$build" -j"$jobs" --target mur bench_a2a_load >/dev/null
-fi
+bench_build mur bench_a2a_load
 mur="${MUR_BIN:-$build/mur}"
 load="$build/bench_a2a_load"
 [[ -x "$mur" && -x "$load" ]] || { echo "missing $mur or $load (build them, or unset SKIP_BUILD)" >&2; exit 1; }

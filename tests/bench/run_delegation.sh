@@ -13,15 +13,9 @@
 set -euo pipefail
 
 runs="${1:-30}"
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-repo="$(cd "$here/../.." && pwd)"
-build="${BUILD_DIR:-$repo/build-bench}"
-if [[ "${SKIP_BUILD:-0}" != 1 && -z "${MUR_BIN:-}" ]]; then
-  [[ -f "$build/CMakeCache.txt" ]] || cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-  cmake --build "$build" -j"${JOBS:-2}" --target mur >/dev/null
-fi
-mur="${MUR_BIN:-$build/mur}"
-[[ -x "$mur" ]] || { echo "missing $mur (build it, or unset SKIP_BUILD)" >&2; exit 1; }
+# shellcheck source=tests/bench/bench_build.sh
+source "$(dirname "${BASH_SOURCE[0]}")/bench_build.sh"
+bench_mur
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/mur-delegation-bench.XXXXXX")"
 trap 'rm -rf "$work"' EXIT

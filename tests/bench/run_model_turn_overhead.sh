@@ -23,18 +23,11 @@ set -euo pipefail
 tasks="${1:-500}"
 warmup="${WARMUP:-20}"
 modes="${MODES:-stream plain}"
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-repo="$(cd "$here/../.." && pwd)"
-build="${BUILD_DIR:-$repo/build-bench}"
-jobs="${JOBS:-2}"
+# shellcheck source=tests/bench/bench_build.sh
+source "$(dirname "${BASH_SOURCE[0]}")/bench_build.sh"
 
 command -v node >/dev/null || { echo "node (>= 20) is needed" >&2; exit 1; }
-if [[ "${SKIP_BUILD:-0}" != 1 && -z "${MUR_BIN:-}" ]]; then
-  [[ -f "$build/CMakeCache.txt" ]] || cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-  cmake --build "$build" -j"$jobs" --target mur >/dev/null
-fi
-mur="${MUR_BIN:-$build/mur}"
-[[ -x "$mur" ]] || { echo "missing $mur (build it, or unset SKIP_BUILD)" >&2; exit 1; }
+bench_mur
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/mur-model-turns.XXXXXX")"
 pids=()

@@ -11,13 +11,9 @@
 set -euo pipefail
 
 runs="${1:-3}"
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-repo="$(cd "$here/../.." && pwd)"
-build="${BUILD_DIR:-$repo/build-bench}"
-if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
-  [[ -f "$build/CMakeCache.txt" ]] || cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-  cmake --build "$build" -j"${JOBS:-2}" --target mur mur_process_tests >/dev/null
-fi
+# shellcheck source=tests/bench/bench_build.sh
+source "$(dirname "${BASH_SOURCE[0]}")/bench_build.sh"
+bench_build mur mur_process_tests
 for ((i = 1; i <= runs; i++)); do
   "$build/mur_process_tests" "door bounds: twenty subscribers that never read a fast model's stream are dropped, memory stays bounded" \
     | grep '^bench:' || { echo "run $i: the test failed" >&2; exit 1; }

@@ -296,6 +296,17 @@ pid_t pid_in(const std::string& dir) {
   return -1;
 }
 
+// The start of a delegated child whose `mur` is a stand-in running `body` (in `bin`), asked of a
+// port of its own, which is ended before this returns.
+Started start_stand_in(PortWorld& w, caf::actor_system& sys, caf::scoped_actor& self, const std::string& bin,
+                       const std::string& body) {
+  auto setup = w.setup();
+  setup.program = script(bin, body);
+  auto port = mur::spawn_child_spawner(sys, setup);
+  PortGuard guard{self, port, w.processes};
+  return start(self, port, mur::StartChild{dlg(), "dlg-helper", "1.0.0", ""});
+}
+
 } // namespace
 
 TEST_CASE("the grant reaches the child's stdin, and a child deaf to its lifeline is killed after the grace",
@@ -344,12 +355,9 @@ TEST_CASE("a child that exits before reporting, refuses to start or says nothing
   caf::actor_system sys{config()};
   caf::scoped_actor self{sys};
   {
-    auto setup = w.setup();
-    setup.program = script(bin.path, "cat > /dev/null\necho 'door at http://127.0.0.1:5/ for you' >&2\n"
-                                     "echo 'boom: it failed' >&2\nexit 3\n");
-    auto port = mur::spawn_child_spawner(sys, setup);
-    PortGuard guard{self, port, w.processes};
-    Started s = start(self, port, mur::StartChild{dlg(), "dlg-helper", "1.0.0", ""});
+    Started s = start_stand_in(w, sys, self, bin.path,
+                               "cat > /dev/null\necho 'door at http://127.0.0.1:5/ for you' >&2\n"
+                               "echo 'boom: it failed' >&2\nexit 3\n");
     CHECK(s.child.failure.find("dlg-helper exited (code 3) before reporting its session") != std::string::npos);
     CHECK(s.child.failure.find("boom: it failed") != std::string::npos);
     CHECK(s.child.failure.find("http://") == std::string::npos); // never a door's url
@@ -369,25 +377,18 @@ TEST_CASE("a child that exits before reporting, refuses to start or says nothing
     CHECK(gone_within(pid, std::chrono::seconds(30))); // its group was killed
   }
   { // `mur run --json` refused to start (its error line): the code, the reason and the Fix reach the parent
-    auto setup = w.setup();
-    setup.program = script(bin.path,
-                           "cat > /dev/null\n"
-                           "echo '{\"error\":{\"code\":\"E-MOD-003\",\"message\":\"api_key names UX_KEY, which is not set\","
-                           "\"fix\":\"set UX_KEY in the environment of mur run\"}}'\nexit 1\n");
-    auto port = mur::spawn_child_spawner(sys, setup);
-    PortGuard guard{self, port, w.processes};
-    Started s = start(self, port, mur::StartChild{dlg(), "dlg-helper", "1.0.0", ""});
+    Started s = start_stand_in(w, sys, self, bin.path,
+                               "cat > /dev/null\n"
+                               "echo '{\"error\":{\"code\":\"E-MOD-003\",\"message\":\"api_key names UX_KEY, which is not set\","
+                               "\"fix\":\"set UX_KEY in the environment of mur run\"}}'\nexit 1\n");
     CHECK(s.child.failure.find("dlg-helper refused to start: E-MOD-003: api_key names UX_KEY, which is not set. "
                                "Fix: set UX_KEY in the environment of mur run") != std::string::npos);
     CHECK(!s.bearer.door_token);
   }
   { // ...and a message that holds a url is left out, the code kept
-    auto setup = w.setup();
-    setup.program = script(bin.path, "cat > /dev/null\n"
-                                     "echo '{\"error\":{\"code\":\"E-MOD-010\",\"message\":\"http://10.0.0.1:8080 refused\"}}'\nexit 1\n");
-    auto port = mur::spawn_child_spawner(sys, setup);
-    PortGuard guard{self, port, w.processes};
-    Started s = start(self, port, mur::StartChild{dlg(), "dlg-helper", "1.0.0", ""});
+    Started s = start_stand_in(w, sys, self, bin.path,
+                               "cat > /dev/null\n"
+                               "echo '{\"error\":{\"code\":\"E-MOD-010\",\"message\":\"http://10.0.0.1:8080 refused\"}}'\nexit 1\n");
     CHECK(s.child.failure.find("dlg-helper refused to start: E-MOD-010") != std::string::npos);
     CHECK(s.child.failure.find("://") == std::string::npos);
   }

@@ -75,6 +75,24 @@ json ready_of(LaunchedMur& run) {
   return ready;
 }
 
+// A desk session started and ready: its launch, its session id and its door's url.
+struct ReadyDesk {
+  Desk d;
+  LaunchedMur run{d.run_argv(), d.env};
+  std::string ses, url;
+  ReadyDesk() {
+    const json ready = ready_of(run);
+    ses = ready["session_id"];
+    url = ready["url"];
+  }
+  // The session's operator token, as `mur token operator` prints it (without its newline).
+  std::string operator_token() const {
+    Ran op = run_command({MUR_BINARY, "token", "operator", "--session", ses}, d.env);
+    REQUIRE(op.exit_code == 0);
+    return op.out.substr(0, op.out.size() - 1);
+  }
+};
+
 struct Reply {
   long status = 0;
   json body;
@@ -120,10 +138,8 @@ int free_port() {
 } // namespace
 
 TEST_CASE("mur token: a declared credential reaches exactly its scopes, and is printed nowhere else", "[process][door][cli]") {
-  Desk d;
-  LaunchedMur run(d.run_argv(), d.env);
-  const json ready = ready_of(run);
-  const std::string ses = ready["session_id"], url = ready["url"];
+  ReadyDesk desk;
+  auto& [d, run, ses, url] = desk;
 
   Ran token = run_command({MUR_BINARY, "token", "ci", "--session", ses}, d.env);
   INFO(token.err);
@@ -211,12 +227,9 @@ TEST_CASE("a pinned --port serves the door there, a taken one is E-RUN-051, the 
 }
 
 TEST_CASE("a busy door refuses mur send with E-SND-004 and a Fix, and --wait keeps offering until taken", "[process][door][cli]") {
-  Desk d;
-  LaunchedMur run(d.run_argv(), d.env);
-  const json ready = ready_of(run);
-  const std::string ses = ready["session_id"], url = ready["url"];
-  Ran op = run_command({MUR_BINARY, "token", "operator", "--session", ses}, d.env);
-  REQUIRE(op.exit_code == 0);
+  ReadyDesk desk;
+  auto& [d, run, ses, url] = desk;
+  const std::string op = desk.operator_token();
 
   // The door holds a slow task once this call returns (returnImmediately).
   mur::DoorRequest slow;
@@ -224,7 +237,7 @@ TEST_CASE("a busy door refuses mur send with E-SND-004 and a Fix, and --wait kee
   slow.text = "slow one";
   slow.message_id = "msg_0192f0c0a1b2c3d4e5f60718293a4b5d";
   slow.return_immediately = true;
-  Reply held = rpc(url, slow, op.out.substr(0, op.out.size() - 1));
+  Reply held = rpc(url, slow, op);
   REQUIRE(held.status == 200);
 
   Ran busy = run_command({MUR_BINARY, "send", ses, "quick one"}, d.env);

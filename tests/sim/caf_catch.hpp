@@ -16,20 +16,17 @@
 #define CAF_CHECK(...) CHECK(__VA_ARGS__)
 #define CAF_REQUIRE(...) REQUIRE(__VA_ARGS__)
 #define CAF_FAIL(msg) FAIL(msg)
-#define CAF_CHECK_EQUAL(x, y)                                                                    \
+// x == y as CAF's equal_to judges it, checked with Catch2's `assertion` (CHECK or REQUIRE); a
+// failure shows both values.
+#define MUR_CAF_EQUAL(assertion, x, y)                                                           \
   do {                                                                                           \
     auto&& caf_x_ = x;                                                                           \
     auto&& caf_y_ = y;                                                                           \
     INFO(#x " == " #y ": " << caf::deep_to_string(caf_x_) << " vs " << caf::deep_to_string(caf_y_)); \
-    CHECK(::caf::test::equal_to{}(caf_x_, caf_y_));                                              \
+    assertion(::caf::test::equal_to{}(caf_x_, caf_y_));                                          \
   } while (false)
-#define CAF_REQUIRE_EQUAL(x, y)                                                                  \
-  do {                                                                                           \
-    auto&& caf_x_ = x;                                                                           \
-    auto&& caf_y_ = y;                                                                           \
-    INFO(#x " == " #y ": " << caf::deep_to_string(caf_x_) << " vs " << caf::deep_to_string(caf_y_)); \
-    REQUIRE(::caf::test::equal_to{}(caf_x_, caf_y_));                                            \
-  } while (false)
+#define CAF_CHECK_EQUAL(x, y) MUR_CAF_EQUAL(CHECK, x, y)
+#define CAF_REQUIRE_EQUAL(x, y) MUR_CAF_EQUAL(REQUIRE, x, y)
 #include "caf/test/dsl.hpp"
 
 // expect() evaluates in a normal member function, so a failing Catch assertion is reported

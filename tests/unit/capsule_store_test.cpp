@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -23,6 +24,10 @@ struct Tmp {
   void write(const std::string& rel, const std::string& text) const {
     fs::create_directories((root / "src" / rel).parent_path());
     std::ofstream(root / "src" / rel) << text;
+  }
+  // Writes each file of `files` (its path under src/, its text).
+  void write(const std::map<std::string, std::string>& files) const {
+    for (const auto& [rel, text] : files) write(rel, text);
   }
   std::vector<std::string> leftovers() const {
     std::vector<std::string> out;
@@ -141,15 +146,15 @@ const char* process_manifest(const char* command) {
 
 TEST_CASE("install copies every regular file but .murmur and VCS folders, keeping the x bit", "[store]") {
   Tmp t;
-  t.write("murmur.yaml", process_manifest("[./bin/agent, --fast]"));
-  t.write("bin/agent", "#!/bin/sh\necho hi\n");
+  t.write({{"murmur.yaml", process_manifest("[./bin/agent, --fast]")},
+           {"bin/agent", "#!/bin/sh\necho hi\n"},
+           {"lib/deep/data.json", "{}\n"},
+           {".hidden", "dotfiles are files\n"},
+           {".git/HEAD", "ref: refs/heads/main\n"},
+           {"sub/.hg/store", "x"},
+           {"sub/.svn/entries", "x"},
+           {".murmur/artifacts/other/1.0.0/murmur.yaml", "name: other\nversion: 1.0.0\n"}});
   ::chmod((t.root / "src/bin/agent").c_str(), 0755);
-  t.write("lib/deep/data.json", "{}\n");
-  t.write(".hidden", "dotfiles are files\n");
-  t.write(".git/HEAD", "ref: refs/heads/main\n");
-  t.write("sub/.hg/store", "x");
-  t.write("sub/.svn/entries", "x");
-  t.write(".murmur/artifacts/other/1.0.0/murmur.yaml", "name: other\nversion: 1.0.0\n");
   auto out = mur::install_capsule(t.src(), t.store(), mur::StoreScope::project, false);
   const fs::path dir = out.capsule.dir;
   CHECK(slurp(dir / "bin/agent") == "#!/bin/sh\necho hi\n");
@@ -361,13 +366,13 @@ TEST_CASE("past 1 GiB in all a capsule is refused before anything is read, namin
 
 TEST_CASE("install.exclude leaves paths out of the store, and the stored copy is still checked whole", "[store]") {
   Tmp t;
-  t.write("murmur.yaml", "name: w\nversion: 1.0.0\ninstall: {exclude: [__pycache__, 'node_modules/.cache', '*.log']}\n");
-  t.write("agent/__pycache__/a.pyc", "compiled");
-  t.write("agent/main.py", "print('hi')");
-  t.write("node_modules/.cache/blob", "cache");
-  t.write("node_modules/keep.js", "kept");
-  t.write("debug.log", "log");
-  t.write("sub/deeper/trace.log", "log");
+  t.write({{"murmur.yaml", "name: w\nversion: 1.0.0\ninstall: {exclude: [__pycache__, 'node_modules/.cache', '*.log']}\n"},
+           {"agent/__pycache__/a.pyc", "compiled"},
+           {"agent/main.py", "print('hi')"},
+           {"node_modules/.cache/blob", "cache"},
+           {"node_modules/keep.js", "kept"},
+           {"debug.log", "log"},
+           {"sub/deeper/trace.log", "log"}});
   auto out = mur::install_capsule(t.src(), t.store(), mur::StoreScope::global, false);
   CHECK(out.files == 3);
   const fs::path dir = fs::path(t.store()) / "w/1.0.0";

@@ -75,23 +75,28 @@ TEST_CASE("channel: first line, later lines as they come, then EOF", "[credentia
   CHECK(log.events.size() == 8);
 }
 
-TEST_CASE("channel: no first line before the deadline is E-RUN-046", "[credentials]") {
+namespace {
+
+// What a reader with this first-line deadline reports when no line comes: an E-RUN-046 failure.
+std::string first_line_refusal(std::chrono::milliseconds deadline) {
   PipeEnds p = make_pipe();
   Log log;
-  ChannelReader reader(std::move(p.read), log.handlers(), 200ms);
+  ChannelReader reader(std::move(p.read), log.handlers(), deadline);
   REQUIRE(log.wait_for_events(1));
   CHECK(log.events[0].rfind("failed:E-RUN-046:", 0) == 0);
-  CHECK(log.events[0].find("within 200 ms") != std::string::npos); // the deadline it was given
-  CHECK(log.events[0].find("10 s") == std::string::npos);
+  return log.events[0];
+}
+
+} // namespace
+
+TEST_CASE("channel: no first line before the deadline is E-RUN-046", "[credentials]") {
+  const std::string refusal = first_line_refusal(200ms);
+  CHECK(refusal.find("within 200 ms") != std::string::npos); // the deadline it was given
+  CHECK(refusal.find("10 s") == std::string::npos);
 }
 
 TEST_CASE("channel: the first-line refusal names a whole-second deadline in seconds", "[credentials]") {
-  PipeEnds p = make_pipe();
-  Log log;
-  ChannelReader reader(std::move(p.read), log.handlers(), 1s);
-  REQUIRE(log.wait_for_events(1));
-  CHECK(log.events[0].rfind("failed:E-RUN-046:", 0) == 0);
-  CHECK(log.events[0].find("no first line arrived within 1 s") != std::string::npos);
+  CHECK(first_line_refusal(1s).find("no first line arrived within 1 s") != std::string::npos);
 }
 
 TEST_CASE("channel: a bad or missing first line refuses the launch without echo", "[credentials]") {

@@ -7,6 +7,7 @@
 #include "member/running_record.hpp"
 #include "messages/vocabulary/ids.hpp"
 #include "os/process_start.hpp"
+#include "temp_dir.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -24,25 +25,13 @@ using namespace std::chrono_literals;
 
 namespace {
 
-struct RetentionHome {
-  fs::path dir;
+// A $MURMUR_HOME of one test's own, with two project directories.
+struct RetentionHome : mur::test::TempHome {
   std::string project, other_project;
-  std::optional<std::string> before;
-  RetentionHome() {
-    char tmpl[] = "/tmp/mur-retention-XXXXXX";
-    dir = fs::canonical(::mkdtemp(tmpl));
-    if (const char* v = std::getenv("MURMUR_HOME")) before = v;
-    ::setenv("MURMUR_HOME", (dir / "home").c_str(), 1);
-    fs::create_directories(dir / "home");
-    fs::create_directories(dir / "project");
+  RetentionHome() : mur::test::TempHome("retention") {
     fs::create_directories(dir / "other");
     project = (dir / "project").string();
     other_project = (dir / "other").string();
-  }
-  ~RetentionHome() {
-    if (before) ::setenv("MURMUR_HOME", before->c_str(), 1);
-    else ::unsetenv("MURMUR_HOME");
-    fs::remove_all(dir);
   }
   fs::path formations() const { return dir / "home" / "formations"; }
   bool exists(const std::string& id) const { return fs::exists(fs::symlink_status(formations() / id)); }

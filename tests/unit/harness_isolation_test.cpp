@@ -12,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <vector>
 
 namespace fs = std::filesystem;
 
@@ -70,6 +71,23 @@ std::string probe(const std::string& name, const std::string& command) {
   return "if " + command + " >/dev/null 2>&1; then echo " + name + "=yes; else echo " + name + "=no; fi\n";
 }
 
+// One probe of a child's reach: its name, its command, and the answer expected (yes or no).
+struct Probe {
+  std::string name, command, expected;
+};
+
+// Runs the probes in order in one child (in `cwd`, under the plan) and checks each one's answer.
+void check_probes(const mur::IsolationPlan& plan, const std::string& cwd, const fs::path& out_file,
+                  const std::vector<Probe>& probes) {
+  std::string script;
+  for (const auto& p : probes) script += probe(p.name, p.command);
+  const auto seen = run_isolated(plan, cwd, script, out_file);
+  for (const auto& [name, command, expected] : probes) {
+    INFO("probe " << name << ": " << command);
+    CHECK(seen.at(name) == expected);
+  }
+}
+
 } // namespace
 
 TEST_CASE("a program under its plan cannot reach a sibling member's directory", "[isolation][process]") {
@@ -85,45 +103,28 @@ TEST_CASE("a program under its plan cannot reach a sibling member's directory", 
   }
   REQUIRE(plan.mechanism == mur::IsolationPlan::Mechanism::landlock);
   CHECK(mur::isolation_warning(plan, "alpha").empty());
-  std::string script;
-  script += probe("own_read", "cat mine.txt");
-  script += probe("own_write", "sh -c 'echo new > made.txt'");
-  script += probe("own_mkdir", "mkdir sub");
-  script += probe("capsule_read", "cat " + (t.capsule / "prompt.md").string());
-  script += probe("capsule_write", "sh -c 'echo x > " + (t.capsule / "x.txt").string() + "'");
-  script += probe("sibling_read", "cat ../beta/secret.txt");
-  script += probe("sibling_read_abs", "cat " + (t.sibling / "secret.txt").string());
-  script += probe("sibling_list", "ls ../beta");
-  script += probe("sibling_write", "sh -c 'echo x > ../beta/planted.txt'");
-  script += probe("other_formation_read", "cat " + (t.other_formation / "secret.txt").string());
-  script += probe("other_capsule_read", "cat " + (t.other_capsule / "prompt.md").string());
-  script += probe("via_symlink", "sh -c 'ln -s ../beta/secret.txt link && cat link'");
-  script += probe("via_proc_root", "cat /proc/self/root" + (t.sibling / "secret.txt").string());
-  script += probe("outside_read", "cat " + (t.outside / "notes.txt").string());
-  script += probe("outside_write", "sh -c 'echo x > " + (t.outside / "made.txt").string() + "'");
-  script += probe("system_read", "cat /etc/passwd");
+  std::vector<Probe> probes = {
+    {"own_read", "cat mine.txt", "yes"},
+    {"own_write", "sh -c 'echo new > made.txt'", "yes"},
+    {"own_mkdir", "mkdir sub", "yes"},
+    {"capsule_read", "cat " + (t.capsule / "prompt.md").string(), "yes"},
+    {"capsule_write", "sh -c 'echo x > " + (t.capsule / "x.txt").string() + "'", "no"},
+    {"sibling_read", "cat ../beta/secret.txt", "no"},
+    {"sibling_read_abs", "cat " + (t.sibling / "secret.txt").string(), "no"},
+    {"sibling_list", "ls ../beta", "no"},
+    {"sibling_write", "sh -c 'echo x > ../beta/planted.txt'", "no"},
+    {"other_formation_read", "cat " + (t.other_formation / "secret.txt").string(), "no"},
+    {"other_capsule_read", "cat " + (t.other_capsule / "prompt.md").string(), "no"},
+    {"via_symlink", "sh -c 'ln -s ../beta/secret.txt link && cat link'", "no"},
+    {"via_proc_root", "cat /proc/self/root" + (t.sibling / "secret.txt").string(), "no"},
+    {"outside_read", "cat " + (t.outside / "notes.txt").string(), "yes"},
+    {"outside_write", "sh -c 'echo x > " + (t.outside / "made.txt").string() + "'", "yes"},
+    {"system_read", "cat /etc/passwd", "yes"},
+  };
   // An interpreter from the system starts and imports what a harness needs (node, python3).
-  script += probe("python_runs", "python3 -c 'import json, urllib.request, re'");
-  script += probe("node_runs", "node -e 'require(\"http\")'");
-  const auto seen = run_isolated(plan, t.own.string(), script, t.root / "out.txt");
-  CHECK(seen.at("own_read") == "yes");
-  CHECK(seen.at("own_write") == "yes");
-  CHECK(seen.at("own_mkdir") == "yes");
-  CHECK(seen.at("capsule_read") == "yes");
-  CHECK(seen.at("capsule_write") == "no");
-  CHECK(seen.at("sibling_read") == "no");
-  CHECK(seen.at("sibling_read_abs") == "no");
-  CHECK(seen.at("sibling_list") == "no");
-  CHECK(seen.at("sibling_write") == "no");
-  CHECK(seen.at("other_formation_read") == "no");
-  CHECK(seen.at("other_capsule_read") == "no");
-  CHECK(seen.at("via_symlink") == "no");
-  CHECK(seen.at("via_proc_root") == "no");
-  CHECK(seen.at("outside_read") == "yes");
-  CHECK(seen.at("outside_write") == "yes");
-  CHECK(seen.at("system_read") == "yes");
-  if (::access("/usr/bin/python3", X_OK) == 0) CHECK(seen.at("python_runs") == "yes");
-  if (::access("/usr/bin/node", X_OK) == 0) CHECK(seen.at("node_runs") == "yes");
+  if (::access("/usr/bin/python3", X_OK) == 0) probes.push_back({"python_runs", "python3 -c 'import json, urllib.request, re'", "yes"});
+  if (::access("/usr/bin/node", X_OK) == 0) probes.push_back({"node_runs", "node -e 'require(\"http\")'", "yes"});
+  check_probes(plan, t.own.string(), t.root / "out.txt", probes);
   CHECK(fs::exists(t.own / "made.txt"));
   CHECK_FALSE(fs::exists(t.sibling / "planted.txt"));
   // The restriction went with the child: this process still reads the sibling's file.
@@ -147,11 +148,9 @@ TEST_CASE("an own directory that holds the hidden root does not reopen it", "[is
   const auto plan = mur::isolation_for(t.root.string(), t.capsule.string(), t.home.string());
   CHECK(plan.own_dir_limited);
   for (const auto& p : plan.full) CHECK(fs::path(p) != t.root);
-  std::string script = probe("sibling_read", "cat home/formations/frm_1/beta/secret.txt");
-  script += probe("outside_read", "cat outside/notes.txt");
-  const auto seen = run_isolated(plan, t.root.string(), script, t.outside / "out.txt");
-  CHECK(seen.at("sibling_read") == "no");
-  CHECK(seen.at("outside_read") == "yes");
+  check_probes(plan, t.root.string(), t.outside / "out.txt",
+               {{"sibling_read", "cat home/formations/frm_1/beta/secret.txt", "no"},
+                {"outside_read", "cat outside/notes.txt", "yes"}});
 }
 
 TEST_CASE("a capsule folder that is missing when the turn starts fails with E-ISO-001", "[isolation]") {
@@ -181,13 +180,9 @@ TEST_CASE("a peer also kept out of the project's .murmur still reads the project
                                        std::vector<std::string>{t.home.string(), (project / ".murmur").string()});
   CHECK(plan.hidden_roots.size() == 2);
   CHECK_FALSE(plan.own_dir_limited);
-  std::string script = probe("project_read", "cat " + (project / "main.c").string());
-  script += probe("entry_trace_read", "cat " + (project / ".murmur/ses_entry/trace.jsonl").string());
-  script += probe("sibling_read", "cat ../beta/secret.txt");
-  script += probe("own_write", "sh -c 'echo x > made.txt'");
-  const auto seen = run_isolated(plan, t.own.string(), script, t.outside / "out.txt");
-  CHECK(seen.at("project_read") == "yes");
-  CHECK(seen.at("entry_trace_read") == "no");
-  CHECK(seen.at("sibling_read") == "no");
-  CHECK(seen.at("own_write") == "yes");
+  check_probes(plan, t.own.string(), t.outside / "out.txt",
+               {{"project_read", "cat " + (project / "main.c").string(), "yes"},
+                {"entry_trace_read", "cat " + (project / ".murmur/ses_entry/trace.jsonl").string(), "no"},
+                {"sibling_read", "cat ../beta/secret.txt", "no"},
+                {"own_write", "sh -c 'echo x > made.txt'", "yes"}});
 }

@@ -88,6 +88,13 @@ struct Rig {
     }
     return all;
   }
+  // The next read hands on nothing and ends at EOF; the client gets `before`, then the 413, then EOF.
+  void refuses_after(const std::string& before) {
+    const Read last = read();
+    CHECK(last.ec == asio::error::eof);
+    CHECK(last.bytes.empty());
+    CHECK(client_reads_to_eof() == before + TestLimit::refusal());
+  }
 };
 
 const std::string get_a = "GET /a HTTP/1.1\r\nHost: x\r\n\r\n";
@@ -101,10 +108,7 @@ std::string post_of(std::size_t length) {
 TEST_CASE("header limit socket: a Content-Length past the limit hands on nothing, the 413, then EOF", "[unit][bounds]") {
   Rig r;
   r.send(post_of(101));
-  const Read first = r.read();
-  CHECK(first.ec == asio::error::eof);
-  CHECK(first.bytes.empty());
-  CHECK(r.client_reads_to_eof() == TestLimit::refusal());
+  r.refuses_after("");
 }
 
 TEST_CASE("header limit socket: a body at the limit and a chunked body pass as they came", "[unit][bounds]") {
@@ -125,10 +129,7 @@ TEST_CASE("header limit socket: pipelined, the earlier answer goes first, then t
   CHECK_FALSE(first.ec);
   CHECK(first.bytes == get_a); // nothing of the refused request
   r.answer(answer_a);
-  const Read second = r.read();
-  CHECK(second.ec == asio::error::eof);
-  CHECK(second.bytes.empty());
-  CHECK(r.client_reads_to_eof() == answer_a + TestLimit::refusal());
+  r.refuses_after(answer_a);
 }
 
 TEST_CASE("header limit socket: a read made while an earlier answer is unwritten waits for its last byte", "[unit][bounds]") {
@@ -151,10 +152,7 @@ TEST_CASE("header limit socket: headers split across reads: the first part was h
   r.send(whole.substr(0, 30));
   CHECK(r.read().bytes == whole.substr(0, 30));
   r.send(whole.substr(30));
-  const Read rest = r.read();
-  CHECK(rest.ec == asio::error::eof);
-  CHECK(rest.bytes.empty());
-  CHECK(r.client_reads_to_eof() == TestLimit::refusal());
+  r.refuses_after("");
 }
 
 TEST_CASE("header limit socket: an answer without a length never ends: no 413, the held read ends aborted at close", "[unit][bounds]") {

@@ -19,6 +19,7 @@
 
 using mur::Manifest;
 using mur::parse_manifest;
+using mur::test::manifest_refused_each;
 
 namespace {
 
@@ -27,6 +28,10 @@ const std::string head = "name: worker\nversion: 1.0.0\n";
 std::string http(const std::string& extra, const std::string& endpoint = "http://127.0.0.1:11434/v1") {
   return head + "inference:\n  transport: http\n  endpoint: '" + endpoint + "'\n  model: llama3.2\n" + extra;
 }
+// An http manifest with `extra` lines under inference.
+std::string with_http(const std::string& extra) { return http(extra); }
+// An http manifest whose endpoint is `endpoint`.
+std::string at_endpoint(const std::string& endpoint) { return http("", endpoint); }
 
 mur::Failure refusal(const std::string& text) { return mur::test::manifest_refusal(text); }
 void refused(const std::string& text, const std::string& code, const std::string& fragment) {
@@ -78,17 +83,19 @@ TEST_CASE("http inference: the endpoint rules", "[manifest][models]") {
   for (const char* ok : {"http://127.0.0.1:11434/v1", "http://127.9.9.9/v1", "http://localhost:8080", "http://LOCALHOST/v1",
                          "http://[::1]:8000/v1", "https://api.openai.com/v1", "https://10.0.0.5:8443/v1"})
     CHECK_NOTHROW(parse_manifest(http("  api_key: ${K}\n", ok), "murmur.yaml"));
-  refused(http("", "http://example.com/v1"), "E-MAN-002", "inference.endpoint: uses http:// with the host example.com");
-  refused(http("", "http://10.0.0.5:8000/v1"), "E-MAN-002", "which is not loopback");
-  refused(http("", "http://127.0.0.1.nip.io/v1"), "E-MAN-002", "which is not loopback");
-  refused(http("", "ftp://127.0.0.1/v1"), "E-MAN-002", "inference.endpoint: must be an http:// or https://");
-  refused(http("", "127.0.0.1:11434/v1"), "E-MAN-002", "inference.endpoint: must be an http:// or https://");
-  refused(http("", "https://user:pw@api.example.com/v1"), "E-MAN-002", "holds user info");
-  refused(http("", "https://api.example.com/v1?key=abc"), "E-MAN-002", "has a query");
-  refused(http("", "https://api.example.com/v1#top"), "E-MAN-002", "has a fragment");
-  refused(http("", "https://api.example.com:99999/v1"), "E-MAN-002", "port outside");
-  refused(http("", "https:///v1"), "E-MAN-002", "no valid host");
-  refused(http("", "http://127.0.0.1:11434/v1/chat/completions"), "E-MAN-002", "ends with /chat/completions");
+  manifest_refused_each("E-MAN-002", at_endpoint, {
+    {"http://example.com/v1", "inference.endpoint: uses http:// with the host example.com"},
+    {"http://10.0.0.5:8000/v1", "which is not loopback"},
+    {"http://127.0.0.1.nip.io/v1", "which is not loopback"},
+    {"ftp://127.0.0.1/v1", "inference.endpoint: must be an http:// or https://"},
+    {"127.0.0.1:11434/v1", "inference.endpoint: must be an http:// or https://"},
+    {"https://user:pw@api.example.com/v1", "holds user info"},
+    {"https://api.example.com/v1?key=abc", "has a query"},
+    {"https://api.example.com/v1#top", "has a fragment"},
+    {"https://api.example.com:99999/v1", "port outside"},
+    {"https:///v1", "no valid host"},
+    {"http://127.0.0.1:11434/v1/chat/completions", "ends with /chat/completions"},
+  });
   // A member's virtual address is never a model server, in any letter case.
   refused(http("  api_key: ${K}\n", "https://coder.formation.invalid/v1"), "E-MAN-002",
           "coder.formation.invalid, a formation's virtual address, which only call-member reaches");
@@ -105,23 +112,27 @@ TEST_CASE("http inference: keys only as ${ENV}, required off loopback", "[manife
   CHECK(f.fix().find("${") != std::string::npos);
   CHECK(f.message().find(literal) == std::string::npos);
   CHECK(f.fix().find(literal) == std::string::npos);
-  refused(http("  api_key: '${lower}'\n"), "E-MAN-002", "inference.api_key: looks like an environment reference");
-  refused(http("  api_key: 'prefix-${KEY}'\n"), "E-MAN-002", "inference.api_key: holds a literal key");
+  manifest_refused_each("E-MAN-002", with_http, {
+    {"  api_key: '${lower}'\n", "inference.api_key: looks like an environment reference"},
+    {"  api_key: 'prefix-${KEY}'\n", "inference.api_key: holds a literal key"},
+  });
   refused(http("", "https://api.openai.com/v1"), "E-MAN-002", "has no api_key");
   CHECK(parse_manifest(http(""), "m").inference.api_key_env.empty()); // loopback: optional
 }
 
 TEST_CASE("http inference: value refusals name their key path", "[manifest][models]") {
   refused(head + "inference: {transport: http, endpoint: 'http://localhost/v1'}\n", "E-MAN-002", "inference.model: is required");
-  refused(http("  max_tokens: 0\n"), "E-MAN-002", "inference.max_tokens: must be between 1");
-  refused(http("  temperature: 2.5\n"), "E-MAN-002", "inference.temperature: must be between 0");
-  refused(http("  temperature: '0.5'\n"), "E-MAN-002", "inference.temperature: must be a number");
-  refused(http("  temperature: warm\n"), "E-MAN-002", "inference.temperature: must be a number");
-  refused(http("  stream: 'yes'\n"), "E-MAN-002", "inference.stream: must be true or false");
-  refused(http("  request_timeout_secs: 0\n"), "E-MAN-002", "inference.request_timeout_secs: must be between 1");
-  refused(http("  request_timeout_secs: 86401\n"), "E-MAN-002", "inference.request_timeout_secs");
-  refused(http("  params: [top_p]\n"), "E-MAN-002", "inference.params: must be a mapping");
-  refused(http("  topp: 0.9\n"), "E-MAN-002", "inference.topp: is not a known key");
+  manifest_refused_each("E-MAN-002", with_http, {
+    {"  max_tokens: 0\n", "inference.max_tokens: must be between 1"},
+    {"  temperature: 2.5\n", "inference.temperature: must be between 0"},
+    {"  temperature: '0.5'\n", "inference.temperature: must be a number"},
+    {"  temperature: warm\n", "inference.temperature: must be a number"},
+    {"  stream: 'yes'\n", "inference.stream: must be true or false"},
+    {"  request_timeout_secs: 0\n", "inference.request_timeout_secs: must be between 1"},
+    {"  request_timeout_secs: 86401\n", "inference.request_timeout_secs"},
+    {"  params: [top_p]\n", "inference.params: must be a mapping"},
+    {"  topp: 0.9\n", "inference.topp: is not a known key"},
+  });
   refused(http("  system_prompt: a\n  system_prompt_file: b.md\n"), "E-MAN-003",
           "inference.system_prompt_file: is set together with inference.system_prompt");
 }

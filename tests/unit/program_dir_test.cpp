@@ -4,6 +4,7 @@
 // Landlock plan made from it leaves the member's .murmur/ out of every rule.
 #include "member/program_dir.hpp"
 #include "os/harness_isolation.hpp"
+#include "temp_dir.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -15,13 +16,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path dir;
-  TempDir() {
-    char tmpl[] = "/tmp/mur-program-dir-XXXXXX";
-    dir = fs::canonical(::mkdtemp(tmpl));
-  }
-  ~TempDir() { fs::remove_all(dir); }
+// A fresh directory for one test's member and user directories.
+struct TempDir : mur::test::TempDir {
+  TempDir() : mur::test::TempDir("program-dir") {}
 };
 
 bool granted(const mur::IsolationPlan& plan, const fs::path& p) {

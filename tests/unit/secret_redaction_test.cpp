@@ -25,6 +25,36 @@ const std::string key = "sk-live-0123456789abcdefXYZ";
 
 SecretRedaction with_key() { return SecretRedaction({key}); }
 
+// The value of $GH_TOKEN the agent programs here are given: a secret, read from ${ENV}.
+const std::string token_value = "ghp_secretTokenValue0123456789";
+
+// One turn of task `task_id` by the agent program `sh -c script`, with `env` (GH_TOKEN among it)
+// and token_value as its secret, run in a fresh directory /tmp/mur-<dir_name>-<pid>.
+ModelTurn harness_turn(const std::string& dir_name, const std::string& script,
+                       std::vector<std::pair<std::string, std::string>> env, const std::string& task_id) {
+  caf::actor_system_config cfg;
+  caf::actor_system sys{cfg};
+  const auto dir = std::filesystem::temp_directory_path() / (dir_name + "-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  HarnessSetup hs;
+  hs.program = "/bin/sh";
+  hs.args = {"-c", script};
+  hs.env = std::move(env);
+  hs.secrets.add(token_value);
+  hs.workdir = dir.string();
+  auto port = spawn_harness_model(sys, std::move(hs));
+  caf::scoped_actor self{sys};
+  ModelTurnRequest req;
+  req.task_id = task_id;
+  req.task_text = "do it";
+  ModelTurn got;
+  self->request(port, caf::infinite, req).receive([&](const ModelTurn& t) { got = t; },
+                                                  [&](const caf::error& e) { FAIL(sys.render(e)); });
+  self->send_exit(port, caf::exit_reason::user_shutdown);
+  std::filesystem::remove_all(dir);
+  return got;
+}
+
 } // namespace
 
 TEST_CASE("redaction: every secret, anywhere, longest first, short ones only as words", "[redaction]") {
@@ -95,32 +125,13 @@ TEST_CASE("redaction: a transport failure's words", "[redaction][models]") {
 }
 
 TEST_CASE("redaction: an agent program's failure quoting an env value read from ${ENV}", "[redaction][harness]") {
-  caf::actor_system_config cfg;
-  caf::actor_system sys{cfg};
-  const auto dir = std::filesystem::temp_directory_path() / ("mur-redaction-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const std::string value = "ghp_secretTokenValue0123456789";
-  HarnessSetup hs;
-  hs.program = "/bin/sh";
-  hs.args = {"-c", "echo \"login failed with token=$GH_TOKEN (lang $LANG_CODE)\" >&2; exit 3"};
-  hs.env = {{"GH_TOKEN", value}, {"LANG_CODE", "en"}};
-  hs.secrets.add(value);
-  hs.workdir = dir.string();
-  auto port = spawn_harness_model(sys, std::move(hs));
-  caf::scoped_actor self{sys};
-  ModelTurnRequest req;
-  req.task_id = "tsk_redaction";
-  req.task_text = "do it";
-  ModelTurn got;
-  self->request(port, caf::infinite, req).receive([&](const ModelTurn& t) { got = t; },
-                                                  [&](const caf::error& e) { FAIL(sys.render(e)); });
+  const ModelTurn got = harness_turn("mur-redaction", "echo \"login failed with token=$GH_TOKEN (lang $LANG_CODE)\" >&2; exit 3",
+                                     {{"GH_TOKEN", token_value}, {"LANG_CODE", "en"}}, "tsk_redaction");
   CHECK(got.fails);
   CHECK(got.failure.rfind("E-HAR-002", 0) == 0);
-  CHECK(got.failure.find(value) == std::string::npos);
+  CHECK(got.failure.find(token_value) == std::string::npos);
   CHECK(got.failure.find("token=[redacted]") != std::string::npos);
   CHECK(got.failure.find("lang en") != std::string::npos); // a value not from ${…} is not a secret
-  self->send_exit(port, caf::exit_reason::user_shutdown);
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("redaction of a text that arrives in pieces: no split of a key passes, nothing else is held", "[redaction]") {
@@ -148,29 +159,10 @@ TEST_CASE("redaction of a text that arrives in pieces: no split of a key passes,
 }
 
 TEST_CASE("redaction: an agent program's answer that prints an env value read from ${ENV}", "[redaction][harness]") {
-  caf::actor_system_config cfg;
-  caf::actor_system sys{cfg};
-  const auto dir = std::filesystem::temp_directory_path() / ("mur-redaction-out-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const std::string value = "ghp_secretTokenValue0123456789";
-  HarnessSetup hs;
-  hs.program = "/bin/sh";
-  hs.args = {"-c", "cat >/dev/null; echo \"done, with token=$GH_TOKEN\""};
-  hs.env = {{"GH_TOKEN", value}};
-  hs.secrets.add(value);
-  hs.workdir = dir.string();
-  auto port = spawn_harness_model(sys, std::move(hs));
-  caf::scoped_actor self{sys};
-  ModelTurnRequest req;
-  req.task_id = "tsk_redaction_out";
-  req.task_text = "do it";
-  ModelTurn got;
-  self->request(port, caf::infinite, req).receive([&](const ModelTurn& t) { got = t; },
-                                                  [&](const caf::error& e) { FAIL(sys.render(e)); });
+  const ModelTurn got = harness_turn("mur-redaction-out", "cat >/dev/null; echo \"done, with token=$GH_TOKEN\"",
+                                     {{"GH_TOKEN", token_value}}, "tsk_redaction_out");
   INFO(got.failure);
   CHECK_FALSE(got.fails);
-  CHECK(got.text.find(value) == std::string::npos);
+  CHECK(got.text.find(token_value) == std::string::npos);
   CHECK(got.text.find("done, with token=[redacted]") != std::string::npos);
-  self->send_exit(port, caf::exit_reason::user_shutdown);
-  std::filesystem::remove_all(dir);
 }

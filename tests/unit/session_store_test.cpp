@@ -3,6 +3,7 @@
 // when it leads straight to a session in the store, and a real directory as before.
 #include "capsule/session_store.hpp"
 #include "member/session_dir.hpp"
+#include "temp_dir.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -16,22 +17,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempHome {
-  fs::path dir;
-  std::optional<std::string> before;
-  TempHome() {
-    char tmpl[] = "/tmp/mur-session-store-XXXXXX";
-    dir = fs::canonical(::mkdtemp(tmpl));
-    if (const char* v = std::getenv("MURMUR_HOME")) before = v;
-    ::setenv("MURMUR_HOME", (dir / "home").c_str(), 1);
-    fs::create_directories(dir / "home");
-    fs::create_directories(dir / "project");
-  }
-  ~TempHome() {
-    if (before) ::setenv("MURMUR_HOME", before->c_str(), 1);
-    else ::unsetenv("MURMUR_HOME");
-    fs::remove_all(dir);
-  }
+// A $MURMUR_HOME and a project directory of one test's own.
+struct TempHome : mur::test::TempHome {
+  TempHome() : mur::test::TempHome("session-store") {}
 };
 
 const std::string ses = "ses_01JABCDEFGHJKMNPQRSTVWXYZ0";

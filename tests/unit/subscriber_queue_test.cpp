@@ -6,24 +6,33 @@
 
 using namespace mur;
 
+namespace {
+
+// The queue's next item, which must be there.
+SubscriberQueue::Item next(SubscriberQueue& q) {
+  auto item = q.take();
+  REQUIRE(item);
+  return *item;
+}
+
+} // namespace
+
 TEST_CASE("subscriber queue: writes what the window allows, coalesces text behind it", "[unit][bounds]") {
   SubscriberQueue q(SubscriberLimits{100, 1000, 4});
   REQUIRE(q.push_text("a"));
-  auto first = q.take();
-  REQUIRE(first);
-  CHECK(first->text);
-  CHECK(first->bytes == "a");
+  const auto first = next(q);
+  CHECK(first.text);
+  CHECK(first.bytes == "a");
   q.sent(150); // the rendered chunk is larger than its text: the window is now full
   for (int i = 0; i < 50; ++i) REQUIRE(q.push_text("xy"));
   CHECK_FALSE(q.take()); // nothing while the window is full
   CHECK(q.pending_bytes() == 100);
   q.confirmed(150);
-  auto merged = q.take();
-  REQUIRE(merged);
+  const auto merged = next(q);
   std::string expected;
   for (int i = 0; i < 50; ++i) expected += "xy";
-  CHECK(merged->bytes == expected);
-  CHECK(merged->bytes.size() == 100); // fifty fragments, one chunk
+  CHECK(merged.bytes == expected);
+  CHECK(merged.bytes.size() == 100); // fifty fragments, one chunk
   CHECK(q.empty());
 }
 
@@ -34,17 +43,14 @@ TEST_CASE("subscriber queue: state events keep their place after the text before
   REQUIRE(q.push_event("EVENT"));
   REQUIRE(q.push_text("two"));
   q.confirmed(10);
-  auto a = q.take();
-  REQUIRE(a);
-  CHECK((a->text && a->bytes == "one "));
+  const auto a = next(q);
+  CHECK((a.text && a.bytes == "one "));
   q.sent(4);
-  auto b = q.take();
-  REQUIRE(b);
-  CHECK((!b->text && b->bytes == "EVENT"));
+  const auto b = next(q);
+  CHECK((!b.text && b.bytes == "EVENT"));
   q.sent(5);
-  auto c = q.take(); // 9 of 10 bytes in flight: still room
-  REQUIRE(c);
-  CHECK((c->text && c->bytes == "two"));
+  const auto c = next(q); // 9 of 10 bytes in flight: still room
+  CHECK((c.text && c.bytes == "two"));
   q.sent(3);
   CHECK_FALSE(q.idle()); // 12 bytes on their way
   CHECK(q.empty());
@@ -75,9 +81,7 @@ TEST_CASE("subscriber queue: state events are bounded by count, not bytes (a who
   CHECK_FALSE(q.push_event("c")); // a third item is past the count
   CHECK_FALSE(q.push_text("t"));
   q.confirmed(1);
-  auto big = q.take();
-  REQUIRE(big);
-  CHECK(big->bytes.size() == 100);
+  CHECK(next(q).bytes.size() == 100);
   q.sent(100);
   CHECK_FALSE(q.take()); // the window is full again
   q.confirmed(100);

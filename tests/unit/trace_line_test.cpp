@@ -8,6 +8,7 @@
 #include "member/session_dir.hpp"
 #include "member/trace_write_failure.hpp"
 #include "messages/vocabulary/trace_line.hpp"
+#include "temp_dir.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -24,13 +25,9 @@ using json = nlohmann::json;
 
 namespace {
 
-struct TempDir {
-  fs::path dir;
-  TempDir() {
-    char tmpl[] = "/tmp/mur-trace-line-XXXXXX";
-    dir = ::mkdtemp(tmpl);
-  }
-  ~TempDir() { fs::remove_all(dir); }
+// A fresh directory for one test's session.
+struct TempDir : mur::test::TempDir {
+  TempDir() : mur::test::TempDir("trace-line") {}
 };
 
 const std::string start_line =

@@ -3,6 +3,7 @@
 // over a real loopback socket (the page with its CSP, the SSE stream's first state and the next
 // one published, a foreign Host or Origin refused, the last state's delivery), and a refused
 // end-without-answer in the tree and the watch lines.
+#include "temp_dir.hpp"
 #include "trace_event_lines.hpp"
 #include "launcher/traces/trace_follow.hpp"
 #include "launcher/traces/trace_tree.hpp"
@@ -31,13 +32,9 @@ namespace fs = std::filesystem;
 namespace {
 
 
-struct SessionDir {
-  fs::path dir;
-  SessionDir() {
-    char tmpl[] = "/tmp/mur-view-unit-XXXXXX";
-    dir = ::mkdtemp(tmpl);
-  }
-  ~SessionDir() { fs::remove_all(dir); }
+// A session's directory whose trace.jsonl grows as the test writes it.
+struct SessionDir : mur::test::TempDir {
+  SessionDir() : mur::test::TempDir("view-unit") {}
   void append(const std::string& bytes) { std::ofstream(dir / "trace.jsonl", std::ios::app) << bytes; }
   void line(const json& j) { append(j.dump() + "\n"); }
 };
