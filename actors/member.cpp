@@ -160,7 +160,8 @@ void spawn_member_door(member_actor* self, const std::vector<std::string>& calle
   d.start_task = [&sys, member = st.setup.member, callees, capsules, max_turns = st.setup.max_turns,
                   system_text = system_message(st.setup.system_prompt, st.setup.member, callees, capsules),
                   model = st.setup.model, egress = call_port{st.egress}, trace = st.setup.trace,
-                  ids = st.setup.ids](const TaskView& t, const task_owner& door) {
+                  ids = st.setup.ids, tools = st.setup.tools,
+                  own_tools = st.setup.own_tools](const TaskView& t, const task_owner& door) {
     TaskSetup ts;
     ts.task = t;
     ts.member = member;
@@ -173,6 +174,8 @@ void spawn_member_door(member_actor* self, const std::vector<std::string>& calle
     ts.trace = trace;
     ts.door = door;
     ts.ids = ids;
+    ts.tools = tools;
+    ts.own_tools = own_tools;
     return spawn_task(sys, std::move(ts));
   };
   st.door = spawn_door(sys, std::move(d));

@@ -61,6 +61,8 @@ struct MemberSetup {
   std::string delegation_id;                       // a delegated child: the dlg_ id it serves
   std::vector<SpawnTarget> spawnable;              // capabilities.spawn.allow, in its order
   child_port children;                             // starts them (null: no delegation)
+  tool_port tools;                                 // the capsule's own tools (null: none)
+  std::vector<OwnTool> own_tools;                  // what `tools` listed at start, offered to the model
 };
 
 // Answers (caf::get_atom) with its door actor; accepts (address_atom, vector<MemberText>).

@@ -20,6 +20,7 @@
 #include "messages/wire/door_request.hpp"
 #include "messages/wire/formation_messages.hpp"
 #include "messages/wire/model_turn.hpp"
+#include "messages/wire/own_tools.hpp"
 #include "messages/wire/trace_event.hpp"
 
 #include <caf/atom.hpp>
@@ -43,6 +44,18 @@ using model_port = caf::typed_actor<caf::replies_to<ModelTurnRequest>::with<Mode
 using network_port = caf::typed_actor<caf::replies_to<DoorCallTo, Bearer, DoorRequest>::with<DoorReply>>;
 // What a network port pushes to the requester of a subscription.
 using stream_listener = caf::typed_actor<caf::reacts_to<TaskEvent>, caf::reacts_to<TaskStreamLost>>;
+
+// The tool port: the capsule's own tools (its MCP tool servers). A ToolRequest names a tool
+// `<server>__<tool>` and is answered with its result, a tool error when the server is gone or
+// passed its timeout_secs; tools_atom answers once every server is listed or one failed.
+// Real and simulated: actors/tool_hub.cpp, over one mcp_transport per server.
+using tool_port = caf::typed_actor<caf::replies_to<ToolRequest>::with<ToolReply>,
+                                   caf::replies_to<tools_atom>::with<ToolsListed>>;
+// One tool server's transport: McpOpen starts the server, McpLine is a line for it; it sends the
+// opener every line the server writes (McpLine) and, once, McpServerEnded. Real:
+// member/stdio_tool_server.cpp (a process on pipes); simulated: tests/sim/sim_tool_server.cpp.
+using mcp_transport = caf::typed_actor<caf::reacts_to<McpOpen>, caf::reacts_to<McpLine>>;
+using mcp_listener = caf::typed_actor<caf::reacts_to<McpLine>, caf::reacts_to<McpServerEnded>>;
 
 // The trace port: TraceEvent in; `trace_atom` reads every line back (tests, mur trace).
 // Real and simulated: actors/trace_recorder.cpp with a file sink or none.

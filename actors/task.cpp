@@ -205,7 +205,7 @@ void ask(task_ptr self) {
   enter(self, TaskPhase::asking);
   ModelTurnRequest req{st.setup.task.id, st.setup.task.request, st.turn,     st.step,
                        st.setup.member,  st.setup.callees,       st.setup.capsules, st.answers,
-                       st.continuation,  st.transcript};
+                       st.continuation,  st.transcript,          st.setup.own_tools};
   self->request(st.setup.model, caf::infinite, std::move(req))
     .then([=](ModelTurn& t) { on_response(self, std::move(t)); },
           [=](caf::error& err) { fail(self, "the model did not answer: " + self->system().render(err), TaskExit::failed); });
@@ -401,6 +401,30 @@ void trace_inference(task_ptr self, const ModelTurn& t) {
   trace(self, "inference", f);
 }
 
+bool is_own_tool(const TaskSetup& s, const std::string& name) {
+  return s.tools && std::any_of(s.own_tools.begin(), s.own_tools.end(), [&](const OwnTool& t) { return t.name == name; });
+}
+
+// A call of one of the capsule's own tools: to the tool port, traced with its outcome (never its
+// texts); its result reaches `on_result`.
+void use_own_tool(task_ptr self, const ToolCall& call, std::function<void(ToolReply)> on_result) {
+  auto& st = self->state;
+  const auto made = self->clock().now();
+  const auto sep = call.name.find("__");
+  auto done = [=](ToolReply r) {
+    trace(self, "tool_call",
+          {{"task_id", self->state.setup.task.id}, {"turn", self->state.turn}, {"tool", call.name},
+           {"server", call.name.substr(0, sep)}, {"arguments_bytes", call.arguments.size()},
+           {"duration_ms", ms_between(made, self->clock().now())}, {"is_error", r.is_error}});
+    on_result(std::move(r));
+  };
+  self->request(st.setup.tools, caf::infinite, ToolRequest{st.setup.task.id, call})
+    .then([=](ToolReply& r) { done(std::move(r)); },
+          [=](caf::error& err) {
+            done(ToolReply{"tool error: " + call.name + " could not be called (" + self->system().render(err) + ").", true});
+          });
+}
+
 // Offering: each tool call of the response is answered at once or once its CallStart is in.
 void offer_calls(task_ptr self, std::vector<ToolCall> calls, bool asks_again) {
   auto& st = self->state;
@@ -409,6 +433,15 @@ void offer_calls(task_ptr self, std::vector<ToolCall> calls, bool asks_again) {
   st.tools.calls = std::move(calls);
   st.tools.results.assign(st.tools.calls.size(), std::string());
   for (std::size_t i = 0; i < st.tools.calls.size(); ++i) {
+    if (is_own_tool(st.setup, st.tools.calls[i].name)) { // the capsule's own: its result, in its slot
+      ++st.tools.starts_awaited;
+      use_own_tool(self, st.tools.calls[i], [self, i](ToolReply r) {
+        auto& st = self->state;
+        st.tools.results.at(i) = std::move(r.text);
+        if (--st.tools.starts_awaited == 0) after_starts(self);
+      });
+      continue;
+    }
     const ToolUse use = read_tool_call(st.tools.calls[i], st.setup.callees, st.setup.capsules);
     auto& result = st.tools.results[i];
     switch (use.kind) {
@@ -445,6 +478,11 @@ void on_response(task_ptr self, ModelTurn t) {
 // A tool call of an agent program, during its turn: answered with its result once known.
 caf::result<ToolReply> on_tool_request(task_ptr self, const ToolRequest& req) {
   auto& st = self->state;
+  if (is_own_tool(st.setup, req.call.name)) {
+    auto rp = self->make_response_promise<ToolReply>();
+    use_own_tool(self, req.call, [rp](ToolReply r) mutable { rp.deliver(std::move(r)); });
+    return rp;
+  }
   const ToolUse use = read_tool_call(req.call, st.setup.callees, st.setup.capsules);
   trace(self, "tool_call", {{"task_id", st.setup.task.id}, {"turn", st.turn}, {"tool", req.call.name}});
   switch (use.kind) {

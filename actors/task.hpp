@@ -62,6 +62,8 @@ struct TaskSetup {
   trace_port trace;
   task_owner door;                    // receives TaskWorking, TaskFinished
   IdClockSpec ids;                    // call ids (mcl_), stream "<task id>/task"
+  tool_port tools;                    // the capsule's own tools (null: none)
+  std::vector<OwnTool> own_tools;     // offered to the model beside the runtime's; calls go to `tools`
 };
 
 // True when a task's submitter credential is a formation member (`member:<name>`).

@@ -33,12 +33,17 @@ std::string resolve_harness_program(const Manifest& manifest, const std::string&
   if (manifest.inference.transport != Transport::process || manifest.inference.command.empty())
     throw Failure("E-HAR-001", manifest.name + " is not a transport: process capsule with a command",
                   "give inference.transport: process and inference.command in its murmur.yaml");
-  const std::string& program = manifest.inference.command.front();
+  return resolve_program(manifest.inference.command.front(), manifest.name + ": inference.command[0]", "E-HAR-001",
+                         capsule_folder, path_env);
+}
+
+std::string resolve_program(const std::string& program, const std::string& what, const std::string& code,
+                            const std::string& capsule_folder, const std::string& path_env) {
   const std::string fix_folder = "reinstall the capsule (mur install <capsule folder> --force) with the program "
                                  "in its folder, executable (chmod +x)";
   if (program.front() == '/') {
     if (executable_file(program)) return program;
-    throw Failure("E-HAR-001", manifest.name + ": inference.command[0] '" + program +
+    throw Failure(code, what + " '" + program +
                                  "' is not an executable file",
                   "install it there, or correct the path in murmur.yaml");
   }
@@ -47,13 +52,13 @@ std::string resolve_harness_program(const Manifest& manifest, const std::string&
       const bool starts = at == 0 || program[at - 1] == '/';
       const bool ends = at + 2 == program.size() || program[at + 2] == '/';
       if (starts && ends)
-        throw Failure("E-HAR-001", manifest.name + ": inference.command[0] '" + program +
+        throw Failure(code, what + " '" + program +
                                      "' leaves the capsule folder",
                       "name the program from inside the capsule folder, e.g. ./bin/agent");
     }
     const std::string inside = absolute(capsule_folder + "/" + program);
     if (executable_file(inside)) return inside;
-    throw Failure("E-HAR-001", manifest.name + ": inference.command[0] '" + program +
+    throw Failure(code, what + " '" + program +
                                  "' is not an executable file in the capsule folder " + capsule_folder,
                   fix_folder);
   }
@@ -61,7 +66,7 @@ std::string resolve_harness_program(const Manifest& manifest, const std::string&
   if (executable_file(in_folder)) return in_folder;
   struct stat st {};
   if (::stat(in_folder.c_str(), &st) == 0)
-    throw Failure("E-HAR-001", manifest.name + ": inference.command[0] '" + program +
+    throw Failure(code, what + " '" + program +
                                  "' is in the capsule folder but not executable",
                   fix_folder);
   std::size_t start = 0;
@@ -76,7 +81,7 @@ std::string resolve_harness_program(const Manifest& manifest, const std::string&
     }
     start = end + 1;
   }
-  throw Failure("E-HAR-001", manifest.name + ": inference.command[0] '" + program +
+  throw Failure(code, what + " '" + program +
                                "' is neither in the capsule folder nor on PATH",
                 "install the program, put it in the capsule folder, or give its absolute path");
 }

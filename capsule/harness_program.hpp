@@ -23,5 +23,9 @@ namespace mur {
 std::string resolve_harness_program(const Manifest& manifest, const std::string& capsule_folder);
 std::string resolve_harness_program(const Manifest& manifest, const std::string& capsule_folder,
                                     const std::string& path_env);
+// The same rule for any command of the capsule (a tool server's `command[0]`): `what` names it
+// in the refusal ("coder: tools[0].command[0]"), which carries `code`.
+std::string resolve_program(const std::string& program, const std::string& what, const std::string& code,
+                            const std::string& capsule_folder, const std::string& path_env);
 
 } // namespace mur

@@ -74,6 +74,8 @@ void parse_params(const Value& v, Inference& out) {
 
 } // namespace
 
+nlohmann::json yaml_as_json(const yaml::Value& v) { return to_json_value(v, 0); }
+
 const std::vector<const char*>& http_only_inference_keys() {
   static const std::vector<const char*> keys{"endpoint", "model", "api_key", "max_tokens", "temperature",
                                              "stream", "request_timeout_secs", "params"};

@@ -13,6 +13,8 @@
 #include "capsule/manifest.hpp"
 #include "capsule/yaml_reader.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <string>
 #include <vector>
 
@@ -20,6 +22,10 @@ namespace mur {
 
 // The `inference` keys that only transport http reads (besides endpoint/model/api_key/prompts).
 const std::vector<const char*>& http_only_inference_keys();
+
+// A YAML value as the JSON it stands for (quoted scalars are strings; plain ones null, booleans
+// or numbers when they look like one); deeper than 16 levels is refused.
+nlohmann::json yaml_as_json(const yaml::Value& v);
 
 // Reads the http keys of `inf` into `out`; throws Failure (E-MAN-002 / E-MAN-003).
 void parse_http_inference(const yaml::Value& inf, Inference& out);

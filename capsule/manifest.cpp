@@ -30,48 +30,61 @@ Enum one_of(const Value& v, const EnumWords<Enum, N>& words) {
   v.fail("'" + s + "' is not one of " + list, "use one of " + list);
 }
 
-// One item, or a non-empty list of items (a turn's `call` and `delegate`).
-template <class Item, class ReadOne>
-std::vector<Item> one_or_list(const Value& v, ReadOne one, const char* empty_problem, const char* empty_fix) {
+// A turn's `call` or `delegate`: one {<who>: a name, task: a template}, or a non-empty list of
+// them; `problem` judges the name, which the refusal calls `what`.
+template <class Item>
+std::vector<Item> addressed_items(const Value& v, const char* who, std::string Item::*whom,
+                                  std::optional<std::string> (*problem)(std::string_view),
+                                  const std::string& what, const std::string& plural) {
+  auto one = [&](const Value& c) {
+    c.expect_map({who, "task"});
+    Item item;
+    Value named = c.require(who);
+    item.*whom = named.string();
+    if (auto p = problem(item.*whom)) named.fail("the " + what + " name " + *p);
+    item.task = c.require("task").text();
+    return item;
+  };
   std::vector<Item> out;
-  if (v.is_seq()) {
-    for (const auto& c : v.items()) out.push_back(one(c));
-    if (out.empty()) v.fail(empty_problem, empty_fix);
-  } else {
-    out.push_back(one(v));
-  }
+  if (!v.is_seq()) return {one(v)};
+  for (const auto& c : v.items()) out.push_back(one(c));
+  if (out.empty()) v.fail("lists no " + plural, "name at least one {" + std::string(who) + ", task}");
   return out;
 }
 
-std::vector<ScriptCall> parse_calls(const Value& v) {
-  return one_or_list<ScriptCall>(v, [](const Value& c) {
-    c.expect_map({"member", "task"});
-    ScriptCall call;
-    Value m = c.require("member");
-    call.member = m.string();
-    if (auto p = names::member_name_problem(call.member)) m.fail("the member name " + *p);
-    call.task = c.require("task").text();
-    return call;
-  }, "lists no calls", "name at least one {member, task}");
-}
-
-std::vector<ScriptDelegation> parse_delegations(const Value& v) {
-  return one_or_list<ScriptDelegation>(v, [](const Value& d) {
-    d.expect_map({"capsule", "task"});
-    ScriptDelegation del;
-    Value c = d.require("capsule");
-    del.capsule = c.string();
-    if (auto p = names::capsule_name_problem(del.capsule)) c.fail("the capsule name " + *p);
-    del.task = d.require("task").text();
-    return del;
-  }, "lists no delegations", "name at least one {capsule, task}");
+// A script turn's `use`: one {tool, arguments} or a non-empty list of them.
+std::vector<ScriptToolUse> parse_uses(const Value& v) {
+  auto one = [](const Value& u) {
+    u.expect_map({"tool", "arguments"});
+    ScriptToolUse use;
+    Value tool = u.require("tool");
+    use.tool = tool.string();
+    if (use.tool.find("__") == std::string::npos)
+      tool.fail("'" + use.tool + "' is not <server>__<tool>", "name a tool of the capsule's tools, e.g. files__read_file");
+    nlohmann::json args = nlohmann::json::object();
+    if (auto a = u.get("arguments")) {
+      if (!a->is_map()) a->fail("must be a mapping", "write the tool's arguments as a mapping");
+      args = yaml_as_json(*a);
+    }
+    use.arguments = args.dump();
+    return use;
+  };
+  std::vector<ScriptToolUse> out;
+  if (!v.is_seq()) return {one(v)};
+  for (const auto& u : v.items()) out.push_back(one(u));
+  if (out.empty()) v.fail("lists no tool uses", "name at least one {tool, arguments}");
+  return out;
 }
 
 ScriptTurn parse_turn(const Value& v) {
-  v.expect_map({"call", "delegate", "reply", "end_without_answer", "think_ms", "fail"});
+  v.expect_map({"call", "delegate", "use", "reply", "end_without_answer", "think_ms", "fail"});
   ScriptTurn t;
-  if (auto c = v.get("call")) t.calls = parse_calls(*c);
-  if (auto d = v.get("delegate")) t.delegations = parse_delegations(*d);
+  if (auto c = v.get("call"))
+    t.calls = addressed_items(*c, "member", &ScriptCall::member, names::member_name_problem, "member", "calls");
+  if (auto d = v.get("delegate"))
+    t.delegations = addressed_items(*d, "capsule", &ScriptDelegation::capsule, names::capsule_name_problem,
+                                    "capsule", "delegations");
+  if (auto u = v.get("use")) t.uses = parse_uses(*u);
   if (auto r = v.get("reply")) t.reply = r->text();
   if (auto e = v.get("end_without_answer")) t.end_without_answer = e->string();
   if (auto f = v.get("fail")) t.fail = f->string();
@@ -80,12 +93,12 @@ ScriptTurn parse_turn(const Value& v) {
   if (endings > 1)
     v.fail_with("E-MAN-003", "holds more than one of reply, end_without_answer and fail",
                 "keep one way for this turn to end the task");
-  if (endings == 1 && (!t.calls.empty() || !t.delegations.empty()))
-    v.fail_with("E-MAN-003", "both calls (or delegates) and ends the task in the same turn",
+  if (endings == 1 && (!t.calls.empty() || !t.delegations.empty() || !t.uses.empty()))
+    v.fail_with("E-MAN-003", "both calls (delegates or uses a tool) and ends the task in the same turn",
                 "put the call in one turn and the reply in the next");
-  if (endings == 0 && t.calls.empty() && t.delegations.empty())
-    v.fail("neither calls a member, delegates nor ends the task",
-           "give the turn a call, delegate, reply, end_without_answer or fail");
+  if (endings == 0 && t.calls.empty() && t.delegations.empty() && t.uses.empty())
+    v.fail("neither calls a member, delegates, uses a tool nor ends the task",
+           "give the turn a call, delegate, use, reply, end_without_answer or fail");
   return t;
 }
 
@@ -151,18 +164,7 @@ Inference parse_inference(const Value& inf) {
       spf->fail_with("E-MAN-003", "does not apply to transport: process",
                      "use system_prompt, or choose transport: http");
     if (auto tt = inf.get("turn_timeout_secs")) out.turn_timeout_secs = static_cast<int>(tt->integer(1, 86'400));
-    if (auto env = inf.get("env"))
-      for (auto& [name, value] : env->entries()) {
-        const bool ok = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
-                        std::all_of(name.begin(), name.end(), [](char c) {
-                          return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-                        });
-        if (!ok) value.fail("names a variable '" + name + "' that is not a name of letters, digits and _",
-                            "use a name such as OPENAI_API_KEY");
-        if (name.rfind("MURMUR_", 0) == 0)
-          value.fail("sets " + name + ": MURMUR_ variables are the runtime's", "choose another name");
-        out.env.emplace_back(name, value.text());
-      }
+    if (auto env = inf.get("env")) out.env = parse_env_map(*env);
     break;
   }
   }
@@ -271,6 +273,16 @@ void check_script_delegations(const Manifest& m, const std::string& label) {
                         label + ": " + where + "[" + std::to_string(i) + "].delegate: '" + d.capsule +
                           "' is not listed in capabilities.spawn.allow, so this capsule may not delegate to it",
                         "add " + d.capsule + "@<its exact version> to capabilities.spawn.allow, or delegate to a listed capsule");
+      }
+      for (const auto& u : turns[i].uses) {
+        const std::string server = u.tool.substr(0, u.tool.find("__"));
+        const bool declared = std::any_of(m.tools.begin(), m.tools.end(),
+                                          [&](const ToolServerSpec& t) { return t.name == server; });
+        if (!declared)
+          throw Failure("E-MAN-003",
+                        label + ": " + where + "[" + std::to_string(i) + "].use: '" + u.tool +
+                          "' names no tool server of this capsule ('" + server + "' is not in tools)",
+                        "declare the server under tools, or use one of its tools");
       }
     }
   };
@@ -398,7 +410,7 @@ Manifest parse_manifest(const std::string& text, const std::string& label) {
   Value top(yaml::load_text(text, file_origin), "", &origin);
   if (top.is_null()) top.fail_with("E-MAN-001", "is empty", "write at least name and version");
   top.expect_map({"name", "version", "description", "inference", "lifecycle", "exports",
-                  "capabilities", "network", "trace", "install"});
+                  "capabilities", "network", "trace", "install", "tools"});
   Manifest m;
   Value name = top.require("name");
   m.name = name.string();
@@ -444,9 +456,14 @@ Manifest parse_manifest(const std::string& text, const std::string& label) {
     i->expect_map({"exclude"});
     if (auto x = i->get("exclude")) m.install_exclude = parse_install_exclude(*x, m);
   }
+  if (auto t = top.get("tools")) m.tools = parse_tool_servers(*t);
   check_script_delegations(m, label);
   return m;
 }
+
+namespace {
+void check_capsule_program(const std::string& dir, const std::string& what, const std::string& program);
+} // namespace
 
 Manifest load_manifest_dir(const std::string& dir) {
   const std::string path = dir + "/murmur.yaml";
@@ -462,12 +479,22 @@ Manifest load_manifest_dir(const std::string& dir) {
                       "' is not a readable file in the capsule folder",
                     "create the file or correct the path");
   }
-  if (m.inference.transport == Transport::process) {
-    // A program named with a '/' and not absolute is a file of the capsule; a bare name is one
-    // when the folder holds it, else it is looked up on PATH at launch (capsule/harness_program).
-    const std::string& program = m.inference.command.front();
+  if (m.inference.transport == Transport::process)
+    check_capsule_program(dir, path + ": inference.command[0]", m.inference.command.front());
+  for (std::size_t i = 0; i < m.tools.size(); ++i)
+    check_capsule_program(dir, path + ": tools[" + std::to_string(i) + "].command[0]", m.tools[i].command.front());
+  m.folder = dir;
+  return m;
+}
+
+namespace {
+
+// A program named with a '/' and not absolute is a file of the capsule; a bare name is one
+// when the folder holds it, else it is looked up on PATH at launch (capsule/harness_program).
+void check_capsule_program(const std::string& dir, const std::string& what, const std::string& program) {
+  {
     if (program.find('/') != std::string::npos && program.front() != '/') {
-      const std::string where = path + ": inference.command[0]: '" + program + "'";
+      const std::string where = what + ": '" + program + "'";
       std::string part;
       for (std::size_t i = 0; i <= program.size(); ++i) {
         if (i < program.size() && program[i] != '/') { part += program[i]; continue; }
@@ -486,8 +513,8 @@ Manifest load_manifest_dir(const std::string& dir) {
                       "chmod +x it (with a #! line naming its interpreter)");
     }
   }
-  m.folder = dir;
-  return m;
 }
+
+} // namespace
 
 } // namespace mur

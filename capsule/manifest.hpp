@@ -29,6 +29,7 @@
 
 #include "messages/vocabulary/enum_words.hpp"
 
+#include "capsule/tool_server_spec.hpp"
 #include "messages/credentials/door_scope.hpp"
 #include "messages/vocabulary/model_endpoint.hpp"
 
@@ -72,6 +73,12 @@ struct ScriptDelegation {
 };
 
 // One model turn of a script (docs/spec/decisions.md §Script model).
+// One call of the capsule's own tools a script turn makes (`use: {tool, arguments}`).
+struct ScriptToolUse {
+  std::string tool;      // <server>__<tool>
+  std::string arguments; // a JSON object, as text
+};
+
 struct ScriptTurn {
   std::vector<ScriptCall> calls;
   std::optional<std::string> reply;
@@ -79,6 +86,7 @@ struct ScriptTurn {
   std::optional<std::string> fail;
   std::int64_t think_ms = 0;
   std::vector<ScriptDelegation> delegations; // made after the turn's calls
+  std::vector<ScriptToolUse> uses;           // made first; a later turn reads them as {{tool_results}}
 };
 
 struct ScriptRoute {
@@ -160,6 +168,7 @@ struct Manifest {
   std::optional<Authentication> authentication;
   std::optional<Retention> retain;
   std::vector<std::string> install_exclude; // install.exclude: globs of paths an install leaves out
+  std::vector<ToolServerSpec> tools;        // its own MCP tool servers (capsule/tool_server_spec.hpp)
   std::string folder; // the folder it was read from ("" when parsed from text alone)
 
   // How many tasks the door holds at once (running + queued): the W-ROS-001 capacity.

@@ -42,6 +42,8 @@ struct MemberPorts {
   supervisor_port supervisor;
   IdClockSpec ids;
   child_port children; // starts delegated sub-capsules (null: the capsule cannot delegate)
+  tool_port tools;     // the capsule's own tools (null: it declares none)
+  std::vector<OwnTool> own_tools; // what `tools` listed when it started
 };
 
 // The acceptance policy of the manifest, the entry rule and the overrides. Throws mur::Failure

@@ -30,7 +30,17 @@ struct ScriptModelState {
   static inline const char* name = "mur.script_model";
 };
 
-// Fills {{task}}, {{member}}, {{answer.NAME}} and {{answers}} in one pass: a filled-in value is
+// The tool results after the last model response that made tool calls, in call order.
+std::string latest_tool_results(const Transcript& transcript) {
+  std::string out;
+  for (auto it = transcript.rbegin(); it != transcript.rend(); ++it) {
+    if (it->role == TranscriptRole::tool) out = it->content + (out.empty() ? "" : "\n") + out;
+    else if (it->role == TranscriptRole::assistant && !it->tool_calls.empty()) break;
+  }
+  return out;
+}
+
+// Fills {{task}}, {{member}}, {{answer.NAME}}, {{answers}} and {{tool_results}} in one pass: a filled-in value is
 // never read as a template again; an unknown placeholder stays as written.
 std::string fill(const std::string& tpl, const ModelTurnRequest& req) {
   std::string out;
@@ -50,6 +60,8 @@ std::string fill(const std::string& tpl, const ModelTurnRequest& req) {
       out += req.member;
     } else if (key == "answers") {
       out += req.continuation;
+    } else if (key == "tool_results") { // the results of the latest turn's tool calls, one per line
+      out += latest_tool_results(req.transcript);
     } else if (key.rfind("answer.", 0) == 0) { // a member's answer, or a sub-capsule's
       const std::string name = key.substr(7);
       for (const auto& a : req.answers)
@@ -82,6 +94,8 @@ ModelTurn play(const ScriptTurn& entry, const ModelTurnRequest& req) {
     return t;
   }
   const std::string id_prefix = "script_" + std::to_string(req.turn) + "_";
+  for (const auto& u : entry.uses)
+    t.tool_calls.push_back(ToolCall{id_prefix + std::to_string(t.tool_calls.size()), u.tool, u.arguments});
   for (const auto& c : entry.calls)
     t.tool_calls.push_back(ToolCall{id_prefix + std::to_string(t.tool_calls.size()), tool_name::call_member,
                                     call_member_arguments(c.member, fill(c.task, req))});

@@ -297,6 +297,7 @@ http_model_actor::behavior_type http_model(self_ptr self, HttpModelSetup setup) 
       chat.model = st.setup.model;
       chat.transcript = req.transcript;
       chat.tools = runtime_tools(req.callees, req.capsules);
+      for (const auto& t : req.tools) chat.tools.push_back(function_tool_of(t));
       chat.stream = st.setup.stream;
       chat.max_tokens = st.setup.max_tokens;
       chat.temperature = st.setup.temperature;

@@ -10,6 +10,7 @@
 #include "messages/vocabulary/text_cut.hpp"
 #include "messages/wire/model_turn.hpp"
 #include "os/fd_limit.hpp"
+#include "member/program_env.hpp"
 #include "os/harness_run.hpp"
 #include "os/process_spawn.hpp"
 
@@ -83,23 +84,6 @@ std::string session_of(const std::string& task_id) {
   return "hs_" + (at == std::string::npos ? task_id : task_id.substr(at + 1));
 }
 
-std::vector<std::string> program_env(const HarnessSetup& s) {
-  std::vector<std::string> env;
-  for (const char* name : {"PATH", "HOME", "LANG", "LC_ALL", "TZ", "USER", "TMPDIR"})
-    if (const char* v = std::getenv(name)) env.push_back(std::string(name) + "=" + v);
-  if (std::getenv("PATH") == nullptr) env.push_back("PATH=/usr/local/bin:/usr/bin:/bin");
-  for (const auto& [name, value] : s.env) set_env_entry(env, name, value);
-  return env;
-}
-
-std::string clean_tail(const std::string& text) {
-  std::string out;
-  for (unsigned char c : text) out += (c == '\n' || c == '\t' || c >= 0x20) ? static_cast<char>(c) : '?';
-  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
-  if (out.size() > 800) out = "…" + out.substr(out.size() - 800);
-  return out;
-}
-
 std::vector<McpTurn> live_grants(const HarnessState& st, std::vector<std::uint64_t>& ids) {
   std::vector<McpTurn> out;
   for (const auto& [id, t] : st.turns)
@@ -131,7 +115,7 @@ void start_turn(self_ptr self, std::uint64_t id, const ModelTurnRequest& req) {
   hs.program = st.setup.program;
   hs.argv.push_back(st.setup.program);
   hs.argv.insert(hs.argv.end(), st.setup.args.begin(), st.setup.args.end());
-  hs.env = program_env(st.setup);
+  hs.env = program_env(st.setup.env);
   hs.cwd = st.setup.workdir;
   hs.isolation = st.setup.isolation;
   hs.stdin_text = in.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";

@@ -7,6 +7,7 @@
 #include "http/http_model.hpp"
 #include "member/harness_model.hpp"
 #include "member/program_dir.hpp"
+#include "member/program_env.hpp"
 #include "messages/vocabulary/failure.hpp"
 #include "messages/vocabulary/model_endpoint.hpp"
 #include "os/harness_isolation.hpp"
@@ -22,13 +23,6 @@
 namespace mur {
 
 namespace {
-
-// The capsule's folder as an absolute path (the program runs in another directory).
-std::string capsule_folder(const Manifest& m) {
-  std::error_code ec;
-  auto p = std::filesystem::absolute(m.folder.empty() ? std::string(".") : m.folder, ec);
-  return ec ? m.folder : p.lexically_normal().string();
-}
 
 std::string read_prompt_file(const Manifest& m) {
   const std::string path = (m.folder.empty() ? std::string(".") : m.folder) + "/" + m.inference.system_prompt_file;
@@ -56,38 +50,10 @@ StartedModel start_model(caf::actor_system& sys, const Manifest& m, const std::s
     HarnessSetup hs;
     hs.program = resolve_harness_program(m, capsule_folder(m), env("PATH").value_or("/usr/local/bin:/usr/bin:/bin"));
     const std::string folder = capsule_folder(m);
-    for (auto it = inf.command.begin() + 1; it != inf.command.end(); ++it) {
-      struct stat st {};
-      const bool capsule_file = !it->empty() && (*it)[0] != '/' && (*it)[0] != '-' &&
-                                ::stat((folder + "/" + *it).c_str(), &st) == 0 && S_ISREG(st.st_mode);
-      hs.args.push_back(capsule_file ? folder + "/" + *it : *it);
-    }
-    for (const auto& [name, value] : inf.env) {
-      if (auto ref = env_reference_name(value)) {
-        auto v = env(*ref);
-        if (!v) std::cerr << "warning W-HAR-001: inference.env." << name << " reads ${" << *ref << "}, which is not set; "
-                          << "the agent program gets it empty\n";
-        if (v) hs.secrets.add(*v); // a value from the environment may be a credential: never quoted
-        hs.env.emplace_back(name, v ? *v : std::string());
-      } else {
-        hs.env.emplace_back(name, value);
-      }
-    }
-    // The program runs beside its member's sessions, out of their reach, when the member's
-    // directory is one mur made (member/program_dir.hpp); every formation's member directories
-    // and the global store ($MURMUR_HOME) are hidden from it (Landlock); it may use its own
-    // directory and read its capsule.
+    hs.args = capsule_args(inf.command, folder);
+    hs.env = read_declared_env(inf.env, env, hs.secrets, "W-HAR-001", "inference.env", "the agent program");
     hs.workdir = pd.dir;
-    std::vector<std::string> hidden{murmur_home()};
-    for (const auto& h : pd.hidden) hidden.push_back(h);
-    // A peer (its directory is not the project) is also kept out of the project's .murmur: the
-    // entry's sessions and traces, the project store (MURMUR_PROJECT_DIR, set by the launcher).
-    if (auto project = env("MURMUR_PROJECT_DIR"); project && !project->empty()) {
-      const std::string own = std::filesystem::weakly_canonical(workdir).string();
-      const std::string proj = std::filesystem::weakly_canonical(*project).string();
-      if (own != proj && own.rfind(proj + "/", 0) != 0) hidden.push_back(proj + "/.murmur");
-    }
-    hs.isolation = isolation_for(pd.dir, capsule_folder(m), hidden);
+    hs.isolation = program_isolation(m, workdir, pd, env);
     const std::string warning = isolation_warning(hs.isolation, m.name);
     if (!warning.empty()) std::cerr << "warning " << warning << "\n";
     hs.turn_timeout = std::chrono::seconds(inf.turn_timeout_secs);

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "member/program_dir.hpp"
+#include "member/program_env.hpp"
 
 #include "actors/ports.hpp"
 #include "capsule/manifest.hpp"
@@ -29,9 +30,6 @@ struct StartedModel {
   model_port port;
   std::string system_prompt; // the capsule's own: inference.system_prompt or its file's text
 };
-
-// Reads one environment variable (nullopt: unset).
-using EnvRead = std::function<std::optional<std::string>(const std::string& name)>;
 
 // Throws mur::Failure (E-MOD-003 no key for a remote endpoint; E-MAN-002 an unreadable prompt file).
 // `workdir` is the member's working directory; `program` is where its agent program runs

@@ -20,6 +20,7 @@
 #include "member/result_writer.hpp"
 #include "member/running_record.hpp"
 #include "member/session_dir.hpp"
+#include "member/tools_start.hpp"
 #include "messages/credentials/door_token.hpp"
 #include "messages/credentials/formation_verifier.hpp"
 #include "messages/credentials/spawn_grant.hpp"
@@ -120,6 +121,7 @@ struct Session {
   member_handle member;
   std::unique_ptr<DoorServer> server;
   child_port children;                          // null unless the capsule may delegate
+  tool_port tools;                              // null unless the capsule declares tools
   std::shared_ptr<ChildProcesses> child_processes;
 };
 
@@ -256,21 +258,26 @@ Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manif
   s.workdir = o.workdir.empty() ? current_dir() : o.workdir;
   // Where an agent program runs (and whether its sessions would be in its reach), worked out once.
   std::optional<ProgramDir> program;
-  if (m.inference.transport == Transport::process) program = program_dir_for(s.workdir, murmur_home());
+  if (m.inference.transport == Transport::process || !m.tools.empty())
+    program = program_dir_for(s.workdir, murmur_home());
   s.dir = open_session_dir(s.workdir, s.id, program ? &*program : nullptr);
   const DoorTokens tokens = issue_door_tokens(m, grant);
 
   auto pool = std::make_shared<CurlPool>(); // every outgoing call: other doors and the model server
-  StartedModel model = start_model(sys, m, pool, [](const std::string& name) -> std::optional<std::string> {
+  const EnvRead own_env = [](const std::string& name) -> std::optional<std::string> {
     const char* v = std::getenv(name.c_str());
     return v ? std::optional<std::string>(v) : std::nullopt;
-  }, s.workdir, program.value_or(ProgramDir{}));
+  };
+  StartedModel model = start_model(sys, m, pool, own_env, s.workdir, program.value_or(ProgramDir{}));
   s.model = model.port;
   s.network = spawn_door_network(sys, pool);
   s.trace = spawn_trace_recorder(sys, s.id, trace_file_sink(s.dir));
   const supervisor_port supervisor = spawn_result_writer(sys, s.dir, waiter);
   spawn_children(sys, s, m, o, formation);
-  MemberSetup ms = member_setup(m, launch, MemberPorts{s.trace, s.network, s.model, supervisor, IdClockSpec{}, s.children});
+  StartedTools tools = start_tools(sys, m, own_env, s.workdir, program.value_or(ProgramDir{}), s.trace);
+  s.tools = tools.port;
+  MemberSetup ms = member_setup(m, launch, MemberPorts{s.trace, s.network, s.model, supervisor, IdClockSpec{},
+                                                        s.children, tools.port, std::move(tools.tools)});
   ms.system_prompt = std::move(model.system_prompt);
   ms.authenticated = tokens.authenticated;
   if (grant) {
@@ -291,7 +298,8 @@ Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manif
   } catch (const Failure&) { // e.g. a pinned port that is taken: nothing may be left running
     for (const auto& a : {caf::actor_cast<caf::actor>(s.member), caf::actor_cast<caf::actor>(s.network),
                           caf::actor_cast<caf::actor>(s.trace), caf::actor_cast<caf::actor>(s.model),
-                          caf::actor_cast<caf::actor>(supervisor), caf::actor_cast<caf::actor>(s.children)})
+                          caf::actor_cast<caf::actor>(supervisor), caf::actor_cast<caf::actor>(s.children),
+                          caf::actor_cast<caf::actor>(s.tools)})
       if (a) self->send_exit(a, caf::exit_reason::user_shutdown);
     throw;
   }
@@ -330,6 +338,7 @@ void close_session(caf::scoped_actor& self, Session& s, JoinedFormation& formati
   remove_running_record(s.id);
   leave_formation(formation);
   if (s.children) self->send_exit(s.children, caf::exit_reason::user_shutdown);
+  if (s.tools) self->send_exit(s.tools, caf::exit_reason::user_shutdown); // its servers end with it
   if (s.child_processes) s.child_processes->end_all(std::chrono::seconds(25)); // none outlives the session
   // Every trace line sent before the member ended is written once the recorder answers.
   self->request(s.trace, std::chrono::seconds(5), trace_atom_v)

@@ -22,7 +22,7 @@ scripts/setup.sh
 phase_done "setup (apt)"
 BUILD_DIR=${MUR_BUILD_DIR:-build}
 if command -v npm >/dev/null; then
-  for dir in interop models harness browser; do
+  for dir in interop models harness browser tools; do
     (cd "tests/$dir" && npm ci --no-audit --no-fund >/dev/null)
   done
 fi

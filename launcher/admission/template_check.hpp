@@ -16,7 +16,7 @@ namespace mur {
 struct Manifest;
 
 inline constexpr const char* template_code = "E-MAN-004";
-inline constexpr const char* known_placeholders = "{{task}}, {{member}}, {{answer.NAME}}, {{answers}}";
+inline constexpr const char* known_placeholders = "{{task}}, {{member}}, {{answer.NAME}}, {{answers}}, {{tool_results}}";
 
 // Throws Failure E-MAN-004 at the first unknown placeholder; `label` names the manifest file.
 void check_templates(const Manifest& m, const std::string& label);

@@ -39,6 +39,11 @@ struct ModelCallStats;
 struct ModelText;
 struct ToolRequest;
 struct ToolReply;
+struct OwnTool;
+struct ToolsListed;
+struct McpOpen;
+struct McpLine;
+struct McpServerEnded;
 struct TraceEvent;
 struct TaskWorking;
 struct TaskFinished;
@@ -81,6 +86,12 @@ CAF_BEGIN_TYPE_ID_BLOCK(mur, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(mur, (mur::ModelText))
   CAF_ADD_TYPE_ID(mur, (mur::ToolRequest))
   CAF_ADD_TYPE_ID(mur, (mur::ToolReply))
+  CAF_ADD_TYPE_ID(mur, (mur::OwnTool))
+  CAF_ADD_TYPE_ID(mur, (std::vector<mur::OwnTool>))
+  CAF_ADD_TYPE_ID(mur, (mur::ToolsListed))
+  CAF_ADD_TYPE_ID(mur, (mur::McpOpen))
+  CAF_ADD_TYPE_ID(mur, (mur::McpLine))
+  CAF_ADD_TYPE_ID(mur, (mur::McpServerEnded))
   CAF_ADD_TYPE_ID(mur, (mur::TraceEvent))
   CAF_ADD_TYPE_ID(mur, (mur::TaskWorking))
   CAF_ADD_TYPE_ID(mur, (mur::TaskFinished))
@@ -117,5 +128,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(mur, caf::first_custom_type_id)
   CAF_ADD_ATOM(mur, mur, model_retry_atom, "mretry")     // http model: try a request again
   CAF_ADD_ATOM(mur, mur, harness_tick_atom, "hrntick")   // harness model: look at a turn's silence
   CAF_ADD_ATOM(mur, mur, harness_output_atom, "hrnout")  // harness model: the program wrote something
+  CAF_ADD_ATOM(mur, mur, tools_atom, "tools")             // tool hub: list the capsule's own tools
+  CAF_ADD_ATOM(mur, mur, tool_timeout_atom, "tooltmo")    // tool hub: a call's or a start's deadline
 
 CAF_END_TYPE_ID_BLOCK(mur)

@@ -13,6 +13,7 @@
 
 #include "messages/vocabulary/message_fields.hpp"
 #include "messages/vocabulary/transcript.hpp"
+#include "messages/wire/own_tools.hpp"
 
 #include <cstdint>
 #include <string>
@@ -38,7 +39,8 @@ struct ModelTurnRequest {
                                        // "capsule:NAME" (its no-answer text if none)
   std::string continuation;            // the last continuation message (fenced answers), or ""
   Transcript transcript;               // the whole conversation so far
-  MUR_FIELDS(task_id, task_text, turn, step, member, callees, capsules, answers, continuation, transcript)
+  std::vector<OwnTool> tools;          // the capsule's own tools, offered beside the runtime's
+  MUR_FIELDS(task_id, task_text, turn, step, member, callees, capsules, answers, continuation, transcript, tools)
 };
 
 // What the trace records of one model request (never a key, never a prompt).

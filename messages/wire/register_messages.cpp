@@ -9,6 +9,7 @@
 #include "messages/wire/formation_messages.hpp"
 #include "messages/wire/member_call.hpp"
 #include "messages/wire/model_turn.hpp"
+#include "messages/wire/own_tools.hpp"
 #include "messages/wire/task_progress.hpp"
 #include "messages/wire/trace_event.hpp"
 #include "messages/wire/transport_failure.hpp"

@@ -1,6 +1,7 @@
 // runtime_tools.cpp — see runtime_tools.hpp.
 #include "messages/wire/runtime_tools.hpp"
 
+#include "messages/vocabulary/comma_list.hpp"
 #include "messages/vocabulary/strict_json.hpp"
 
 #include <algorithm>
@@ -11,12 +12,6 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string names_of(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
 std::string tool_error(const std::string& text) { return "tool error: " + text + " Nothing was sent."; }
 
 const std::string* string_field(const json& args, const char* key) {
@@ -26,6 +21,12 @@ const std::string* string_field(const json& args, const char* key) {
 }
 
 } // namespace
+
+FunctionTool function_tool_of(const OwnTool& tool) {
+  auto schema = parse_strict_json(tool.input_schema);
+  return FunctionTool{tool.name, tool.description,
+                      schema && schema->is_object() ? *schema : json{{"type", "object"}, {"properties", json::object()}}};
+}
 
 std::vector<FunctionTool> runtime_tools(const std::vector<std::string>& callees,
                                         const std::vector<std::string>& capsules) {
@@ -80,7 +81,7 @@ std::string system_message(const std::string& capsule_prompt, const std::string&
   }
   const std::string delegation =
     capsules.empty() ? std::string()
-                     : "\n- You may hand a task to a sub-capsule with the delegate tool: " + names_of(capsules) +
+                     : "\n- You may hand a task to a sub-capsule with the delegate tool: " + comma_list(capsules) +
                          ". The runtime starts it for that task alone; its answer arrives like a member's, fenced "
                          "as coming from capsule:<name>.";
   if (callees.empty()) {
@@ -89,7 +90,7 @@ std::string system_message(const std::string& capsule_prompt, const std::string&
                                 "\n- Your final reply, with no tool call and no delegation still out, is your answer to the task.";
     return out;
   }
-  out += " You may give work to these members with the call-member tool: " + names_of(callees) +
+  out += " You may give work to these members with the call-member tool: " + comma_list(callees) +
          ".\n"
          "- A call returns as soon as the member holds the task; its answer is not in the result. End "
          "your turn (reply without a tool call) and the runtime adds every answer to the conversation "
@@ -104,6 +105,29 @@ std::string system_message(const std::string& capsule_prompt, const std::string&
   return out;
 }
 
+namespace {
+
+// A call-member or delegate use: its arguments name `who` (one of `names`) and the task, both
+// strings; anything else is the tool error the model reads.
+ToolUse addressed(ToolUse::Kind kind, const json& args, const char* who,
+                  const std::vector<std::string>& names, std::string ToolUse::*target) {
+  ToolUse use;
+  const std::string* whom = string_field(args, who);
+  const std::string* task = string_field(args, "task");
+  if (whom == nullptr || task == nullptr) {
+    const char* tool = kind == ToolUse::Kind::delegate ? tool_name::delegate : tool_name::call_member;
+    use.error = tool_error(std::string(tool) + " needs \"" + who + "\" (one of: " + comma_list(names) +
+                           ") and \"task\", both strings.");
+    return use;
+  }
+  use.kind = kind;
+  use.*target = *whom;
+  use.task = *task;
+  return use;
+}
+
+} // namespace
+
 ToolUse read_tool_call(const ToolCall& call, const std::vector<std::string>& callees,
                        const std::vector<std::string>& capsules) {
   ToolUse use;
@@ -114,7 +138,7 @@ ToolUse read_tool_call(const ToolCall& call, const std::vector<std::string>& cal
     std::vector<std::string> offered;
     for (const auto& t : runtime_tools(callees, capsules)) offered.push_back(t.name);
     use.error = tool_error("there is no tool named \"" + call.name + "\"; the tools are " +
-                           (offered.empty() ? std::string("none") : names_of(offered)) + ".");
+                           (offered.empty() ? std::string("none") : comma_list(offered)) + ".");
     return use;
   }
   if (is_call && callees.empty()) {
@@ -142,28 +166,8 @@ ToolUse read_tool_call(const ToolCall& call, const std::vector<std::string>& cal
     use.reason = *reason;
     return use;
   }
-  if (is_delegate) {
-    const std::string* capsule = string_field(*args, "capsule");
-    const std::string* task = string_field(*args, "task");
-    if (capsule == nullptr || task == nullptr) {
-      use.error = tool_error("delegate needs \"capsule\" (one of: " + names_of(capsules) + ") and \"task\", both strings.");
-      return use;
-    }
-    use.kind = ToolUse::Kind::delegate;
-    use.capsule = *capsule;
-    use.task = *task;
-    return use;
-  }
-  const std::string* member = string_field(*args, "member");
-  const std::string* task = string_field(*args, "task");
-  if (member == nullptr || task == nullptr) {
-    use.error = tool_error("call-member needs \"member\" (one of: " + names_of(callees) + ") and \"task\", both strings.");
-    return use;
-  }
-  use.kind = ToolUse::Kind::call_member;
-  use.member = *member;
-  use.task = *task;
-  return use;
+  if (is_delegate) return addressed(ToolUse::Kind::delegate, *args, "capsule", capsules, &ToolUse::capsule);
+  return addressed(ToolUse::Kind::call_member, *args, "member", callees, &ToolUse::member);
 }
 
 std::string call_member_arguments(const std::string& member, const std::string& task) {

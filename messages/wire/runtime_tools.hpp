@@ -15,6 +15,7 @@
 #pragma once
 
 #include "messages/vocabulary/transcript.hpp"
+#include "messages/wire/own_tools.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -35,6 +36,10 @@ struct FunctionTool {
   std::string description;
   nlohmann::json parameters; // a JSON Schema object
 };
+
+// One of the capsule's own tools as the model is offered it (an input schema that is not a JSON
+// object is offered as an empty object schema).
+FunctionTool function_tool_of(const OwnTool& tool);
 
 // The tools a member with these callees and these spawnable capsules is offered (none without either).
 std::vector<FunctionTool> runtime_tools(const std::vector<std::string>& callees,

@@ -136,6 +136,8 @@ struct scene : fixture {
   caf::actor model;
   caf::actor task;
   std::vector<std::string> capsules; // spawn.allow names: set before start for a member that may delegate
+  tool_port own_tool_port;           // the capsule's own tools: set before start for a member that has them
+  std::vector<OwnTool> own_tools;
 
   void start(const Inference& inf, std::string submitter = "operator", std::vector<std::string> callees = {"coder", "tester"},
              std::map<std::string, CallStart> starts = {}, int max_turns = 10) {
@@ -164,6 +166,8 @@ struct scene : fixture {
     setup.egress = caf::actor_cast<call_port>(egress);
     setup.trace = caf::actor_cast<trace_port>(trace);
     setup.door = caf::actor_cast<task_owner>(door);
+    setup.tools = own_tool_port;
+    setup.own_tools = own_tools;
     task = caf::actor_cast<caf::actor>(spawn_task(sys, setup));
     sched.run();
   }

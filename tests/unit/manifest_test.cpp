@@ -6,10 +6,14 @@
 
 using mur::Manifest;
 using mur::parse_manifest;
+using mur::test::manifest_refused_each;
 
 namespace {
 
 const std::string head = "name: worker\nversion: 1.0.0\n";
+
+// A manifest: the head, then `text`.
+std::string with_head(const std::string& text) { return head + text; }
 
 mur::Failure refusal(const std::string& text) { return mur::test::manifest_refusal(text); }
 void refused(const std::string& text, const std::string& code, const std::string& fragment) {
@@ -111,96 +115,104 @@ TEST_CASE("lifecycle.retain_tasks bounds the ended tasks a door keeps", "[manife
   Manifest one = parse_manifest(head + "lifecycle: {retain_tasks: {max: 1}}\n", "m");
   CHECK(one.lifecycle.retain_tasks_max == 1);
   CHECK(one.lifecycle.retain_tasks_max_age == std::chrono::hours(1));
-  refused(head + "lifecycle: {retain_tasks: {max: 0}}\n", "E-MAN-002", "lifecycle.retain_tasks.max: must be between 1");
-  refused(head + "lifecycle: {retain_tasks: {max: 2000000}}\n", "E-MAN-002", "lifecycle.retain_tasks.max: must be between 1");
-  refused(head + "lifecycle: {retain_tasks: {max_age: 0}}\n", "E-MAN-002", "lifecycle.retain_tasks.max_age: must be longer than zero");
-  refused(head + "lifecycle: {retain_tasks: {max_age: soon}}\n", "E-MAN-002", "lifecycle.retain_tasks.max_age: is not a duration");
-  refused(head + "lifecycle: {retain_tasks: {keep: 3}}\n", "E-MAN-002", "lifecycle.retain_tasks.keep: is not a known key");
-  refused(head + "lifecycle: {retain_tasks: {}}\n", "E-MAN-002", "lifecycle.retain_tasks: is empty");
-  refused(head + "lifecycle: {retain_tasks: }\n", "E-MAN-002", "retain_tasks is empty");
+  manifest_refused_each("E-MAN-002", with_head, {
+    {"lifecycle: {retain_tasks: {max: 0}}\n", "lifecycle.retain_tasks.max: must be between 1"},
+    {"lifecycle: {retain_tasks: {max: 2000000}}\n", "lifecycle.retain_tasks.max: must be between 1"},
+    {"lifecycle: {retain_tasks: {max_age: 0}}\n", "lifecycle.retain_tasks.max_age: must be longer than zero"},
+    {"lifecycle: {retain_tasks: {max_age: soon}}\n", "lifecycle.retain_tasks.max_age: is not a duration"},
+    {"lifecycle: {retain_tasks: {keep: 3}}\n", "lifecycle.retain_tasks.keep: is not a known key"},
+    {"lifecycle: {retain_tasks: {}}\n", "lifecycle.retain_tasks: is empty"},
+    {"lifecycle: {retain_tasks: }\n", "retain_tasks is empty"},
+  });
 }
 
 TEST_CASE("file-level refusals are E-MAN-001", "[manifest]") {
-  refused("", "E-MAN-001", "is empty");
-  refused("name: [unclosed", "E-MAN-001", "not valid YAML");
-  refused("name: a\n---\nname: b\n", "E-MAN-001", "more than one YAML document");
+  manifest_refused_each("E-MAN-001", {
+    {"", "is empty"},
+    {"name: [unclosed", "not valid YAML"},
+    {"name: a\n---\nname: b\n", "more than one YAML document"},
+  });
 }
 
 TEST_CASE("every field error names its key path (E-MAN-002)", "[manifest]") {
-  refused("- a\n- b\n", "E-MAN-002", "(top level): must be a mapping");
-  refused("version: 1.0.0\n", "E-MAN-002", "name: is required");
-  refused("name: worker\n", "E-MAN-002", "version: is required");
-  refused("name: Worker\nversion: 1\n", "E-MAN-002", "name: 'Worker' may hold only lowercase");
-  refused("name: -worker\nversion: 1\n", "E-MAN-002", "may not start or end with '-'");
-  refused("name: " + std::string(101, 'a') + "\nversion: 1\n", "E-MAN-002", "longer than 100");
-  refused("name: w\nversion: latest\n", "E-MAN-002", "version: is a floating tag");
-  refused("name: w\nversion: STABLE\n", "E-MAN-002", "floating tag");
-  refused("name: w\nversion: '  '\n", "E-MAN-002", "version: is blank");
-  refused("name: w\nversion: 1/2\n", "E-MAN-002", "version: may hold only");
-  refused(head + "colour: blue\n", "E-MAN-002", "colour: is not a known key");
-  refused(head + "name: again\n", "E-MAN-002", "name: appears more than once");
-  refused(head + "lifecycle: {task_acceptance: some}\n", "E-MAN-002",
-          "lifecycle.task_acceptance: 'some' is not one of none, single, queue");
-  refused(head + "lifecycle: {task_acceptance: queue, queue_depth: -1}\n", "E-MAN-002", "lifecycle.queue_depth: must be between 0");
-  refused(head + "lifecycle: {task_acceptance: queue, queue_depth: '2'}\n", "E-MAN-002", "lifecycle.queue_depth: must be a whole number");
-  refused(head + "lifecycle: {after_task: nap}\n", "E-MAN-002", "lifecycle.after_task");
-  refused(head + "lifecycle: {delegation_deadline_secs: 0}\n", "E-MAN-002", "lifecycle.delegation_deadline_secs");
-  refused(head + "lifecycle: {speed: 3}\n", "E-MAN-002", "lifecycle.speed: is not a known key");
-  refused(head + "exports: {peer_tasks: {accept: 'yes'}}\n", "E-MAN-002", "exports.peer_tasks.accept: must be true or false");
-  refused(head + "exports: {peer_tasks: {accept: yes}}\n", "E-MAN-002", "must be true or false");
-  refused(head + "network: {authentication: {scheme: basic}}\n", "E-MAN-002", "network.authentication.scheme: 'basic'");
-  refused(head + "network: {authentication: }\n", "E-MAN-002", "authentication is empty");
-  refused(head + "network: {authentication: {credentials: {operator: {scopes: [GetTask]}}}}\n", "E-MAN-002", "'operator' is the runtime's own");
-  refused(head + "network: {authentication: {credentials: {'a:b': {scopes: [GetTask]}}}}\n", "E-MAN-002", "credential name 'a:b'");
-  refused(head + "network: {authentication: {credentials: {ci: {scopes: [DeleteEverything]}}}}\n", "E-MAN-002",
-          "network.authentication.credentials.ci.scopes[0]: 'DeleteEverything' is not a door method");
-  refused(head + "network: {authentication: {credentials: {ci: {scopes: []}}}}\n", "E-MAN-002", "scopes: is empty");
-  refused(head + "trace: {retain: {}}\n", "E-MAN-002", "trace.retain: is empty");
-  refused(head + "trace: {retain: }\n", "E-MAN-002", "retain is empty");
-  refused(head + "trace: {retain: {max_sessions: 0}}\n", "E-MAN-002", "trace.retain.max_sessions: must be between 1");
-  refused(head + "trace: {retain: {max_age: 0}}\n", "E-MAN-002", "trace.retain.max_age: must be longer than zero");
-  refused(head + "trace: {retain: {max_age: 1week}}\n", "E-MAN-002", "trace.retain.max_age: is not a duration");
-  refused(head + "inference: {transport: carrier-pigeon}\n", "E-MAN-002", "inference.transport");
-  refused(head + "inference: {max_turns: 0}\n", "E-MAN-002", "inference.max_turns");
-  refused(head + "inference: {transport: http, model: m}\n", "E-MAN-002", "inference.endpoint: is required");
-  refused(head + "inference: {transport: http, endpoint: 'ftp://x', model: m}\n", "E-MAN-002", "inference.endpoint: must be an http");
-  refused(head + "inference: {transport: http, endpoint: 'http://localhost', model: m, api_key: '${lower}'}\n", "E-MAN-002", "inference.api_key");
-  refused(head + "inference: {transport: http, endpoint: 'http://localhost', model: m, system_prompt_file: ../etc/passwd}\n", "E-MAN-002",
-          "must be a path inside the capsule folder");
-  refused(head + "inference: {transport: process}\n", "E-MAN-002", "inference.command: is required");
-  refused(head + "inference: {transport: process, command: []}\n", "E-MAN-002", "inference.command: is an empty list");
-  // An agent program gets no MURMUR_ variable, not even one its capsule names.
-  refused(head + "inference: {transport: process, command: [a], env: {MURMUR_HOME: /tmp}}\n", "E-MAN-002",
-          "sets MURMUR_HOME: MURMUR_ variables are the runtime's");
+  manifest_refused_each("E-MAN-002", {
+    {"- a\n- b\n", "(top level): must be a mapping"},
+    {"version: 1.0.0\n", "name: is required"},
+    {"name: worker\n", "version: is required"},
+    {"name: Worker\nversion: 1\n", "name: 'Worker' may hold only lowercase"},
+    {"name: -worker\nversion: 1\n", "may not start or end with '-'"},
+    {"name: " + std::string(101, 'a') + "\nversion: 1\n", "longer than 100"},
+    {"name: w\nversion: latest\n", "version: is a floating tag"},
+    {"name: w\nversion: STABLE\n", "floating tag"},
+    {"name: w\nversion: '  '\n", "version: is blank"},
+    {"name: w\nversion: 1/2\n", "version: may hold only"},
+  });
+  manifest_refused_each("E-MAN-002", with_head, {
+    {"colour: blue\n", "colour: is not a known key"},
+    {"name: again\n", "name: appears more than once"},
+    {"lifecycle: {task_acceptance: some}\n", "lifecycle.task_acceptance: 'some' is not one of none, single, queue"},
+    {"lifecycle: {task_acceptance: queue, queue_depth: -1}\n", "lifecycle.queue_depth: must be between 0"},
+    {"lifecycle: {task_acceptance: queue, queue_depth: '2'}\n", "lifecycle.queue_depth: must be a whole number"},
+    {"lifecycle: {after_task: nap}\n", "lifecycle.after_task"},
+    {"lifecycle: {delegation_deadline_secs: 0}\n", "lifecycle.delegation_deadline_secs"},
+    {"lifecycle: {speed: 3}\n", "lifecycle.speed: is not a known key"},
+    {"exports: {peer_tasks: {accept: 'yes'}}\n", "exports.peer_tasks.accept: must be true or false"},
+    {"exports: {peer_tasks: {accept: yes}}\n", "must be true or false"},
+    {"network: {authentication: {scheme: basic}}\n", "network.authentication.scheme: 'basic'"},
+    {"network: {authentication: }\n", "authentication is empty"},
+    {"network: {authentication: {credentials: {operator: {scopes: [GetTask]}}}}\n", "'operator' is the runtime's own"},
+    {"network: {authentication: {credentials: {'a:b': {scopes: [GetTask]}}}}\n", "credential name 'a:b'"},
+    {"network: {authentication: {credentials: {ci: {scopes: [DeleteEverything]}}}}\n", "network.authentication.credentials.ci.scopes[0]: 'DeleteEverything' is not a door method"},
+    {"network: {authentication: {credentials: {ci: {scopes: []}}}}\n", "scopes: is empty"},
+    {"trace: {retain: {}}\n", "trace.retain: is empty"},
+    {"trace: {retain: }\n", "retain is empty"},
+    {"trace: {retain: {max_sessions: 0}}\n", "trace.retain.max_sessions: must be between 1"},
+    {"trace: {retain: {max_age: 0}}\n", "trace.retain.max_age: must be longer than zero"},
+    {"trace: {retain: {max_age: 1week}}\n", "trace.retain.max_age: is not a duration"},
+    {"inference: {transport: carrier-pigeon}\n", "inference.transport"},
+    {"inference: {max_turns: 0}\n", "inference.max_turns"},
+    {"inference: {transport: http, model: m}\n", "inference.endpoint: is required"},
+    {"inference: {transport: http, endpoint: 'ftp://x', model: m}\n", "inference.endpoint: must be an http"},
+    {"inference: {transport: http, endpoint: 'http://localhost', model: m, api_key: '${lower}'}\n", "inference.api_key"},
+    {"inference: {transport: http, endpoint: 'http://localhost', model: m, system_prompt_file: ../etc/passwd}\n", "must be a path inside the capsule folder"},
+    {"inference: {transport: process}\n", "inference.command: is required"},
+    {"inference: {transport: process, command: []}\n", "inference.command: is an empty list"},
+    // An agent program gets no MURMUR_ variable, not even one its capsule names.
+    {"inference: {transport: process, command: [a], env: {MURMUR_HOME: /tmp}}\n", "sets MURMUR_HOME: MURMUR_ variables are the runtime's"},
+  });
 }
 
 TEST_CASE("script errors name the turn at fault", "[manifest]") {
-  refused(head + "inference: {turns: [{}]}\n", "E-MAN-002", "inference.turns[0]: neither calls a member, delegates nor ends the task");
-  refused(head + "inference: {turns: [{reply: a}, {say: b}]}\n", "E-MAN-002", "inference.turns[1].say: is not a known key");
-  refused(head + "inference: {turns: [{call: {member: Coder, task: x}}]}\n", "E-MAN-002", "inference.turns[0].call.member");
-  refused(head + "inference: {turns: [{call: {member: coder}}]}\n", "E-MAN-002", "inference.turns[0].call.task: is required");
-  refused(head + "inference: {turns: [{call: [{member: a, task: x}, {member: b}]}]}\n", "E-MAN-002", "inference.turns[0].call[1].task");
-  refused(head + "inference: {turns: [{call: []}]}\n", "E-MAN-002", "lists no calls");
-  refused(head + "inference: {turns: [{reply: x, think_ms: -1}]}\n", "E-MAN-002", "inference.turns[0].think_ms");
-  refused(head + "inference: {routes: [{match: '([', turns: [{reply: x}]}]}\n", "E-MAN-002",
-          "inference.routes[0].match: is not a valid regular expression");
-  refused(head + "inference: {routes: [{match: a}]}\n", "E-MAN-002", "inference.routes[0].turns: is required");
+  manifest_refused_each("E-MAN-002", with_head, {
+    {"inference: {turns: [{}]}\n", "inference.turns[0]: neither calls a member, delegates, uses a tool nor ends the task"},
+    {"inference: {turns: [{reply: a}, {say: b}]}\n", "inference.turns[1].say: is not a known key"},
+    {"inference: {turns: [{call: {member: Coder, task: x}}]}\n", "inference.turns[0].call.member"},
+    {"inference: {turns: [{call: {member: coder}}]}\n", "inference.turns[0].call.task: is required"},
+    {"inference: {turns: [{call: [{member: a, task: x}, {member: b}]}]}\n", "inference.turns[0].call[1].task"},
+    {"inference: {turns: [{call: []}]}\n", "lists no calls"},
+    {"inference: {turns: [{reply: x, think_ms: -1}]}\n", "inference.turns[0].think_ms"},
+    {"inference: {routes: [{match: '([', turns: [{reply: x}]}]}\n", "inference.routes[0].match: is not a valid regular expression"},
+    {"inference: {routes: [{match: a}]}\n", "inference.routes[0].turns: is required"},
+  });
 }
 
 TEST_CASE("contradicting keys are E-MAN-003", "[manifest]") {
-  refused(head + "inference: {turns: [{reply: a, fail: b}]}\n", "E-MAN-003", "more than one of reply");
-  refused(head + "inference: {turns: [{reply: a, call: {member: b, task: c}}]}\n", "E-MAN-003", "same turn");
-  refused(head + "inference: {transport: http, endpoint: 'http://localhost', model: m, system_prompt: a, system_prompt_file: b}\n",
-          "E-MAN-003", "inference.system_prompt_file: is set together with");
-  refused(head + "inference: {transport: script, model: m}\n", "E-MAN-003", "inference.model: does not apply to transport: script");
-  refused(head + "inference: {transport: http, endpoint: 'http://localhost', model: m, turns: []}\n", "E-MAN-003", "inference.turns");
-  refused(head + "lifecycle: {queue_depth: 2}\n", "E-MAN-003", "task_acceptance is not queue");
+  manifest_refused_each("E-MAN-003", with_head, {
+    {"inference: {turns: [{reply: a, fail: b}]}\n", "more than one of reply"},
+    {"inference: {turns: [{reply: a, call: {member: b, task: c}}]}\n", "same turn"},
+    {"inference: {transport: http, endpoint: 'http://localhost', model: m, system_prompt: a, system_prompt_file: b}\n", "inference.system_prompt_file: is set together with"},
+    {"inference: {transport: script, model: m}\n", "inference.model: does not apply to transport: script"},
+    {"inference: {transport: http, endpoint: 'http://localhost', model: m, turns: []}\n", "inference.turns"},
+    {"lifecycle: {queue_depth: 2}\n", "task_acceptance is not queue"},
+  });
 }
 
 TEST_CASE("network.allow entries are checked (E-CAP-001)", "[manifest]") {
-  refused(head + "capabilities: {network: {allow: [http://localhost/path]}}\n", "E-CAP-001", "capabilities.network.allow[0]");
-  refused(head + "capabilities: {network: {allow: [localhost, 'a b']}}\n", "E-CAP-001", "capabilities.network.allow[1]");
-  refused(head + "capabilities: {network: {allow: ['localhost?x=1']}}\n", "E-CAP-001", "allow[0]");
+  manifest_refused_each("E-CAP-001", with_head, {
+    {"capabilities: {network: {allow: [http://localhost/path]}}\n", "capabilities.network.allow[0]"},
+    {"capabilities: {network: {allow: [localhost, 'a b']}}\n", "capabilities.network.allow[1]"},
+    {"capabilities: {network: {allow: ['localhost?x=1']}}\n", "allow[0]"},
+  });
   refused(head + "capabilities: {network: {allow: localhost}}\n", "E-MAN-002", "capabilities.network.allow: must be a list");
   CHECK_FALSE(parse_manifest(head + "capabilities: {network: {allow: ['http://localhost']}}\n", "m").allows_localhost());
 }
@@ -238,36 +250,42 @@ TEST_CASE("capabilities.spawn.allow: capsules at exact versions, beside network.
 TEST_CASE("capabilities.spawn.allow refusals name the entry (E-MAN-002)", "[manifest][spawn]") {
   auto allow = [](const std::string& entries) { return head + "capabilities: {spawn: {allow: [" + entries + "]}}\n"; };
   // not name@version
-  refused(allow("helper"), "E-MAN-002", "capabilities.spawn.allow[0]: 'helper' is not <capsule>@<version>");
-  refused(allow("'@1.0.0'"), "E-MAN-002", "capabilities.spawn.allow[0]: '@1.0.0' is not <capsule>@<version>");
-  refused(allow("ok@1.0.0, 'helper@'"), "E-MAN-002", "capabilities.spawn.allow[1]: 'helper@' is not");
-  // not a valid capsule name
-  refused(allow("Helper@1.0.0"), "E-MAN-002", "allow[0]: 'Helper@1.0.0': the capsule name 'Helper' may hold only");
-  refused(allow("-helper@1.0.0"), "E-MAN-002", "the capsule name '-helper' may not start or end with '-'");
-  refused(allow("'a/b@1.0.0'"), "E-MAN-002", "the capsule name 'a/b'");
+  manifest_refused_each("E-MAN-002", allow, {
+    {"helper", "capabilities.spawn.allow[0]: 'helper' is not <capsule>@<version>"},
+    {"'@1.0.0'", "capabilities.spawn.allow[0]: '@1.0.0' is not <capsule>@<version>"},
+    {"ok@1.0.0, 'helper@'", "capabilities.spawn.allow[1]: 'helper@' is not"},
+    // not a valid capsule name
+    {"Helper@1.0.0", "allow[0]: 'Helper@1.0.0': the capsule name 'Helper' may hold only"},
+    {"-helper@1.0.0", "the capsule name '-helper' may not start or end with '-'"},
+    {"'a/b@1.0.0'", "the capsule name 'a/b'"},
+  });
   // not an exact version: floating tags and ranges
   for (const char* v : {"latest", "Stable", "EDGE"})
     refused(allow(std::string("helper@") + v), "E-MAN-002", "is a floating tag");
   for (const char* v : {"'helper@^1.0'", "'helper@~1.2'", "'helper@>=1.0'", "'helper@1.*'", "'helper@1.0 - 2.0'",
                         "'helper@1.0 || 2.0'", "'helper@1@2'"})
     refused(allow(v), "E-MAN-002", "capabilities.spawn.allow[0]: 'helper@");
-  refused(allow("'helper@.1'"), "E-MAN-002", "may not start with '.'");
-  // the capsule itself, at any version
-  refused(allow("worker@1.0.0"), "E-MAN-002", "allow[0]: 'worker@1.0.0' names this capsule itself");
-  refused(allow("helper@1.0.0, worker@2.0.0"), "E-MAN-002", "allow[1]: 'worker@2.0.0' names this capsule itself");
-  // a repeated entry, or the same capsule at two versions
-  refused(allow("helper@1.0.0, tool@1.0.0, helper@1.0.0"), "E-MAN-002",
-          "capabilities.spawn.allow[2]: 'helper@1.0.0' names the capsule 'helper' again (capabilities.spawn.allow[0]");
-  refused(allow("helper@1.0.0, helper@1.1.0"), "E-MAN-002", "allow[1]: 'helper@1.1.0' names the capsule 'helper' again");
-  // shape
-  refused(head + "capabilities: {spawn: {allow: helper@1.0.0}}\n", "E-MAN-002", "capabilities.spawn.allow: must be a list");
-  refused(head + "capabilities: {spawn: {allow: [[helper, 1.0.0]]}}\n", "E-MAN-002", "capabilities.spawn.allow[0]");
-  refused(head + "capabilities: {spawn: {deny: [helper@1.0.0]}}\n", "E-MAN-002", "capabilities.spawn");
-  refused(head + "capabilities: {spawn: [helper@1.0.0]}\n", "E-MAN-002", "capabilities.spawn");
+  manifest_refused_each("E-MAN-002", allow, {
+    {"'helper@.1'", "may not start with '.'"},
+    // the capsule itself, at any version
+    {"worker@1.0.0", "allow[0]: 'worker@1.0.0' names this capsule itself"},
+    {"helper@1.0.0, worker@2.0.0", "allow[1]: 'worker@2.0.0' names this capsule itself"},
+    // a repeated entry, or the same capsule at two versions
+    {"helper@1.0.0, tool@1.0.0, helper@1.0.0", "capabilities.spawn.allow[2]: 'helper@1.0.0' names the capsule 'helper' again (capabilities.spawn.allow[0]"},
+    {"helper@1.0.0, helper@1.1.0", "allow[1]: 'helper@1.1.0' names the capsule 'helper' again"},
+  });
+  manifest_refused_each("E-MAN-002", with_head, {
+    // shape
+    {"capabilities: {spawn: {allow: helper@1.0.0}}\n", "capabilities.spawn.allow: must be a list"},
+    {"capabilities: {spawn: {allow: [[helper, 1.0.0]]}}\n", "capabilities.spawn.allow[0]"},
+    {"capabilities: {spawn: {deny: [helper@1.0.0]}}\n", "capabilities.spawn"},
+    {"capabilities: {spawn: [helper@1.0.0]}\n", "capabilities.spawn"},
+  });
 }
 
 TEST_CASE("a script turn delegates to capsules of spawn.allow (E-MAN-003 for any other)", "[manifest][spawn]") {
   const std::string allow = "capabilities: {spawn: {allow: [helper@1.0.0, tool@2.0.0]}}\n";
+  auto with_head_and_allow = [&](const std::string& text) { return head + allow + text; };
   Manifest m = parse_manifest(head + allow +
                                 "inference: {turns: [{delegate: {capsule: helper, task: 'do {{task}}'}}, "
                                 "{call: {member: b, task: x}, delegate: [{capsule: tool, task: t}, {capsule: helper, task: h}]}, "
@@ -282,13 +300,15 @@ TEST_CASE("a script turn delegates to capsules of spawn.allow (E-MAN-003 for any
   CHECK(m.inference.turns[1].delegations[0].capsule == "tool");
   refused(head + "inference: {turns: [{delegate: {capsule: helper, task: x}}]}\n", "E-MAN-003",
           "inference.turns[0].delegate: 'helper' is not listed in capabilities.spawn.allow");
-  refused(head + allow + "inference: {routes: [{match: a, turns: [{reply: r}]}, {match: b, turns: [{reply: r}, {delegate: {capsule: other, task: x}}]}]}\n",
-          "E-MAN-003", "inference.routes[1].turns[1].delegate: 'other' is not listed");
-  refused(head + allow + "inference: {turns: [{delegate: {capsule: helper, task: x}, reply: done}]}\n", "E-MAN-003",
-          "both calls (or delegates) and ends the task in the same turn");
-  refused(head + allow + "inference: {turns: [{delegate: {capsule: helper}}]}\n", "E-MAN-002", "task");
-  refused(head + allow + "inference: {turns: [{delegate: []}]}\n", "E-MAN-002", "lists no delegations");
-  refused(head + allow + "inference: {turns: [{delegate: {capsule: Helper, task: x}}]}\n", "E-MAN-002", "the capsule name");
+  manifest_refused_each("E-MAN-003", with_head_and_allow, {
+    {"inference: {routes: [{match: a, turns: [{reply: r}]}, {match: b, turns: [{reply: r}, {delegate: {capsule: other, task: x}}]}]}\n", "inference.routes[1].turns[1].delegate: 'other' is not listed"},
+    {"inference: {turns: [{delegate: {capsule: helper, task: x}, reply: done}]}\n", "both calls (delegates or uses a tool) and ends the task in the same turn"},
+  });
+  manifest_refused_each("E-MAN-002", with_head_and_allow, {
+    {"inference: {turns: [{delegate: {capsule: helper}}]}\n", "task"},
+    {"inference: {turns: [{delegate: []}]}\n", "lists no delegations"},
+    {"inference: {turns: [{delegate: {capsule: Helper, task: x}}]}\n", "the capsule name"},
+  });
 }
 
 TEST_CASE("a script turn may not delegate to more capsules than run at once, nor to one twice (E-MAN-003)", "[manifest][spawn]") {
@@ -300,4 +320,36 @@ TEST_CASE("a script turn may not delegate to more capsules than run at once, nor
           "E-MAN-003", "inference.turns[0].delegate: 5 delegations in one turn, but at most 4 run at once");
   refused(turn("{capsule: c1, task: a}, {capsule: c2, task: b}, {capsule: c1, task: again}"), "E-MAN-003",
           "inference.turns[0].delegate[2]: 'c1' again in the same turn");
+}
+
+TEST_CASE("tools: a capsule's tool servers are read with their keys, defaults and refusals (E-MAN-002)", "[manifest][tools]") {
+  auto m = parse_manifest(head + "tools:\n  - {name: files, command: [node, srv.mjs, .], env: {T: '${TOK}'}, allow: [read], timeout_secs: 9}\n"
+                                 "  - {name: web-search, command: [srv]}\n",
+                          "murmur.yaml");
+  REQUIRE(m.tools.size() == 2);
+  CHECK(m.tools[0].command == std::vector<std::string>{"node", "srv.mjs", "."});
+  CHECK(m.tools[0].env == std::vector<std::pair<std::string, std::string>>{{"T", "${TOK}"}});
+  CHECK(m.tools[0].allow == std::vector<std::string>{"read"});
+  CHECK(m.tools[0].timeout_secs == 9);
+  CHECK(!m.tools[1].allow);
+  CHECK(m.tools[1].timeout_secs == 120);
+  auto tools = [](const std::string& entries) { return head + "tools: [" + entries + "]\n"; };
+  mur::test::manifest_refused_each("E-MAN-002", tools, {
+    {"{name: Files, command: [x]}", "tools[0].name: 'Files' is not 1-32 of a-z"},
+    {"{name: a__b, command: [x]}", "tools[0].name: 'a__b'"},
+    {"{name: files}", "tools[0].command: is required"},
+    {"{name: files, command: []}", "tools[0].command: is an empty list"},
+    {"{name: files, url: 'http://127.0.0.1:1/mcp'}", "tools[0].url: streamable HTTP tool servers are not supported yet"},
+    {"{name: files, command: [x]}, {name: files, command: [y]}", "'files' is the name of another tool server"},
+    {"{name: files, command: [x], env: {MURMUR_HOME: x}}", "MURMUR_ variables are the runtime's"},
+    {"{name: files, command: [x], env: {T: 'a${B}'}}", "mixes ${…} with other text"},
+    {"{name: files, command: [x], allow: []}", "tools[0].allow: is empty"},
+    {"{name: files, command: [x], timeout_secs: 0}", "tools[0].timeout_secs: must be between 1"},
+    {"{name: files, command: [x], colour: red}", "colour: is not a known key"},
+  });
+  mur::test::manifest_refused(head + "tools: []\n", "E-MAN-002", "tools: is an empty list");
+  mur::test::manifest_refused(head + "inference: {turns: [{use: {tool: files__read}}]}\n", "E-MAN-003",
+                   "inference.turns[0].use: 'files__read' names no tool server of this capsule");
+  mur::test::manifest_refused(head + "tools: [{name: files, command: [x]}]\ninference: {turns: [{use: {tool: read}}]}\n", "E-MAN-002",
+                   "'read' is not <server>__<tool>");
 }

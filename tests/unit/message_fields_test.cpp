@@ -182,7 +182,8 @@ TEST_CASE("registration registers exactly the block's types under their block na
   const auto block_size = caf::id_block::mur::end - caf::id_block::mur::begin;
   CHECK(cfg.type_names_by_rtti.at(std::type_index(typeid(StartChild))) == "mur::StartChild");
   CHECK(cfg.type_names_by_rtti.at(std::type_index(typeid(DoorScopes))) == "mur::DoorScopes");
-  CHECK(block_size == 35);
+  CHECK(cfg.type_names_by_rtti.at(std::type_index(typeid(OwnTool))) == "mur::OwnTool");
+  CHECK(block_size == 41);
 }
 
 TEST_CASE("call statuses, task exits and formation events print the words they always printed", "[vocabulary]") {

@@ -1,0 +1,300 @@
+// tool_hub.cpp — see tool_hub.hpp.
+#include "actors/tool_hub.hpp"
+
+#include "messages/vocabulary/comma_list.hpp"
+#include "messages/vocabulary/strict_json.hpp"
+#include "messages/wire/mcp_client_wire.hpp"
+#include "messages/wire/trace_event.hpp"
+
+#include <caf/all.hpp>
+#include <nlohmann/json.hpp>
+
+#include <deque>
+#include <map>
+
+namespace mur {
+
+namespace {
+
+using json = nlohmann::json;
+
+enum class ServerPhase { starting, listing, ready, ended };
+
+struct WaitingCall {
+  std::string tool; // the server's own name
+  json arguments;
+  caf::typed_response_promise<ToolReply> promise;
+};
+
+struct Outstanding {
+  enum class Kind { initialize, list, call } kind = Kind::call;
+  std::string tool;
+  caf::typed_response_promise<ToolReply> promise;
+};
+
+struct ServerState {
+  ToolServerSetup setup;
+  ServerPhase phase = ServerPhase::starting;
+  std::int64_t next_id = 1; // 0 is the start deadline's
+  std::map<std::int64_t, Outstanding> outstanding;
+  std::deque<WaitingCall> waiting;
+  int calls_out = 0;
+  std::vector<OwnTool> tools;
+  std::vector<std::string> bare_names;
+  std::string why_ended;
+};
+
+struct ToolHubState {
+  ToolHubSetup setup;
+  std::vector<ServerState> servers;
+  std::vector<caf::typed_response_promise<ToolsListed>> listeners;
+  std::string failure; // the first server that could not start
+  static inline const char* name = "mur.tool_hub";
+};
+
+using hub_ptr = tool_hub::stateful_pointer<ToolHubState>;
+
+void trace(hub_ptr self, const char* type, const json& fields) {
+  if (self->state.setup.trace)
+    self->send(self->state.setup.trace, TraceEvent{type, fields.dump(-1, ' ', false, json::error_handler_t::replace)});
+}
+
+ToolReply tool_error(const std::string& text) { return ToolReply{"tool error: " + text, true}; }
+
+bool settled(const ServerState& s) { return s.phase == ServerPhase::ready || s.phase == ServerPhase::ended; }
+
+// Every server ready or failed: each waiting tools_atom gets the list (or the first failure).
+void answer_listeners(hub_ptr self) {
+  auto& st = self->state;
+  for (const auto& s : st.servers)
+    if (!settled(s)) return;
+  ToolsListed listed;
+  listed.failure = st.failure;
+  if (st.failure.empty())
+    for (const auto& s : st.servers) listed.tools.insert(listed.tools.end(), s.tools.begin(), s.tools.end());
+  for (auto& l : st.listeners) l.deliver(listed);
+  st.listeners.clear();
+}
+
+void send_line(hub_ptr self, std::int32_t index, std::string line) {
+  self->send(self->state.servers[static_cast<std::size_t>(index)].setup.transport, McpLine{index, std::move(line)});
+}
+
+// Sends a request of `kind`; its id is returned.
+std::int64_t send_request(hub_ptr self, std::int32_t index, Outstanding o, const std::string& method,
+                          const json& params) {
+  auto& s = self->state.servers[static_cast<std::size_t>(index)];
+  const std::int64_t id = s.next_id++;
+  s.outstanding.emplace(id, std::move(o));
+  send_line(self, index, method == "initialize" ? mcp_client::initialize_request(id)
+                                                : mcp_client::request(id, method, params));
+  return id;
+}
+
+// The server has ended (or never came up): every call out or waiting is answered with why.
+void server_ended(hub_ptr self, std::int32_t index, const std::string& why, const char* code) {
+  auto& st = self->state;
+  auto& s = st.servers[static_cast<std::size_t>(index)];
+  if (s.phase == ServerPhase::ended) return;
+  const bool was_ready = s.phase == ServerPhase::ready;
+  s.phase = ServerPhase::ended;
+  s.why_ended = why;
+  const std::string text = std::string(code) + ": the tool server '" + s.setup.name + "' " + why;
+  for (auto& [id, o] : s.outstanding)
+    if (o.kind == Outstanding::Kind::call)
+      o.promise.deliver(tool_error(text + "; its tools cannot be used in this session."));
+  s.outstanding.clear();
+  for (auto& w : s.waiting) w.promise.deliver(tool_error(text + "; its tools cannot be used in this session."));
+  s.waiting.clear();
+  trace(self, "tool_server_ended", {{"server", s.setup.name}, {"why", why}});
+  if (!was_ready && st.failure.empty())
+    st.failure = "E-TOOL-001: the tool server '" + s.setup.name + "' did not start: " + why +
+                 ". Fix: run its command by hand in the capsule folder, correct tools[].command or "
+                 "tools[].env in murmur.yaml, and reinstall the capsule";
+  answer_listeners(self);
+}
+
+void start_call(hub_ptr self, std::int32_t index, WaitingCall w) {
+  auto& s = self->state.servers[static_cast<std::size_t>(index)];
+  ++s.calls_out;
+  Outstanding o{Outstanding::Kind::call, w.tool, std::move(w.promise)};
+  const std::int64_t id =
+    send_request(self, index, std::move(o), "tools/call", {{"name", w.tool}, {"arguments", std::move(w.arguments)}});
+  self->delayed_send(self, s.setup.call_timeout, tool_timeout_atom_v, index, id);
+}
+
+void next_waiting(hub_ptr self, std::int32_t index) {
+  auto& s = self->state.servers[static_cast<std::size_t>(index)];
+  while (s.phase == ServerPhase::ready && !s.waiting.empty() && s.calls_out < self->state.setup.calls_at_once) {
+    WaitingCall w = std::move(s.waiting.front());
+    s.waiting.pop_front();
+    start_call(self, index, std::move(w));
+  }
+}
+
+void list_page(hub_ptr self, std::int32_t index, const std::optional<std::string>& cursor) {
+  json params = json::object();
+  if (cursor) params["cursor"] = *cursor;
+  send_request(self, index, Outstanding{Outstanding::Kind::list, "", {}}, "tools/list", params);
+}
+
+void on_listed(hub_ptr self, std::int32_t index, const json& result) {
+  auto& s = self->state.servers[static_cast<std::size_t>(index)];
+  const auto* allow = s.setup.allow ? &*s.setup.allow : nullptr;
+  auto page = mcp_client::read_tool_page(s.setup.name, result, allow);
+  s.tools.insert(s.tools.end(), page.tools.begin(), page.tools.end());
+  s.bare_names.insert(s.bare_names.end(), page.bare_names.begin(), page.bare_names.end());
+  if (page.next_cursor) return list_page(self, index, page.next_cursor);
+  if (allow)
+    for (const auto& a : *allow)
+      if (std::find(s.bare_names.begin(), s.bare_names.end(), a) == s.bare_names.end())
+        return server_ended(self, index,
+                            "lists no tool '" + a + "', which tools[].allow names (of those it allows, it "
+                            "lists: " + (s.bare_names.empty() ? std::string("none") : comma_list(s.bare_names)) + ")",
+                            "E-TOOL-001");
+  s.phase = ServerPhase::ready;
+  json names = json::array();
+  for (const auto& t : s.tools) names.push_back(t.name);
+  trace(self, "tool_server_ready", {{"server", s.setup.name}, {"tools", names}, {"left_out", page.left_out}});
+  answer_listeners(self);
+  next_waiting(self, index);
+}
+
+void on_response(hub_ptr self, std::int32_t index, const mcp_client::Message& m) {
+  auto& s = self->state.servers[static_cast<std::size_t>(index)];
+  auto it = s.outstanding.find(*m.id);
+  if (it == s.outstanding.end()) return; // answered already (timed out), or not ours
+  Outstanding o = std::move(it->second);
+  s.outstanding.erase(it);
+  const bool failed = m.kind == mcp_client::Message::Kind::error;
+  switch (o.kind) {
+  case Outstanding::Kind::initialize:
+    if (failed) return server_ended(self, index, "refused initialize: " + m.error_text, "E-TOOL-001");
+    send_line(self, index, mcp_client::notification("notifications/initialized", nullptr));
+    s.phase = ServerPhase::listing;
+    return list_page(self, index, std::nullopt);
+  case Outstanding::Kind::list:
+    if (failed) return server_ended(self, index, "refused tools/list: " + m.error_text, "E-TOOL-001");
+    return on_listed(self, index, m.result);
+  case Outstanding::Kind::call:
+    --s.calls_out;
+    if (failed)
+      o.promise.deliver(tool_error(s.setup.name + "__" + o.tool + " failed: " + m.error_text + "."));
+    else
+      o.promise.deliver(mcp_client::read_call_result(m.result));
+    return next_waiting(self, index);
+  }
+}
+
+void on_line(hub_ptr self, const McpLine& l) {
+  auto& st = self->state;
+  if (l.server < 0 || static_cast<std::size_t>(l.server) >= st.servers.size()) return;
+  if (st.servers[static_cast<std::size_t>(l.server)].phase == ServerPhase::ended) return;
+  const auto m = mcp_client::read_line(l.line);
+  using Kind = mcp_client::Message::Kind;
+  switch (m.kind) {
+  case Kind::response:
+  case Kind::error:
+    if (m.id) on_response(self, l.server, m);
+    return;
+  case Kind::request: // the client offers no capabilities: ping alone is answered
+    if (m.method == "ping") send_line(self, l.server, mcp_client::result(m.raw_id, json::object()));
+    else send_line(self, l.server, mcp_client::error(m.raw_id, -32601, "the client does not offer " + m.method));
+    return;
+  case Kind::notification: // progress, logging, list_changed: the list is read once, at start
+  case Kind::invalid:      // a line that is not a message (servers should write none): passed over
+    return;
+  }
+}
+
+void on_timeout(hub_ptr self, std::int32_t index, std::int64_t id) {
+  auto& st = self->state;
+  if (index < 0 || static_cast<std::size_t>(index) >= st.servers.size()) return;
+  auto& s = st.servers[static_cast<std::size_t>(index)];
+  if (id == 0) { // the start deadline
+    if (!settled(s))
+      server_ended(self, index,
+                   "did not answer initialize and tools/list within " +
+                     std::to_string(st.setup.start_timeout.count() / 1000) + " s",
+                   "E-TOOL-001");
+    return;
+  }
+  auto it = s.outstanding.find(id);
+  if (it == s.outstanding.end() || it->second.kind != Outstanding::Kind::call) return;
+  Outstanding o = std::move(it->second);
+  s.outstanding.erase(it);
+  --s.calls_out;
+  send_line(self, index, mcp_client::notification("notifications/cancelled",
+                                                 {{"requestId", id}, {"reason", "timed out"}}));
+  o.promise.deliver(tool_error("E-TOOL-003: " + s.setup.name + "__" + o.tool + " did not answer within " +
+                               std::to_string(s.setup.call_timeout.count() / 1000) +
+                               " s (timeout_secs); the call was cancelled."));
+  next_waiting(self, index);
+}
+
+caf::result<ToolReply> on_call(hub_ptr self, const ToolRequest& req) {
+  auto& st = self->state;
+  const std::string& name = req.call.name;
+  const auto sep = name.find("__");
+  for (std::size_t i = 0; sep != std::string::npos && i < st.servers.size(); ++i) {
+    auto& s = st.servers[i];
+    if (name.compare(0, sep, s.setup.name) != 0 || sep != s.setup.name.size()) continue;
+    const std::string tool = name.substr(sep + 2);
+    if (s.phase == ServerPhase::ended)
+      return tool_error("E-TOOL-002: the tool server '" + s.setup.name + "' " + s.why_ended +
+                        "; its tools cannot be used in this session.");
+    if (s.phase == ServerPhase::ready &&
+        std::find(s.bare_names.begin(), s.bare_names.end(), tool) == s.bare_names.end())
+      break;
+    auto args = parse_strict_json(req.call.arguments.empty() ? std::string("{}") : req.call.arguments);
+    if (!args || !args->is_object())
+      return tool_error("the arguments of " + name + " must be a JSON object. Nothing was sent.");
+    WaitingCall w{tool, std::move(*args), self->make_response_promise<ToolReply>()};
+    auto promise = w.promise;
+    s.waiting.push_back(std::move(w));
+    next_waiting(self, static_cast<std::int32_t>(i));
+    return promise;
+  }
+  return tool_error("there is no tool named \"" + name + "\". Nothing was sent.");
+}
+
+tool_hub::behavior_type hub_actor(hub_ptr self, ToolHubSetup setup) {
+  auto& st = self->state;
+  st.setup = std::move(setup);
+  for (auto& s : st.setup.servers) st.servers.push_back(ServerState{s});
+  // The servers end with the hub (the member's session), whatever ends it.
+  std::vector<mcp_transport> transports;
+  for (const auto& s : st.setup.servers) transports.push_back(s.transport);
+  self->attach_functor([transports] {
+    for (const auto& t : transports) caf::anon_send_exit(t, caf::exit_reason::user_shutdown);
+  });
+  for (std::size_t i = 0; i < st.servers.size(); ++i) {
+    const auto index = static_cast<std::int32_t>(i);
+    self->send(st.servers[i].setup.transport, McpOpen{index});
+    send_request(self, index, Outstanding{Outstanding::Kind::initialize, "", {}}, "initialize", nullptr);
+    self->delayed_send(self, st.setup.start_timeout, tool_timeout_atom_v, index, std::int64_t{0});
+  }
+  return {
+    [=](const ToolRequest& req) { return on_call(self, req); },
+    [=](tools_atom) -> caf::result<ToolsListed> {
+      auto promise = self->make_response_promise<ToolsListed>();
+      self->state.listeners.push_back(promise);
+      answer_listeners(self);
+      return promise;
+    },
+    [=](const McpLine& l) { on_line(self, l); },
+    [=](const McpServerEnded& e) {
+      if (e.server >= 0 && static_cast<std::size_t>(e.server) < self->state.servers.size())
+        server_ended(self, e.server, e.why, "E-TOOL-002");
+    },
+    [=](tool_timeout_atom, std::int32_t index, std::int64_t id) { on_timeout(self, index, id); },
+  };
+}
+
+} // namespace
+
+tool_port spawn_tool_hub(caf::actor_system& sys, ToolHubSetup setup) {
+  return tool_port{sys.spawn(hub_actor, std::move(setup))};
+}
+
+} // namespace mur

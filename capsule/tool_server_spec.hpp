@@ -1,0 +1,38 @@
+// tool_server_spec.hpp — the MCP tool servers a capsule declares (top-level key `tools`), as read
+// from murmur.yaml.
+//
+// Invariant: each server has a unique name of 1–32 of [a-z0-9-] (the model sees its tools as
+// `<name>__<tool>`), exactly one way to reach it (`command`: a stdio server this member starts),
+// an `env` of the same rules as inference.env (names of letters, digits and _, never MURMUR_*,
+// values literal or `${NAME}` alone), an optional non-empty `allow` list of tool names and a
+// call timeout of 1–86,400 s (120 by default). Every refusal is E-MAN-002 naming the key path.
+// Streamable HTTP servers (`url`) are refused with a Fix until they are supported.
+// Rule: docs/spec/decisions.md §Tool servers.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mur {
+
+namespace yaml {
+class Value;
+}
+
+struct ToolServerSpec {
+  std::string name;
+  std::vector<std::string> command;                     // argv of a stdio server
+  std::vector<std::pair<std::string, std::string>> env; // in file order
+  std::optional<std::vector<std::string>> allow;        // only these of its tools
+  int timeout_secs = 120;                               // per call
+};
+
+// The `tools` list (the key's value).
+std::vector<ToolServerSpec> parse_tool_servers(const yaml::Value& v);
+
+// An `env` mapping (inference.env, tools[].env): name → value, in file order.
+std::vector<std::pair<std::string, std::string>> parse_env_map(const yaml::Value& v);
+
+} // namespace mur

@@ -1,0 +1,56 @@
+// stdio_tool_server.cpp — see stdio_tool_server.hpp.
+#include "member/stdio_tool_server.hpp"
+
+#include "member/program_env.hpp"
+
+#include <caf/all.hpp>
+
+#include <memory>
+
+namespace mur {
+
+namespace {
+
+struct StdioToolServerState {
+  StdioToolServerSetup setup;
+  std::unique_ptr<StdioProcess> process; // destroyed (killed, joined) with the actor
+  static inline const char* name = "mur.stdio_tool_server";
+};
+
+using transport_ptr = mcp_transport::stateful_pointer<StdioToolServerState>;
+
+mcp_transport::behavior_type stdio_tool_server(transport_ptr self, StdioToolServerSetup setup) {
+  self->state.setup = std::move(setup);
+  return {
+    [=](const McpOpen& open) {
+      auto& st = self->state;
+      if (st.process) return;
+      // Held weakly: the hub holds this transport, and its end ends this one (actors/tool_hub.cpp).
+      auto listener = caf::actor_cast<caf::weak_actor_ptr>(self->current_sender());
+      auto tell = [listener](auto msg) {
+        if (auto strong = listener.lock()) caf::anon_send(caf::actor_cast<caf::actor>(strong), std::move(msg));
+      };
+      const std::int32_t index = open.server;
+      auto secrets = std::make_shared<SecretRedaction>(st.setup.secrets);
+      st.process = std::make_unique<StdioProcess>(
+        st.setup.start,
+        [tell, index](std::string line) { tell(McpLine{index, std::move(line)}); },
+        [tell, index, secrets](StdioEnd end) {
+          end.err_tail = clean_tail(secrets->redact(end.err_tail));
+          end.start_error = secrets->redact(end.start_error);
+          tell(McpServerEnded{index, describe(end)});
+        });
+    },
+    [=](const McpLine& l) {
+      if (self->state.process) self->state.process->send(l.line);
+    },
+  };
+}
+
+} // namespace
+
+mcp_transport spawn_stdio_tool_server(caf::actor_system& sys, StdioToolServerSetup setup) {
+  return sys.spawn(stdio_tool_server, std::move(setup));
+}
+
+} // namespace mur

@@ -1,0 +1,160 @@
+// tool_servers_test.cpp — a capsule's own MCP tool servers, run for real: the reference
+// filesystem server (@modelcontextprotocol/server-filesystem, tests/tools/package.json) driven by a
+// script member, a server that cannot start, and what a server is handed (its environment).
+#include <catch2/catch.hpp>
+
+#include "run_command.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace mur::test;
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string filesystem_server =
+  std::string(MUR_SOURCE_DIR) + "/tests/tools/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js";
+
+// A capsule folder with `manifest` and a work directory; `mur run --manifest` on them.
+struct ToolCapsule {
+  TempDir home, folder, work;
+  std::map<std::string, std::string> env;
+  explicit ToolCapsule(const std::string& manifest) {
+    env = {{"MURMUR_HOME", home.path}};
+    std::ofstream(folder.path + "/murmur.yaml") << manifest;
+  }
+  Ran run(const std::string& task) {
+    return run_command({MUR_BINARY, "run", "--manifest", folder.path, "--workdir", work.path, "--task", task, "--json"},
+                       env);
+  }
+  std::vector<json> events(const std::string& type) {
+    std::vector<json> out;
+    for (const auto& entry : fs::recursive_directory_iterator(home.path)) {
+      if (entry.path().filename() != "trace.jsonl") continue;
+      std::ifstream in(entry.path());
+      for (std::string line; std::getline(in, line);) {
+        auto j = json::parse(line, nullptr, false);
+        if (j.is_object() && j.value("event_type", "") == type) out.push_back(j);
+      }
+    }
+    return out;
+  }
+};
+
+// The last line of a --json run's stdout: the task's outcome (or the failure), after the ready line.
+json answer_of(const Ran& r) {
+  std::string last;
+  for (std::size_t at = 0, nl; at < r.out.size(); at = nl + 1) {
+    nl = r.out.find('\n', at);
+    if (nl == std::string::npos) nl = r.out.size();
+    if (nl > at) last = r.out.substr(at, nl - at);
+  }
+  auto j = json::parse(last, nullptr, false);
+  return j.is_object() ? j : json::object();
+}
+
+} // namespace
+
+TEST_CASE("tools: a member writes a file and reads it back through the reference filesystem server",
+          "[process][tools]") {
+  ToolCapsule c("name: scribe\nversion: 1.0.0\n"
+                "tools:\n"
+                "  - name: files\n"
+                "    command: [" + std::string(MUR_NODE) + ", " + filesystem_server + ", .]\n"
+                "    allow: [write_file, read_text_file]\n"
+                "inference:\n"
+                "  turns:\n"
+                "    - use: {tool: files__write_file, arguments: {path: note.txt, content: 'written by a tool'}}\n"
+                "    - use: {tool: files__read_text_file, arguments: {path: note.txt}}\n"
+                "    - reply: 'read back: {{tool_results}}'\n");
+  Ran r = c.run("keep a note");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(answer_of(r).value("answer", "") == "read back: written by a tool");
+  std::ifstream note(c.work.path + "/note.txt");
+  std::string text((std::istreambuf_iterator<char>(note)), std::istreambuf_iterator<char>());
+  CHECK(text == "written by a tool"); // in the member's own directory, where the server runs
+  auto ready = c.events("tool_server_ready");
+  REQUIRE(ready.size() == 1);
+  CHECK(ready[0]["tools"] == json::array({"files__read_text_file", "files__write_file"}));
+  auto calls = c.events("tool_call");
+  REQUIRE(calls.size() == 2);
+  CHECK(calls[0]["tool"] == "files__write_file");
+  CHECK(calls[1]["tool"] == "files__read_text_file");
+  CHECK(calls[1]["is_error"] == false);
+}
+
+TEST_CASE("tools: a server outside its allowed directory answers isError, and the member goes on",
+          "[process][tools]") {
+  ToolCapsule c("name: scribe\nversion: 1.0.0\n"
+                "tools:\n"
+                "  - name: files\n"
+                "    command: [" + std::string(MUR_NODE) + ", " + filesystem_server + ", .]\n"
+                "inference:\n"
+                "  turns:\n"
+                "    - use: {tool: files__read_text_file, arguments: {path: /etc/hostname}}\n"
+                "    - reply: 'got: {{tool_results}}'\n");
+  Ran r = c.run("peek");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(answer_of(r).value("answer", "").find("Access denied") != std::string::npos);
+  auto calls = c.events("tool_call");
+  REQUIRE(calls.size() == 1);
+  CHECK(calls[0]["is_error"] == true);
+}
+
+TEST_CASE("tools: a server that cannot start fails the member's start with E-TOOL-001 and a Fix",
+          "[process][tools]") {
+  ToolCapsule c("name: scribe\nversion: 1.0.0\n"
+                "tools:\n"
+                "  - {name: broken, command: [/bin/sh, -c, 'echo cannot open the database >&2; exit 3']}\n"
+                "inference:\n"
+                "  turns:\n"
+                "    - use: {tool: broken__anything}\n");
+  Ran r = c.run("go");
+  INFO(r.out << r.err);
+  CHECK(r.exit_code != 0);
+  const json error = answer_of(r).value("error", json::object()); // --json: the failure is one line on stdout
+  CHECK(error.value("code", "") == "E-TOOL-001");
+  CHECK(error.value("message", "").rfind("the tool server 'broken' did not start: exited with code 3", 0) == 0);
+  CHECK(error.value("message", "").find("cannot open the database") != std::string::npos);
+  CHECK(!error.value("fix", "").empty());
+}
+
+TEST_CASE("tools: a server is handed its declared variables and nothing of the runtime's",
+          "[process][tools][isolation]") {
+  ToolCapsule c("name: scribe\nversion: 1.0.0\n"
+                "tools:\n"
+                "  - name: probe\n"
+                "    command: [python3, probe.py]\n"
+                "    env: {TOKEN: '${PROBE_TOKEN}'}\n"
+                "inference:\n"
+                "  turns:\n"
+                "    - use: {tool: probe__env}\n"
+                "    - reply: '{{tool_results}}'\n");
+  std::ofstream(c.folder.path + "/probe.py")
+    << "import json, os, sys\n"
+       "for line in sys.stdin:\n"
+       "    m = json.loads(line)\n"
+       "    if 'id' not in m: continue\n"
+       "    if m['method'] == 'initialize': r = {'protocolVersion': '2025-11-25', 'capabilities': {'tools': {}},"
+       " 'serverInfo': {'name': 'probe', 'version': '1'}}\n"
+       "    elif m['method'] == 'tools/list': r = {'tools': [{'name': 'env', 'inputSchema': {'type': 'object'}}]}\n"
+       "    else: r = {'content': [{'type': 'text', 'text': ' '.join(sorted(os.environ)) + ' | TOKEN=' +"
+       " os.environ.get('TOKEN', '') + ' | ' + ' '.join(sys.argv)}]}\n"
+       "    print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'result': r}), flush=True)\n";
+  c.env["PROBE_TOKEN"] = "probe-secret-4417";
+  c.env["MURMUR_FORMATION_PEERS"] = "lead=http://127.0.0.1:1"; // as if a launcher had set it
+  Ran r = c.run("look around");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string seen = answer_of(r).value("answer", "");
+  CHECK(seen.find("| TOKEN=probe-secret-4417 |") != std::string::npos);
+  CHECK(seen.find("MURMUR_") == std::string::npos);
+  CHECK(seen.find("PROBE_TOKEN") == std::string::npos); // only what the manifest names
+  CHECK(seen.find("probe.py") != std::string::npos);
+}

@@ -1,0 +1,29 @@
+// sim_tool_server.hpp — a simulated MCP tool server behind the mcp_transport port, for the tool
+// hub under the deterministic scheduler: it answers initialize and tools/list with the tools it
+// is given, and each tools/call as its tool's behaviour says.
+#pragma once
+
+#include "actors/ports.hpp"
+
+#include <caf/fwd.hpp>
+
+#include <map>
+#include <string>
+
+namespace mur::sim {
+
+// What a tool does when called: "echo" answers "<tool> got <arguments>", "error" answers with
+// isError, "hang" never answers, "die" ends the server; "refuse" answers a JSON-RPC error.
+using SimTools = std::map<std::string, std::string>; // tool → behaviour
+
+struct SimToolServerLog {
+  std::vector<std::string> lines; // every line the hub sent, in order
+};
+
+// `silent`: answers nothing at all (a server that never finishes starting).
+mcp_transport spawn_sim_tool_server(caf::actor_system& sys, SimTools tools, bool silent = false);
+
+// The lines the server got (the actor must be a sim tool server).
+const SimToolServerLog& sim_tool_server_log(const mcp_transport& server);
+
+} // namespace mur::sim

@@ -1,0 +1,151 @@
+// tool_hub_test.cpp — the member's MCP client (actors/tool_hub.hpp) under the deterministic
+// scheduler, over simulated tool servers: start and listing, allow lists, calls beside
+// call-member in one turn, a tool past its timeout, a server that dies mid-call.
+#include "task_scene.hpp"
+
+#include "actors/tool_hub.hpp"
+#include "sim_tool_server.hpp"
+
+using namespace task_scene;
+using mur::sim::SimTools;
+
+namespace {
+
+struct hub_scene : scene {
+  std::vector<mcp_transport> servers;
+
+  // The hub and its servers hold each other: the hub ends them when it ends, as a member's does.
+  ~hub_scene() override {
+    if (own_tool_port) caf::anon_send_exit(own_tool_port, caf::exit_reason::user_shutdown);
+    sched.run();
+  }
+
+  // Spawns the hub over one simulated server per entry and waits until it is listed.
+  ToolsListed start_hub(std::vector<std::pair<std::string, SimTools>> specs,
+                        std::optional<std::vector<std::string>> allow = std::nullopt, bool silent = false) {
+    ToolHubSetup setup;
+    for (auto& [name, sim_tools] : specs) {
+      servers.push_back(mur::sim::spawn_sim_tool_server(sys, sim_tools, silent));
+      setup.servers.push_back(ToolServerSetup{name, allow, std::chrono::seconds(60), servers.back()});
+    }
+    setup.trace = caf::actor_cast<trace_port>(trace);
+    own_tool_port = spawn_tool_hub(sys, std::move(setup));
+    auto handle = self->request(own_tool_port, caf::infinite, tools_atom_v);
+    sched.run();
+    sched.advance_time(std::chrono::seconds(30)); // the start deadline: decides only for a server that never answers
+    sched.run();
+    ToolsListed listed;
+    handle.receive([&](const ToolsListed& l) { listed = l; }, [&](const caf::error& e) { FAIL(sys.render(e)); });
+    own_tools = listed.tools;
+    return listed;
+  }
+
+  ScriptTurn use(std::string tool, std::string arguments) {
+    ScriptTurn t;
+    t.uses.push_back(ScriptToolUse{std::move(tool), std::move(arguments)});
+    return t;
+  }
+};
+
+} // namespace
+
+TEST_CASE_METHOD(hub_scene, "tool hub: servers are initialized and listed once, their tools named server__tool",
+                 "[sim][tools]") {
+  auto listed = start_hub({{"files", {{"read", "echo"}, {"write", "echo"}}}, {"web", {{"search", "echo"}}}});
+  CHECK(listed.failure.empty());
+  std::vector<std::string> names;
+  for (const auto& t : listed.tools) names.push_back(t.name);
+  CHECK(names == std::vector<std::string>{"files__read", "files__write", "web__search"});
+  CHECK(json::parse(listed.tools[0].input_schema)["type"] == "object");
+  const auto& lines = mur::sim::sim_tool_server_log(servers[0]).lines;
+  REQUIRE(lines.size() == 3);
+  CHECK(json::parse(lines[0])["method"] == "initialize");
+  CHECK(json::parse(lines[0])["params"]["protocolVersion"] == "2025-11-25");
+  CHECK(json::parse(lines[1])["method"] == "notifications/initialized");
+  CHECK(json::parse(lines[2])["method"] == "tools/list");
+  CHECK(events("tool_server_ready").size() == 2);
+}
+
+TEST_CASE_METHOD(hub_scene, "tool hub: allow offers only the tools it names, and an allowed tool the server lacks fails the start",
+                 "[sim][tools]") {
+  SECTION("allowed") {
+    auto listed = start_hub({{"files", {{"read", "echo"}, {"write", "echo"}}}}, std::vector<std::string>{"read"});
+    REQUIRE(listed.tools.size() == 1);
+    CHECK(listed.tools[0].name == "files__read");
+  }
+  SECTION("missing") {
+    auto listed = start_hub({{"files", {{"read", "echo"}}}}, std::vector<std::string>{"read", "delete"});
+    CHECK(listed.tools.empty());
+    CHECK(listed.failure.rfind("E-TOOL-001: the tool server 'files' did not start: lists no tool 'delete'", 0) == 0);
+    CHECK(listed.failure.find(" Fix: ") != std::string::npos);
+  }
+}
+
+TEST_CASE_METHOD(hub_scene, "tool hub: a server that never answers initialize fails the start after 30 s",
+                 "[sim][tools]") {
+  auto listed = start_hub({{"mute", {{"read", "echo"}}}}, std::nullopt, true);
+  CHECK(listed.failure.find("did not answer initialize and tools/list within 30 s") != std::string::npos);
+}
+
+TEST_CASE_METHOD(hub_scene, "tool hub: a tool call and a call-member in one turn each get their result, in order",
+                 "[sim][tools]") {
+  start_hub({{"files", {{"read", "echo"}}}});
+  ScriptTurn both = use("files__read", R"({"text":"a.txt"})");
+  both.calls.push_back(ScriptCall{"coder", "patch it"});
+  start(script({both, reply("done: {{tool_results}}")}));
+  // The script turn's results: the tool's, then the call's, in the order the calls were made.
+  end_call("coder", "completed", "patched");
+  auto& reqs = requests();
+  REQUIRE(reqs.size() >= 2);
+  auto results = tool_results(reqs[1]);
+  REQUIRE(results.size() == 2);
+  CHECK(results[0] == R"(read got {"text":"a.txt"})"); // the server got its own name for the tool
+  CHECK(results[1].find("coder") != std::string::npos);
+  auto calls = events("tool_call");
+  REQUIRE(calls.size() == 1);
+  CHECK(calls[0]["server"] == "files");
+  CHECK(calls[0]["tool"] == "files__read");
+  CHECK(calls[0]["is_error"] == false);
+  CHECK(calls[0]["arguments_bytes"] == 16);
+}
+
+TEST_CASE_METHOD(hub_scene, "tool hub: a tool that hangs past timeout_secs is a tool error and the server is told to cancel",
+                 "[sim][tools]") {
+  start_hub({{"files", {{"slow", "hang"}}}});
+  start(script({use("files__slow", "{}"), reply("after: {{tool_results}}")}), "operator", {});
+  CHECK(door_log().finished.empty());
+  sched.advance_time(std::chrono::seconds(59));
+  sched.run();
+  CHECK(door_log().finished.empty());
+  sched.advance_time(std::chrono::seconds(1));
+  sched.run();
+  const auto& done = finished();
+  CHECK(done.answer.rfind("after: tool error: E-TOOL-003: files__slow did not answer within 60 s", 0) == 0);
+  const auto& lines = mur::sim::sim_tool_server_log(servers[0]).lines;
+  REQUIRE(!lines.empty());
+  CHECK(json::parse(lines.back())["method"] == "notifications/cancelled");
+  CHECK(events("tool_call").at(0)["is_error"] == true);
+}
+
+TEST_CASE_METHOD(hub_scene, "tool hub: a server that dies mid-call answers it and every later call with E-TOOL-002",
+                 "[sim][tools]") {
+  start_hub({{"files", {{"crash", "die"}, {"read", "echo"}}}});
+  start(script({use("files__crash", "{}"), use("files__read", "{}"), reply("{{tool_results}}")}), "operator", {});
+  const auto& done = finished();
+  CHECK(done.answer.rfind("tool error: E-TOOL-002: the tool server 'files' exited with code 1; its tools cannot be used", 0) == 0);
+  auto& reqs = requests();
+  REQUIRE(reqs.size() == 3);
+  CHECK(tool_results(reqs[1]).at(0).find("E-TOOL-002") != std::string::npos);
+  CHECK(tool_results(reqs[2]).at(0).find("E-TOOL-002") != std::string::npos);
+  CHECK(events("tool_server_ended").size() == 1);
+}
+
+TEST_CASE_METHOD(hub_scene, "tool hub: isError and a server's JSON-RPC error both reach the model as its result",
+                 "[sim][tools]") {
+  start_hub({{"files", {{"bad", "error"}, {"gone", "refuse"}}}});
+  ScriptTurn two = use("files__bad", "{}");
+  two.uses.push_back(ScriptToolUse{"files__gone", "{}"});
+  start(script({two, reply("{{tool_results}}")}), "operator", {});
+  const auto& done = finished();
+  CHECK(done.answer == "bad could not\ntool error: files__gone failed: unknown tool (code -32602).");
+}
