@@ -156,26 +156,23 @@ void spawn_member_door(member_actor* self, const std::vector<std::string>& calle
   d.owner = door_owner{member_handle{self}};
   d.ids = st.setup.ids;
   auto& sys = self->system();
-  // The system message is the same for every task of this member: built once.
-  d.start_task = [&sys, member = st.setup.member, callees, capsules, max_turns = st.setup.max_turns,
-                  system_text = system_message(st.setup.system_prompt, st.setup.member, callees, capsules),
-                  model = st.setup.model, egress = call_port{st.egress}, trace = st.setup.trace,
-                  ids = st.setup.ids, tools = st.setup.tools,
-                  own_tools = st.setup.own_tools](const TaskView& t, const task_owner& door) {
-    TaskSetup ts;
+  // What every task of this member shares, the system message included: built once.
+  TaskSetup each;
+  each.member = st.setup.member;
+  each.callees = callees;
+  each.capsules = capsules;
+  each.max_turns = st.setup.max_turns;
+  each.system_text = system_message(st.setup.system_prompt, st.setup.member, callees, capsules);
+  each.model = st.setup.model;
+  each.egress = call_port{st.egress};
+  each.trace = st.setup.trace;
+  each.ids = st.setup.ids;
+  each.tools = st.setup.tools;
+  each.own_tools = st.setup.own_tools;
+  d.start_task = [&sys, each = std::move(each)](const TaskView& t, const task_owner& door) {
+    TaskSetup ts = each;
     ts.task = t;
-    ts.member = member;
-    ts.callees = callees;
-    ts.capsules = capsules;
-    ts.max_turns = max_turns;
-    ts.system_text = system_text;
-    ts.model = model;
-    ts.egress = egress;
-    ts.trace = trace;
     ts.door = door;
-    ts.ids = ids;
-    ts.tools = tools;
-    ts.own_tools = own_tools;
     return spawn_task(sys, std::move(ts));
   };
   st.door = spawn_door(sys, std::move(d));

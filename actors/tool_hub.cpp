@@ -48,7 +48,7 @@ struct ToolHubState {
   ToolHubSetup setup;
   std::vector<ServerState> servers;
   std::vector<caf::typed_response_promise<ToolsListed>> listeners;
-  std::string failure; // the first server that could not start
+  std::string failure; // why the first server that could not start did not
   static inline const char* name = "mur.tool_hub";
 };
 
@@ -69,9 +69,14 @@ void answer_listeners(hub_ptr self) {
   for (const auto& s : st.servers)
     if (!settled(s)) return;
   ToolsListed listed;
-  listed.failure = st.failure;
-  if (st.failure.empty())
+  if (!st.failure.empty()) {
+    listed.code = "E-TOOL-001";
+    listed.failure = st.failure;
+    listed.fix = "run its command by hand in the capsule folder, correct tools[].command or tools[].env in "
+                 "murmur.yaml, and reinstall the capsule";
+  } else {
     for (const auto& s : st.servers) listed.tools.insert(listed.tools.end(), s.tools.begin(), s.tools.end());
+  }
   for (auto& l : st.listeners) l.deliver(listed);
   st.listeners.clear();
 }
@@ -108,9 +113,7 @@ void server_ended(hub_ptr self, std::int32_t index, const std::string& why, cons
   s.waiting.clear();
   trace(self, "tool_server_ended", {{"server", s.setup.name}, {"why", why}});
   if (!was_ready && st.failure.empty())
-    st.failure = "E-TOOL-001: the tool server '" + s.setup.name + "' did not start: " + why +
-                 ". Fix: run its command by hand in the capsule folder, correct tools[].command or "
-                 "tools[].env in murmur.yaml, and reinstall the capsule";
+    st.failure = "the tool server '" + s.setup.name + "' did not start: " + why;
   answer_listeners(self);
 }
 

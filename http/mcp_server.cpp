@@ -1,6 +1,7 @@
 // mcp_server.cpp — see mcp_server.hpp.
 #include "http/mcp_server.hpp"
 
+#include "messages/vocabulary/comma_list.hpp"
 #include "messages/vocabulary/strict_json.hpp"
 #include "messages/wire/runtime_tools.hpp"
 
@@ -49,8 +50,18 @@ bool supported_version(const std::string& v) {
   return v == mcp_protocol_version || v == "2025-06-18" || v == "2025-03-26";
 }
 
+// Every tool of the turn: the runtime's, then the capsule's own in their servers' order.
+std::vector<FunctionTool> turn_tools(const McpTurn& turn) {
+  auto tools = runtime_tools(turn.callees, turn.capsules);
+  for (const auto& t : turn.own) tools.push_back(function_tool_of(t));
+  return tools;
+}
+
 // The `initialize` instructions name exactly the tools this turn offers (none: it says so).
 std::string instructions_for(const McpTurn& turn) {
+  std::vector<std::string> own;
+  for (const auto& t : turn.own) own.push_back(t.name);
+  const std::string own_text = own.empty() ? "" : " The capsule's own tools: " + comma_list(own) + ".";
   std::string named;
   for (const auto& t : runtime_tools(turn.callees, turn.capsules)) {
     named += named.empty() ? "" : "; ";
@@ -59,13 +70,14 @@ std::string instructions_for(const McpTurn& turn) {
     else if (t.name == tool_name::end_without_answer) named += "end-without-answer ends a member's task without an answer";
     else named += t.name;
   }
-  if (named.empty()) return "This member's turn has no runtime tools: it may call no member and delegate to no capsule.";
-  return "The runtime's tools for this member's turn: " + named + ".";
+  if (named.empty())
+    return "This member's turn has no runtime tools: it may call no member and delegate to no capsule." + own_text;
+  return "The runtime's tools for this member's turn: " + named + "." + own_text;
 }
 
 json tools_json(const McpTurn& turn) {
   json tools = json::array();
-  for (const auto& t : runtime_tools(turn.callees, turn.capsules))
+  for (const auto& t : turn_tools(turn))
     tools.push_back({{"name", t.name}, {"description", t.description}, {"inputSchema", t.parameters}});
   return tools;
 }
@@ -128,9 +140,13 @@ std::variant<PlainAnswer, McpCallFor> mcp_step(const PlainRequest& r, const std:
   if (method == "tools/call") {
     if (!params.contains("name") || !params["name"].is_string()) return rpc_error(id, -32602, "tools/call needs a name");
     const std::string name = params["name"].get<std::string>();
-    const auto tools = runtime_tools(turns[*turn].callees, turns[*turn].capsules);
-    if (std::none_of(tools.begin(), tools.end(), [&](const FunctionTool& t) { return t.name == name; }))
-      return rpc_error(id, -32602, "unknown tool: " + name.substr(0, 80));
+    const auto tools = turn_tools(turns[*turn]);
+    if (std::none_of(tools.begin(), tools.end(), [&](const FunctionTool& t) { return t.name == name; })) {
+      std::vector<std::string> names;
+      for (const auto& t : tools) names.push_back(t.name);
+      return rpc_error(id, -32602, "unknown tool: " + name.substr(0, 80) + "; this turn's tools are " +
+                                     (names.empty() ? std::string("none") : comma_list(names)));
+    }
     json args = params.contains("arguments") ? params["arguments"] : json::object();
     McpCallFor out;
     out.turn = *turn;

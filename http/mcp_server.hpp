@@ -7,15 +7,18 @@
 // Origin (absent, or a loopback origin, else 403), the bearer token (the turn's, compared in
 // constant time, else 401 with a challenge) — and only then is the body parsed (bounded in
 // depth, strict_json): a request without the turn's token never has its body read. An
-// unsupported MCP-Protocol-Version is 400. Only the runtime's tools exist (runtime_tools.hpp):
-// `tools/list` lists exactly them, a call to another name is JSON-RPC -32602; a tool's own
-// failure is `isError: true` with its text, as MCP says.
+// unsupported MCP-Protocol-Version is 400. The turn's tools are the runtime's (runtime_tools.hpp)
+// and the capsule's own tools, proxied under the same `<server>__<tool>` names an http model is
+// offered, so both transports see one tool set: `tools/list` lists exactly them, a call to another
+// name is JSON-RPC -32602 naming the ones there are; a tool's own failure is `isError: true` with
+// its text, as MCP says.
 // Spec: docs/spec/models-and-mcp.md §MCP tool server; docs/spec/decisions.md §Agent programs;
 // docs/harness.md.
 #pragma once
 
 #include "http/loopback_listener.hpp"
 #include "messages/wire/model_turn.hpp"
+#include "messages/wire/own_tools.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -32,7 +35,8 @@ inline constexpr const char* mcp_protocol_version = "2025-11-25";
 struct McpTurn {
   std::string token;                 // the per-turn bearer (never printed)
   std::vector<std::string> callees;  // call-member's enum
-  std::vector<std::string> capsules; // delegate's enum (both empty ⇒ no tools)
+  std::vector<std::string> capsules; // delegate's enum (both empty ⇒ no runtime tools)
+  std::vector<OwnTool> own;          // the capsule's own tools (<server>__<tool>), beside them
 };
 
 // A tools/call to answer once the task has its result: the JSON-RPC id and the call.

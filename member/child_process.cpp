@@ -4,11 +4,10 @@
 #include "os/channel_writer.hpp"
 #include "os/line_buffer.hpp"
 #include "os/member_pipes.hpp"
-#include "os/pid_wait.hpp"
+#include "os/poll_set.hpp"
+#include "os/pid_wait.hpp" // wait_pids_gone
 #include "os/process_spawn.hpp"
 
-#include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -22,8 +21,6 @@ namespace mur {
 namespace {
 
 constexpr std::size_t LINE_CAP = 64 * 1024; // a longer stdout/stderr line is cut there
-
-void nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
 } // namespace
 
@@ -47,18 +44,7 @@ struct ChildOutput {
 
   // Reads what is there; false at EOF or a hard error.
   bool drain(int which, int fd) {
-    char chunk[4096];
-    for (;;) {
-      const ssize_t got = ::read(fd, chunk, sizeof chunk);
-      if (got < 0 && errno == EINTR) continue;
-      if (got < 0 && errno == EAGAIN) return true;
-      auto to_line = [&](std::string text) { line(which, std::move(text)); };
-      if (got <= 0) {
-        lines[which].finish(to_line);
-        return false;
-      }
-      lines[which].feed(chunk, static_cast<std::size_t>(got), to_line);
-    }
+    return lines[which].read_from(fd, [&](std::string text) { line(which, std::move(text)); });
   }
 };
 
@@ -70,31 +56,16 @@ static void read_until_exit(ChildOutput& o, int out_fd, int err_fd, int pidfd) {
   const int fds[2] = {out_fd, err_fd};
   bool exited = pidfd < 0;
   while (open[0] || open[1]) {
-    pollfd pf[3];
-    int idx[3];
-    nfds_t n = 0;
-    for (int i = 0; i < 2; ++i)
-      if (open[i]) {
-        pf[n] = pollfd{fds[i], POLLIN, 0};
-        idx[n++] = i;
-      }
-    if (!exited) {
-      pf[n] = pollfd{pidfd, POLLIN, 0};
-      idx[n++] = 2;
-    }
-    const int rc = ::poll(pf, n, -1);
-    if (rc < 0) {
+    PollSet ps;
+    const int at[2] = {ps.add(open[0], fds[0]), ps.add(open[1], fds[1])};
+    const int pid_at = ps.add(!exited, pidfd);
+    if (ps.wait(-1) < 0) {
       if (errno == EINTR) continue;
       break;
     }
-    for (nfds_t k = 0; k < n; ++k) {
-      if (pf[k].revents == 0) continue;
-      if (idx[k] == 2) {
-        exited = true;
-        continue;
-      }
-      open[idx[k]] = o.drain(idx[k], fds[idx[k]]);
-    }
+    for (int i = 0; i < 2; ++i)
+      if (ps.events(at[i])) open[i] = o.drain(i, fds[i]);
+    if (ps.events(pid_at)) exited = true;
     if (exited) {
       for (int i = 0; i < 2; ++i)
         if (open[i]) o.drain(i, fds[i]);
@@ -111,30 +82,11 @@ void ChildProcess::close_lifeline() {
   lifeline_write_.reset();
 }
 
-void ChildProcess::kill_group() {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (reaped_ || pid_ <= 0) return;
-  ::kill(-pid_, SIGKILL);
-}
-
-bool ChildProcess::reaped() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return reaped_;
-}
-
-pid_t ChildProcess::pid() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return pid_;
-}
-
 std::string ChildProcess::stderr_tail() const { return tail_.quoted("  "); }
 
 void ChildProcess::run(ChildLaunch launch, const ChildEvents& events) {
   auto never = [&](const std::string& why) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      reaped_ = true; // nothing to reap, nothing to kill
-    }
+    pid_.never_started();
     if (events.ended) events.ended(-1, why);
   };
   std::string refusal = launch.prepare ? launch.prepare(launch) : std::string();
@@ -166,7 +118,7 @@ void ChildProcess::run(ChildLaunch launch, const ChildEvents& events) {
     abandoned = abandoned_;
     if (!abandoned) {
       try {
-        pid_ = spawn_process(rq);
+        pid_.set(spawn_process(rq));
       } catch (const std::system_error& e) {
         refusal = std::string("it could not be started (") + e.what() + ")";
       }
@@ -187,13 +139,13 @@ void ChildProcess::run(ChildLaunch launch, const ChildEvents& events) {
   in.write.reset();
 
   UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
-  nonblocking(out.read.get());
-  nonblocking(err.read.get());
+  set_nonblocking(out.read.get());
+  set_nonblocking(err.read.get());
   ChildOutput o{*this, events};
   read_until_exit(o, out.read.get(), err.read.get(), pidfd.get());
   pidfd.reset();
 
-  const int code = reap_under(pid, mu_, reaped_);
+  const int code = pid_.reap();
   if (events.ended) events.ended(code, "");
 }
 

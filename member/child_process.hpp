@@ -15,6 +15,7 @@
 // child's spawner lifeline (docs/spec/decisions.md §Sub-capsules; docs/spec/door.md §The lifeline).
 #pragma once
 
+#include "os/child_pid.hpp"
 #include "os/line_tail.hpp"
 #include "messages/credentials/spawn_grant.hpp"
 #include "os/unique_fd.hpp"
@@ -61,9 +62,9 @@ public:
   // not be. Idempotent.
   void close_lifeline();
   // SIGKILL to its whole process group, unless it was reaped (or never started).
-  void kill_group();
-  bool reaped() const;
-  pid_t pid() const;
+  void kill_group() { pid_.kill(ChildPid::Target::group); }
+  bool reaped() const { return pid_.reaped(); }
+  pid_t pid() const { return pid_.get(); }
   // The last stderr lines, "\n  | line" each (no line holding a url).
   std::string stderr_tail() const;
 
@@ -71,9 +72,8 @@ public:
   void run(ChildLaunch launch, const ChildEvents& events);
 
 private:
-  mutable std::mutex mu_;
-  pid_t pid_ = -1;
-  bool reaped_ = false;
+  ChildPid pid_;
+  std::mutex mu_; // abandoned_ and lifeline_write_; held while it is started
   bool abandoned_ = false;
   UniqueFd lifeline_write_;
   LineTail tail_{20};

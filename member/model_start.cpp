@@ -38,7 +38,7 @@ std::string read_prompt_file(const Manifest& m) {
 } // namespace
 
 StartedModel start_model(caf::actor_system& sys, const Manifest& m, const std::shared_ptr<CurlPool>& pool,
-                         const EnvRead& env, const std::string& workdir, const ProgramDir& pd) {
+                         const EnvRead& env, const ProgramPlace& programs) {
   const Inference& inf = m.inference;
   StartedModel out;
   out.system_prompt = inf.system_prompt_file.empty() ? inf.system_prompt : read_prompt_file(m);
@@ -52,10 +52,8 @@ StartedModel start_model(caf::actor_system& sys, const Manifest& m, const std::s
     const std::string folder = capsule_folder(m);
     hs.args = capsule_args(inf.command, folder);
     hs.env = read_declared_env(inf.env, env, hs.secrets, "W-HAR-001", "inference.env", "the agent program");
-    hs.workdir = pd.dir;
-    hs.isolation = program_isolation(m, workdir, pd, env);
-    const std::string warning = isolation_warning(hs.isolation, m.name);
-    if (!warning.empty()) std::cerr << "warning " << warning << "\n";
+    hs.workdir = programs.dir.dir;
+    hs.isolation = programs.isolation;
     hs.turn_timeout = std::chrono::seconds(inf.turn_timeout_secs);
     hs.system_prompt = out.system_prompt; // the program is handed it in every turn's JSON
     out.port = spawn_harness_model(sys, std::move(hs));

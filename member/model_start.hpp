@@ -35,6 +35,6 @@ struct StartedModel {
 // `workdir` is the member's working directory; `program` is where its agent program runs
 // (program_dir_for(workdir, …), worked out once by the caller; used for `transport: process`).
 StartedModel start_model(caf::actor_system& sys, const Manifest& manifest, const std::shared_ptr<CurlPool>& pool,
-                         const EnvRead& env, const std::string& workdir, const ProgramDir& program);
+                         const EnvRead& env, const ProgramPlace& programs);
 
 } // namespace mur

@@ -50,6 +50,13 @@ std::string capsule_folder(const Manifest& m);
 IsolationPlan program_isolation(const Manifest& m, const std::string& workdir, const ProgramDir& pd,
                                 const EnvRead& env);
 
+// Where the capsule's programs (its agent program, its tool servers) run and what they may
+// reach: worked out once per session, after the session's directory was made.
+struct ProgramPlace {
+  ProgramDir dir;
+  IsolationPlan isolation;
+};
+
 // A stderr tail fit to quote: control characters but \n and \t shown as '?', trailing blanks cut,
 // at most the last 800 bytes.
 std::string clean_tail(const std::string& text);

@@ -256,11 +256,12 @@ Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manif
   Session s;
   s.id = launch.session_id;
   s.workdir = o.workdir.empty() ? current_dir() : o.workdir;
-  // Where an agent program runs (and whether its sessions would be in its reach), worked out once.
-  std::optional<ProgramDir> program;
-  if (m.inference.transport == Transport::process || !m.tools.empty())
-    program = program_dir_for(s.workdir, murmur_home());
-  s.dir = open_session_dir(s.workdir, s.id, program ? &*program : nullptr);
+  // Where the capsule's programs run and what they may reach (whether its sessions would be in
+  // their reach), worked out once.
+  const bool has_programs = m.inference.transport == Transport::process || !m.tools.empty();
+  ProgramPlace programs;
+  if (has_programs) programs.dir = program_dir_for(s.workdir, murmur_home());
+  s.dir = open_session_dir(s.workdir, s.id, has_programs ? &programs.dir : nullptr);
   const DoorTokens tokens = issue_door_tokens(m, grant);
 
   auto pool = std::make_shared<CurlPool>(); // every outgoing call: other doors and the model server
@@ -268,13 +269,18 @@ Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manif
     const char* v = std::getenv(name.c_str());
     return v ? std::optional<std::string>(v) : std::nullopt;
   };
-  StartedModel model = start_model(sys, m, pool, own_env, s.workdir, program.value_or(ProgramDir{}));
+  if (has_programs) {
+    programs.isolation = program_isolation(m, s.workdir, programs.dir, own_env);
+    const std::string warning = isolation_warning(programs.isolation, m.name);
+    if (!warning.empty()) std::cerr << "warning " << warning << "\n";
+  }
+  StartedModel model = start_model(sys, m, pool, own_env, programs);
   s.model = model.port;
   s.network = spawn_door_network(sys, pool);
   s.trace = spawn_trace_recorder(sys, s.id, trace_file_sink(s.dir));
   const supervisor_port supervisor = spawn_result_writer(sys, s.dir, waiter);
   spawn_children(sys, s, m, o, formation);
-  StartedTools tools = start_tools(sys, m, own_env, s.workdir, program.value_or(ProgramDir{}), s.trace);
+  StartedTools tools = start_tools(sys, m, own_env, s.workdir, programs, s.trace);
   s.tools = tools.port;
   MemberSetup ms = member_setup(m, launch, MemberPorts{s.trace, s.network, s.model, supervisor, IdClockSpec{},
                                                         s.children, tools.port, std::move(tools.tools)});

@@ -28,6 +28,6 @@ struct StartedTools {
 
 // Throws mur::Failure E-TOOL-001 (a server did not start or list its tools in time).
 StartedTools start_tools(caf::actor_system& sys, const Manifest& manifest, const EnvRead& env,
-                         const std::string& workdir, const ProgramDir& program, const trace_port& trace);
+                         const std::string& workdir, const ProgramPlace& programs, const trace_port& trace);
 
 } // namespace mur

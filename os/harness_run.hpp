@@ -11,7 +11,7 @@
 // group, ended with the turn, the member and the formation.
 #pragma once
 
-#include "os/harness_isolation.hpp"
+#include "os/piped_program.hpp"
 
 #include <sys/types.h>
 
@@ -19,29 +19,18 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <vector>
 
 namespace mur {
 
-struct HarnessStart {
-  std::string program;           // an absolute path
-  std::vector<std::string> argv; // argv[0] included
-  std::vector<std::string> env;  // the whole environment
-  std::string cwd;
+struct HarnessStart : ProgramStart {
   std::string stdin_text;
   std::size_t stdout_cap = 64 * 1024;
   std::size_t stderr_tail = 4 * 1024;
-  IsolationPlan isolation;       // applied to the child (os/harness_isolation.hpp)
 };
 
-struct HarnessEnd {
-  bool started = true;
-  std::string start_error;      // when not started
-  int exit_status = -1;         // when it exited
-  int signal = 0;               // when a signal ended it
-  std::string out;              // stdout, up to the cap
-  bool cut = false;             // stdout passed the cap
-  std::string err_tail;         // the last bytes of stderr
+struct HarnessEnd : ProgramEnd {
+  std::string out; // stdout, up to the cap
+  bool cut = false; // stdout passed the cap
 };
 
 class HarnessRun {

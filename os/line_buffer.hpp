@@ -6,6 +6,8 @@
 // `cap` bytes and the piled-up rest is dropped, so an endless line never grows the buffer.
 #pragma once
 
+#include "os/read_now.hpp"
+
 #include <cstddef>
 #include <string>
 #include <utility>
@@ -29,6 +31,14 @@ public:
       on_line(buf_.substr(0, cap_));
       buf_.clear();
     }
+  }
+
+  // Feeds what the non-blocking `fd` holds now; at its end (false) the last line is finished.
+  template <class OnLine>
+  bool read_from(int fd, OnLine&& on_line) {
+    const bool open = read_now(fd, [&](const char* data, std::size_t n) { feed(data, n, on_line); });
+    if (!open) finish(on_line);
+    return open;
   }
 
   template <class OnLine>

@@ -37,18 +37,4 @@ bool wait_pids_gone(const std::vector<pid_t>& pids, std::chrono::milliseconds bo
   return true;
 }
 
-int reap_under(pid_t pid, std::mutex& mu, bool& reaped) {
-  siginfo_t si{};
-  while (::waitid(P_PID, static_cast<id_t>(pid), &si, WEXITED | WNOWAIT) != 0 && errno == EINTR) {
-  }
-  std::lock_guard<std::mutex> lock(mu);
-  int status = 0;
-  pid_t r;
-  while ((r = ::waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
-  }
-  reaped = true;
-  if (r < 0) return 1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 } // namespace mur

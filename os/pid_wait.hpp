@@ -6,7 +6,6 @@
 #pragma once
 
 #include <chrono>
-#include <mutex>
 #include <sys/types.h>
 #include <vector>
 
@@ -17,11 +16,5 @@ bool wait_pid_gone(pid_t pid, std::chrono::milliseconds bound);
 
 // True when every pid ended within `bound`, counted once for all.
 bool wait_pids_gone(const std::vector<pid_t>& pids, std::chrono::milliseconds bound);
-
-// For a child of ours: waits for it to end WITHOUT reaping it (waitid WNOWAIT), then reaps it
-// under `mu` and sets `reaped` — the lock a kill takes, so a signal is never sent to a pid that
-// was reaped and may be reused. Returns its exit code, 128+N when signal N ended it, 1 when it
-// could not be reaped.
-int reap_under(pid_t pid, std::mutex& mu, bool& reaped);
 
 } // namespace mur

@@ -2,23 +2,15 @@
 #include "os/stdio_process.hpp"
 
 #include "os/line_buffer.hpp"
-#include "os/member_pipes.hpp"
-#include "os/unique_fd.hpp"
+#include "os/poll_set.hpp"
 #include "os/wake_pipe.hpp"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <pthread.h>
 #include <signal.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <deque>
 #include <mutex>
-#include <system_error>
 #include <thread>
 
 namespace mur {
@@ -35,7 +27,7 @@ struct StdioProcess::Impl {
   WakePipe wake;
   std::thread thread;
 
-  void run(UniqueFd in, UniqueFd out, UniqueFd err, UniqueFd pidfd);
+  void run(PipedProgram child);
 };
 
 std::string describe(const StdioEnd& end) {
@@ -47,36 +39,13 @@ std::string describe(const StdioEnd& end) {
   return why;
 }
 
-namespace {
-
-void nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
-
-// Reads what is there now into `sink`; false at EOF or on an error other than EAGAIN.
-template <class Sink>
-bool read_now(int fd, Sink&& sink) {
-  char buf[65536];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n > 0) {
-      sink(buf, static_cast<std::size_t>(n));
-      continue;
-    }
-    if (n == 0) return false;
-    return errno == EAGAIN || errno == EINTR;
-  }
-}
-
-} // namespace
-
-void StdioProcess::Impl::run(UniqueFd in, UniqueFd out, UniqueFd err, UniqueFd pidfd) {
+void StdioProcess::Impl::run(PipedProgram child) {
+  UniqueFd& in = child.in;
   StdioEnd end;
   LineBuffer lines(start.line_cap);
   std::string pending; // the line being written
   bool out_open = true, err_open = true, exited = false;
-  auto keep_tail = [&](const char* data, std::size_t n) {
-    end.err_tail.append(data, n);
-    if (end.err_tail.size() > start.stderr_tail) end.err_tail.erase(0, end.err_tail.size() - start.stderr_tail);
-  };
+  auto err_tail = [&](const char* data, std::size_t n) { keep_tail(end.err_tail, data, n, start.stderr_tail); };
   auto take_lines = [&](const char* data, std::size_t n) {
     lines.feed(data, n, [&](std::string line) {
       if (line.size() >= start.line_cap) {
@@ -95,40 +64,31 @@ void StdioProcess::Impl::run(UniqueFd in, UniqueFd out, UniqueFd err, UniqueFd p
         outbox.pop_front();
       }
     }
-    pollfd fds[5];
-    int n = 0;
-    const int wake_at = n;
-    fds[n++] = {wake.fd(), POLLIN, 0};
-    const int in_at = in.valid() && !pending.empty() ? n : -1;
-    if (in_at >= 0) fds[n++] = {in.get(), POLLOUT, 0};
-    const int out_at = out_open ? n : -1;
-    if (out_open) fds[n++] = {out.get(), POLLIN, 0};
-    const int err_at = err_open ? n : -1;
-    if (err_open) fds[n++] = {err.get(), POLLIN, 0};
-    const int pid_at = !exited ? n : -1;
-    if (!exited) fds[n++] = {pidfd.get(), POLLIN, 0};
-    const int r = ::poll(fds, static_cast<nfds_t>(n), exited ? 0 : -1);
+    PollSet fds;
+    const int wake_at = fds.add(true, wake.fd());
+    const int in_at = fds.add(in.valid() && !pending.empty(), in.get(), POLLOUT);
+    const int out_at = fds.add(out_open, child.out.get());
+    const int err_at = fds.add(err_open, child.err.get());
+    const int pid_at = fds.add(!exited, child.pidfd.get());
+    const int r = fds.wait(exited ? 0 : -1);
     if (r < 0 && errno == EINTR) continue;
-    if (fds[wake_at].revents & POLLIN) {
+    if (fds.events(wake_at) & POLLIN) {
       char drain[64];
       while (::read(wake.fd(), drain, sizeof drain) > 0) {
       }
       if (stopping) ::kill(pid, SIGKILL);
     }
-    if (in_at >= 0 && (fds[in_at].revents & (POLLOUT | POLLERR | POLLHUP))) {
+    if (fds.events(in_at) & (POLLOUT | POLLERR | POLLHUP)) {
       const ssize_t w = ::write(in.get(), pending.data(), pending.size());
       if (w > 0) pending.erase(0, static_cast<std::size_t>(w));
       if (w < 0 && errno != EAGAIN && errno != EINTR) in.reset(); // it closed its stdin
     }
-    if (out_at >= 0 && fds[out_at].revents) out_open = read_now(out.get(), take_lines);
-    if (err_at >= 0 && fds[err_at].revents) err_open = read_now(err.get(), keep_tail);
-    if (pid_at >= 0 && (fds[pid_at].revents & POLLIN)) {
+    if (fds.events(out_at)) out_open = read_now(child.out.get(), take_lines);
+    if (fds.events(err_at)) err_open = read_now(child.err.get(), err_tail);
+    if (fds.events(pid_at) & POLLIN) {
       exited = true;
       in.reset();
-      int status = 0;
-      ::waitpid(pid, &status, 0);
-      if (WIFEXITED(status)) end.exit_status = WEXITSTATUS(status);
-      else if (WIFSIGNALED(status)) end.signal = WTERMSIG(status);
+      reap_into(pid, end);
     }
     if (exited && r == 0) break; // nothing more is waiting in the pipes
   }
@@ -142,46 +102,7 @@ StdioProcess::StdioProcess(StdioStart start, std::function<void(std::string)> on
   impl_->start = std::move(start);
   impl_->on_line = std::move(on_line);
   impl_->on_end = std::move(on_end);
-  try {
-    PipeEnds in = make_pipe(), out = make_pipe(), err = make_pipe();
-    SpawnRequest req;
-    req.program = impl_->start.program;
-    req.argv = impl_->start.argv;
-    req.env = impl_->start.env;
-    req.cwd = impl_->start.cwd;
-    req.stdin_fd = in.read.get();
-    req.stdout_fd = out.write.get();
-    req.stderr_fd = err.write.get();
-    impl_->pid = spawn_isolated(req, impl_->start.isolation);
-    in.read.reset();
-    out.write.reset();
-    err.write.reset();
-    UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, impl_->pid, 0)));
-    if (!pidfd.valid()) throw std::system_error(errno, std::generic_category(), "pidfd_open");
-    nonblocking(in.write.get());
-    nonblocking(out.read.get());
-    nonblocking(err.read.get());
-    impl_->thread = std::thread([impl = impl_.get(), i = std::move(in.write), o = std::move(out.read),
-                                 e = std::move(err.read), p = std::move(pidfd)]() mutable {
-      // A server that closed its stdin fails the write (EPIPE), never this process.
-      sigset_t pipe;
-      sigemptyset(&pipe);
-      sigaddset(&pipe, SIGPIPE);
-      pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
-      impl->run(std::move(i), std::move(o), std::move(e), std::move(p));
-    });
-  } catch (const std::exception& ex) {
-    if (impl_->pid > 0) {
-      ::kill(impl_->pid, SIGKILL);
-      ::waitpid(impl_->pid, nullptr, 0);
-    }
-    impl_->ended = true;
-    StdioEnd end;
-    end.started = false;
-    end.start_error = ex.what();
-    auto on_end_now = std::move(impl_->on_end);
-    impl_->thread = std::thread([on_end_now, end]() mutable { on_end_now(std::move(end)); });
-  }
+  start_on_thread<StdioEnd>(*impl_, /*own_group=*/false);
 }
 
 StdioProcess::~StdioProcess() {

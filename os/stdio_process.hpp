@@ -13,7 +13,7 @@
 // Rule: docs/spec/decisions.md §Tool servers.
 #pragma once
 
-#include "os/harness_isolation.hpp"
+#include "os/piped_program.hpp"
 
 #include <sys/types.h>
 
@@ -21,27 +21,16 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <vector>
 
 namespace mur {
 
-struct StdioStart {
-  std::string program;           // an absolute path
-  std::vector<std::string> argv; // argv[0] included
-  std::vector<std::string> env;  // the whole environment
-  std::string cwd;
+struct StdioStart : ProgramStart {
   std::size_t line_cap = 16 * 1024 * 1024;
   std::size_t stderr_tail = 4 * 1024;
-  IsolationPlan isolation;
 };
 
-struct StdioEnd {
-  bool started = true;
-  std::string start_error; // when not started
-  int exit_status = -1;    // when it exited
-  int signal = 0;          // when a signal ended it
+struct StdioEnd : ProgramEnd {
   bool line_too_long = false;
-  std::string err_tail;    // the last bytes of stderr
 };
 
 // "exited with code 1", "was killed by signal 9", "could not start: …", "wrote a line over …".

@@ -2,9 +2,9 @@
 
 #include "launcher/run/member_console.hpp"
 #include "os/line_buffer.hpp"
-#include "os/pid_wait.hpp"
+#include "os/poll_set.hpp"
+#include "os/piped_program.hpp"
 
-#include <poll.h>
 #include <pthread.h>
 #include <sodium.h>
 #include <signal.h>
@@ -58,6 +58,8 @@ struct MemberLines {
 // reached EOF and, for such a peer, it either ended or was killed.
 void read_until_eof(MemberProcess& p, int out, int err, int pidfd, MemberConsole& console, const MemberOutputHandlers& h) {
   const int fds[2] = {out, err};
+  set_nonblocking(out);
+  set_nonblocking(err);
   LineBuffer buf[2];
   bool open[2] = {true, true};
   MemberLines lines{p, console, h};
@@ -65,50 +67,25 @@ void read_until_eof(MemberProcess& p, int out, int err, int pidfd, MemberConsole
   Clock::time_point kill_at{};
   auto waiting = [&] { return watching && !ended && !killed; };
   while (open[0] || open[1] || waiting()) {
-    pollfd pf[3];
-    int idx[3];
-    nfds_t n = 0;
-    for (int i = 0; i < 2; ++i)
-      if (open[i]) {
-        pf[n] = pollfd{fds[i], POLLIN, 0};
-        idx[n++] = i;
-      }
-    if (waiting()) {
-      pf[n] = pollfd{pidfd, POLLIN, 0};
-      idx[n++] = 2;
-    }
-    const int rc = ::poll(pf, n, waiting() ? ms_until(kill_at) : -1);
+    PollSet ps;
+    const int at[2] = {ps.add(open[0], fds[0]), ps.add(open[1], fds[1])};
+    const int pid_at = ps.add(waiting(), pidfd);
+    const int rc = ps.wait(waiting() ? ms_until(kill_at) : -1);
     if (rc < 0) {
       if (errno == EINTR) continue;
       break;
     }
     if (rc == 0) { // the grace ran out with the process still there
-      {
-        std::lock_guard<std::mutex> lock(p.mu);
-        p.stdout_kill_ = true;
-      }
+      p.stdout_kill_ = true;
       p.kill_now();
       killed = true;
       continue;
     }
-    for (nfds_t k = 0; k < n; ++k) {
-      if (pf[k].revents == 0) continue;
-      const int i = idx[k];
-      if (i == 2) {
-        ended = true;
-        continue;
-      }
-      char chunk[4096];
-      ssize_t got = ::read(fds[i], chunk, sizeof chunk);
-      if (got < 0 && errno == EINTR) continue;
-      auto to_line = [&lines, i](std::string text) { lines.line(i, std::move(text)); };
-      if (got > 0) {
-        buf[i].feed(chunk, static_cast<std::size_t>(got), to_line);
-        continue;
-      }
-      open[i] = false;
-      buf[i].finish(to_line);
-      if (i == 0 && !p.entry && pidfd >= 0) {
+    if (ps.events(pid_at)) ended = true;
+    for (int i = 0; i < 2; ++i) {
+      if (!ps.events(at[i])) continue;
+      open[i] = buf[i].read_from(fds[i], [&lines, i](std::string text) { lines.line(i, std::move(text)); });
+      if (!open[i] && i == 0 && !p.entry && pidfd >= 0) {
         watching = true;
         kill_at = Clock::now() + STDOUT_CLOSED_GRACE;
       }
@@ -116,27 +93,9 @@ void read_until_eof(MemberProcess& p, int out, int err, int pidfd, MemberConsole
   }
 }
 
-int reap(MemberProcess& p) { return reap_under(p.pid, p.mu, p.reaped_); }
-
 } // namespace
 
-void MemberProcess::kill_now() {
-  std::lock_guard<std::mutex> lock(mu);
-  if (reaped_ || pid <= 0) return;
-  ::kill(entry ? pid : -pid, SIGKILL);
-}
-
-bool MemberProcess::killed_for_closed_stdout() const {
-  std::lock_guard<std::mutex> lock(mu);
-  return stdout_kill_;
-}
-
-bool MemberProcess::reaped() const {
-  std::lock_guard<std::mutex> lock(mu);
-  return reaped_;
-}
-
-std::string MemberProcess::stderr_tail() const { return tail.quoted("    "); }
+void MemberProcess::kill_now() { pid.kill(entry ? ChildPid::Target::process : ChildPid::Target::group); }
 
 MemberProcesses::~MemberProcesses() {
   kill_all();
@@ -149,12 +108,12 @@ void MemberProcesses::watch(const std::shared_ptr<MemberProcess>& p, UniqueFd ou
   procs_.push_back(p);
   threads_.emplace_back([p, out = std::move(out), err = std::move(err), console, handlers]() mutable {
     // The pid is not reaped before this thread reaps it, so the pidfd names this very process.
-    UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, p->pid, 0)));
+    UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, p->pid.get(), 0)));
     read_until_eof(*p, out.get(), err.get(), pidfd.get(), *console, handlers);
     pidfd.reset();
     out.reset();
     err.reset();
-    const int code = reap(*p);
+    const int code = p->pid.reap();
     if (handlers.exited) handlers.exited(code);
   });
 }
@@ -162,10 +121,7 @@ void MemberProcesses::watch(const std::shared_ptr<MemberProcess>& p, UniqueFd ou
 void MemberProcesses::feed(UniqueFd in, std::string text) {
   std::lock_guard<std::mutex> lock(mu_);
   threads_.emplace_back([in = std::move(in), text = std::move(text)]() mutable {
-    sigset_t pipe;
-    sigemptyset(&pipe);
-    sigaddset(&pipe, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe, nullptr); // a member gone before it read: EPIPE, not a signal
+    block_sigpipe_here(); // a member gone before it read: EPIPE, not a signal
     std::size_t done = 0;
     while (done < text.size()) {
       const ssize_t w = ::write(in.get(), text.data() + done, text.size() - done);

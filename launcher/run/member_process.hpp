@@ -11,12 +11,13 @@
 // (docs/spec/formation.md §Launch, §How a formation ends).
 #pragma once
 
+#include "os/child_pid.hpp"
 #include "os/line_tail.hpp"
-
 #include "os/unique_fd.hpp"
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <chrono>
 #include <deque>
 #include <functional>
@@ -36,18 +37,16 @@ inline constexpr std::chrono::milliseconds STDOUT_CLOSED_GRACE{2'000};
 struct MemberProcess {
   std::string name;
   bool entry = false;
-  pid_t pid = -1; // a peer leads its own process group (pgid == pid)
+  ChildPid pid; // a peer leads its own process group (pgid == pid)
 
   // SIGKILL: a peer's whole group, the entry's pid only. Nothing once it was reaped.
   void kill_now();
-  bool reaped() const;
+  bool reaped() const { return pid.reaped(); }
   // Whether it was killed because it closed its stdout and did not end within 2 s.
-  bool killed_for_closed_stdout() const;
-  std::string stderr_tail() const; // "\n    | line" per kept line
+  bool killed_for_closed_stdout() const { return stdout_kill_; }
+  std::string stderr_tail() const { return tail.quoted("    "); } // "\n    | line" per kept line
 
-  mutable std::mutex mu;
-  bool reaped_ = false;
-  bool stdout_kill_ = false;
+  std::atomic<bool> stdout_kill_{false};
   LineTail tail{20};
 };
 

@@ -109,7 +109,7 @@ void on_ready_line(spawner_actor* self, const std::string& name, const std::stri
     return refuse_start(self, name, frm.empty() ? "it reported no formation" : "it reported another formation");
   if (url.rfind("http://", 0) != 0) url = "http://" + url;
   m.started = true;
-  m.pending->deliver(MemberStarted{name, ses, url, static_cast<std::int64_t>(m.proc->pid)}, m.end);
+  m.pending->deliver(MemberStarted{name, ses, url, static_cast<std::int64_t>(m.proc->pid.get())}, m.end);
   m.pending.reset();
 }
 
@@ -151,11 +151,11 @@ caf::result<MemberStarted, lifeline_end> start_member(spawner_actor* self, const
     rq.stderr_fd = err.write.get();
     rq.own_process_group = !launch->entry;
     rq.cwd = workdir;
-    proc->pid = spawn_process(rq);
+    proc->pid.set(spawn_process(rq));
   } catch (const std::system_error& e) {
     return refusal(std::string("could not be started (") + e.what() + ")");
   }
-  self->send(st.launcher, spawned_atom_v, sm.name, static_cast<std::int64_t>(proc->pid));
+  self->send(st.launcher, spawned_atom_v, sm.name, static_cast<std::int64_t>(proc->pid.get()));
   pipes.channel.read.reset();
   pipes.lifeline.read.reset();
   out.write.reset();

@@ -27,8 +27,10 @@ struct OwnTool {
 // What the hub answers once every server is listed, or one of them could not be.
 struct ToolsListed {
   std::vector<OwnTool> tools; // server by server, in manifest order, each in its listing order
-  std::string failure;        // "" when every server is ready: else "E-TOOL-…: … Fix: …"
-  MUR_FIELDS(tools, failure)
+  std::string code;           // "" when every server is ready: else the refusal (E-TOOL-001),
+  std::string failure;        // why the first server that failed did not start,
+  std::string fix;            // and what to do about it
+  MUR_FIELDS(tools, code, failure, fix)
 };
 
 // hub → transport: start the server; its lines are then sent as server `server`.

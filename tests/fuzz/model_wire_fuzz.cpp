@@ -95,6 +95,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   mcp.headers = {{"Authorization", "Bearer fuzz-token"}, {"Content-Type", "application/json"},
                  {"Accept", "application/json, text/event-stream"}, {"MCP-Protocol-Version", "2025-11-25"}};
   mcp.body = input;
-  (void)mur::mcp_step(mcp, {mur::McpTurn{"fuzz-token", callees, capsules}});
+  (void)mur::mcp_step(mcp, {mur::McpTurn{"fuzz-token", callees, capsules, {mur::OwnTool{"files__read_file", "Read.", "{\"type\":\"object\"}"}}}});
   return 0;
 }

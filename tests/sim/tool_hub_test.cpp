@@ -52,6 +52,7 @@ struct hub_scene : scene {
 TEST_CASE_METHOD(hub_scene, "tool hub: servers are initialized and listed once, their tools named server__tool",
                  "[sim][tools]") {
   auto listed = start_hub({{"files", {{"read", "echo"}, {"write", "echo"}}}, {"web", {{"search", "echo"}}}});
+  CHECK(listed.code.empty());
   CHECK(listed.failure.empty());
   std::vector<std::string> names;
   for (const auto& t : listed.tools) names.push_back(t.name);
@@ -76,14 +77,16 @@ TEST_CASE_METHOD(hub_scene, "tool hub: allow offers only the tools it names, and
   SECTION("missing") {
     auto listed = start_hub({{"files", {{"read", "echo"}}}}, std::vector<std::string>{"read", "delete"});
     CHECK(listed.tools.empty());
-    CHECK(listed.failure.rfind("E-TOOL-001: the tool server 'files' did not start: lists no tool 'delete'", 0) == 0);
-    CHECK(listed.failure.find(" Fix: ") != std::string::npos);
+    CHECK(listed.code == "E-TOOL-001");
+    CHECK(listed.failure.rfind("the tool server 'files' did not start: lists no tool 'delete'", 0) == 0);
+    CHECK(listed.fix.find("tools[].command") != std::string::npos);
   }
 }
 
 TEST_CASE_METHOD(hub_scene, "tool hub: a server that never answers initialize fails the start after 30 s",
                  "[sim][tools]") {
   auto listed = start_hub({{"mute", {{"read", "echo"}}}}, std::nullopt, true);
+  CHECK(listed.code == "E-TOOL-001");
   CHECK(listed.failure.find("did not answer initialize and tools/list within 30 s") != std::string::npos);
 }
 

@@ -10,7 +10,12 @@ using json = nlohmann::json;
 
 namespace {
 
-const std::vector<McpTurn> turns{{"tok-one", {"coder", "tester"}, {}}, {"tok-two", {}, {}}, {"tok-three", {}, {"summarizer"}}};
+const OwnTool read_file{"files__read_file", "Read a file.",
+                        R"({"type":"object","properties":{"path":{"type":"string"}},"required":["path"]})"};
+const std::vector<McpTurn> turns{{"tok-one", {"coder", "tester"}, {}, {}},
+                                 {"tok-two", {}, {}, {}},
+                                 {"tok-three", {}, {"summarizer"}, {}},
+                                 {"tok-four", {}, {}, {read_file}}};
 
 PlainRequest post(std::string body, std::string token = "tok-one", std::vector<std::pair<std::string, std::string>> extra = {}) {
   PlainRequest r;
@@ -116,4 +121,30 @@ TEST_CASE("mcp: a member whose capsule may delegate lists delegate and forwards 
   CHECK(call.turn == 2);
   CHECK(call.call.call.name == "delegate");
   CHECK(json::parse(call.call.call.arguments) == json{{"capsule", "summarizer"}, {"task", "sum"}});
+}
+
+TEST_CASE("mcp: the capsule's own tools are listed and called under the names an http model sees", "[mcp][tools]") {
+  const json init = json::parse(answer(post(rpc("initialize").dump(), "tok-four")).body);
+  const std::string text = init["result"]["instructions"];
+  CHECK(text.find("no runtime tools") != std::string::npos);
+  CHECK(text.find("The capsule's own tools: files__read_file.") != std::string::npos);
+  const json listed = json::parse(answer(post(rpc("tools/list").dump(), "tok-four")).body);
+  REQUIRE(listed["result"]["tools"].size() == 1);
+  CHECK(listed["result"]["tools"][0]["name"] == "files__read_file");
+  CHECK(listed["result"]["tools"][0]["description"] == "Read a file.");
+  CHECK(listed["result"]["tools"][0]["inputSchema"]["required"] == json({"path"}));
+  auto step = mcp_step(post(rpc("tools/call", {{"name", "files__read_file"}, {"arguments", {{"path", "a.txt"}}}}, 3).dump(),
+                            "tok-four"),
+                       turns);
+  REQUIRE(std::holds_alternative<McpCallFor>(step));
+  CHECK(std::get<McpCallFor>(step).turn == 3);
+  CHECK(std::get<McpCallFor>(step).call.call.name == "files__read_file");
+  CHECK(json::parse(std::get<McpCallFor>(step).call.call.arguments) == json{{"path", "a.txt"}});
+  // Another turn's capsule tools are not this one's; an unknown name says which ones there are.
+  const json other = json::parse(answer(post(rpc("tools/call", {{"name", "files__read_file"}}).dump(), "tok-one")).body);
+  CHECK(other["error"]["code"] == -32602);
+  CHECK(other["error"]["message"].get<std::string>().find("this turn's tools are call-member, end-without-answer") !=
+        std::string::npos);
+  const json unknown = json::parse(answer(post(rpc("tools/call", {{"name", "files__write"}}).dump(), "tok-four")).body);
+  CHECK(unknown["error"]["message"].get<std::string>().find("this turn's tools are files__read_file") != std::string::npos);
 }

@@ -35,7 +35,7 @@ Watched run_member(const std::string& script, bool entry) {
   auto proc = std::make_shared<MemberProcess>();
   proc->name = "peer";
   proc->entry = entry;
-  proc->pid = spawn_process(rq);
+  proc->pid.set(spawn_process(rq));
   out.write.reset();
   err.write.reset();
   auto ended = std::make_shared<std::promise<int>>();
