@@ -66,105 +66,89 @@ function turn(server, mode, extra = {}) {
   }) + '\n';
 }
 
+// Runs `body(server)` against a fresh stand-in tool server (started with `extra` arguments), which
+// is stopped afterwards whatever happened.
+async function withServer(body, extra = []) {
+  const server = await startServer(extra);
+  try {
+    return await body(server);
+  } finally {
+    server.stop();
+  }
+}
+
+// One turn (`mode`, `extra` fields; see turn) of agent.py, or of the node harness `file`, at `server`.
+const agent = (server, mode, extra) => run('python3', [agentPy], { input: turn(server, mode, extra) });
+const harness = (file, server, mode, extra) => run(process.execPath, [file], { input: turn(server, mode, extra) });
+
 const continuation =
   'Call c1 to helper: completed.\n<untrusted-content source=member:helper>\nIt is in parse().\n</untrusted-content>\n' +
   'Answer with what you have.';
 
 for (const mode of ['sse', 'json']) {
-  test(`agent.py asks the first callee through call-member (${mode} bodies)`, async () => {
-    const server = await startServer(mode === 'json' ? ['--json'] : []);
-    try {
-      const r = await run('python3', [agentPy], { input: turn(server, 'new') });
-      assert.equal(r.code, 0, r.err);
-      assert.match(r.out, /I asked helper/);
-      assert.deepEqual(server.calls(), [{ tool: 'call-member', arguments: { member: 'helper', task: 'find the bug' } }]);
-    } finally {
-      server.stop();
-    }
-  });
+  test(`agent.py asks the first callee through call-member (${mode} bodies)`, () => withServer(async (server) => {
+    const r = await agent(server, 'new');
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.out, /I asked helper/);
+    assert.deepEqual(server.calls(), [{ tool: 'call-member', arguments: { member: 'helper', task: 'find the bug' } }]);
+  }, mode === 'json' ? ['--json'] : []));
 }
 
-test('agent.py answers from the fenced answers on resume, and alone without callees', async () => {
-  const server = await startServer();
-  try {
-    const resumed = await run('python3', [agentPy], { input: turn(server, 'resume', { message: continuation }) });
-    assert.equal(resumed.code, 0, resumed.err);
-    assert.match(resumed.out, /helper said: It is in parse\(\)\./);
-    const alone = await run('python3', [agentPy], { input: turn(server, 'new', { callees: [] }) });
-    assert.equal(alone.code, 0, alone.err);
-    assert.match(alone.out, /my own answer to: find the bug/);
-    assert.deepEqual(server.calls(), []);
-  } finally {
-    server.stop();
-  }
-});
+test('agent.py answers from the fenced answers on resume, and alone without callees', () => withServer(async (server) => {
+  const resumed = await agent(server, 'resume', { message: continuation });
+  assert.equal(resumed.code, 0, resumed.err);
+  assert.match(resumed.out, /helper said: It is in parse\(\)\./);
+  const alone = await agent(server, 'new', { callees: [] });
+  assert.equal(alone.code, 0, alone.err);
+  assert.match(alone.out, /my own answer to: find the bug/);
+  assert.deepEqual(server.calls(), []);
+}));
 
-test('agent.py with a wrong token fails with the HTTP status and calls nothing', async () => {
-  const server = await startServer();
-  try {
-    const r = await run('python3', [agentPy], { input: turn(server, 'new', { tools: { url: server.url, token: 'wrong' } }) });
-    assert.notEqual(r.code, 0);
-    assert.match(r.err, /HTTP 401/);
-    assert.deepEqual(server.calls(), []);
-  } finally {
-    server.stop();
-  }
-});
+test('agent.py with a wrong token fails with the HTTP status and calls nothing', () => withServer(async (server) => {
+  const r = await agent(server, 'new', { tools: { url: server.url, token: 'wrong' } });
+  assert.notEqual(r.code, 0);
+  assert.match(r.err, /HTTP 401/);
+  assert.deepEqual(server.calls(), []);
+}));
 
-test('sdk_harness.mjs lists the tools, calls call-member, and answers on resume', async () => {
-  const server = await startServer();
-  try {
-    const r = await run(process.execPath, ['sdk_harness.mjs'], { input: turn(server, 'new') });
-    assert.equal(r.code, 0, r.err);
-    assert.equal(r.out, 'asked helper');
-    assert.match(r.err, /tools: call-member, end-without-answer/);
-    assert.deepEqual(server.calls(), [{ tool: 'call-member', arguments: { member: 'helper', task: 'find the bug' } }]);
-    const resumed = await run(process.execPath, ['sdk_harness.mjs'], { input: turn(server, 'resume', { message: continuation }) });
-    assert.equal(resumed.code, 0, resumed.err);
-    assert.equal(resumed.out, 'harness answer: ' + continuation);
-  } finally {
-    server.stop();
-  }
-});
+test('sdk_harness.mjs lists the tools, calls call-member, and answers on resume', () => withServer(async (server) => {
+  const r = await harness('sdk_harness.mjs', server, 'new');
+  assert.equal(r.code, 0, r.err);
+  assert.equal(r.out, 'asked helper');
+  assert.match(r.err, /tools: call-member, end-without-answer/);
+  assert.deepEqual(server.calls(), [{ tool: 'call-member', arguments: { member: 'helper', task: 'find the bug' } }]);
+  const resumed = await harness('sdk_harness.mjs', server, 'resume', { message: continuation });
+  assert.equal(resumed.code, 0, resumed.err);
+  assert.equal(resumed.out, 'harness answer: ' + continuation);
+}));
 
-test('sdk_harness.mjs calls every callee with [all-callees]', async () => {
-  const server = await startServer();
-  try {
-    const all = await run(process.execPath, ['sdk_harness.mjs'], { input: turn(server, 'new', { task: '[all-callees]' }) });
-    assert.equal(all.code, 0, all.err);
-    assert.equal(all.out, 'asked helper, other');
-    assert.deepEqual(server.calls().map((c) => c.arguments.member), ['helper', 'other']);
-  } finally {
-    server.stop();
-  }
-});
+test('sdk_harness.mjs calls every callee with [all-callees]', () => withServer(async (server) => {
+  const all = await harness('sdk_harness.mjs', server, 'new', { task: '[all-callees]' });
+  assert.equal(all.code, 0, all.err);
+  assert.equal(all.out, 'asked helper, other');
+  assert.deepEqual(server.calls().map((c) => c.arguments.member), ['helper', 'other']);
+}));
 
-test('sdk_harness.mjs task words: call-twice, end-without-answer, crash, flood', async () => {
-  const server = await startServer();
-  try {
-    const twice = await run(process.execPath, ['sdk_harness.mjs'], { input: turn(server, 'new', { task: 'x [call-twice]' }) });
-    assert.equal(twice.code, 0, twice.err);
-    assert.match(twice.err, /tool call-member: \(error\) /);
-    const ended = await run(process.execPath, ['sdk_harness.mjs'], { input: turn(server, 'new', { task: '[end-without-answer]' }) });
-    assert.equal(ended.code, 0, ended.err);
-    assert.deepEqual(server.calls().map((c) => [c.tool, c.arguments.member ?? c.arguments.reason]), [
-      ['call-member', 'helper'],
-      ['call-member', 'helper'],
-      ['end-without-answer', 'the harness was asked to end without an answer'],
-    ]);
-    const crash = await run(process.execPath, ['sdk_harness.mjs'], { input: turn(server, 'new', { task: '[crash]' }) });
-    assert.equal(crash.code, 3);
-    assert.match(crash.err, /crashed on purpose/);
-    const flood = await run(process.execPath, ['sdk_harness.mjs'], { input: turn(server, 'new', { task: '[flood]' }) });
-    assert.equal(flood.code, 0, flood.err);
-    assert.equal(flood.out.length, 10 * 1024 * 1024);
-  } finally {
-    server.stop();
-  }
-});
+test('sdk_harness.mjs task words: call-twice, end-without-answer, crash, flood', () => withServer(async (server) => {
+  const twice = await harness('sdk_harness.mjs', server, 'new', { task: 'x [call-twice]' });
+  assert.equal(twice.code, 0, twice.err);
+  assert.match(twice.err, /tool call-member: \(error\) /);
+  const ended = await harness('sdk_harness.mjs', server, 'new', { task: '[end-without-answer]' });
+  assert.equal(ended.code, 0, ended.err);
+  assert.deepEqual(server.calls().map((c) => [c.tool, c.arguments.member ?? c.arguments.reason]), [
+    ['call-member', 'helper'],
+    ['call-member', 'helper'],
+    ['end-without-answer', 'the harness was asked to end without an answer'],
+  ]);
+  const crash = await harness('sdk_harness.mjs', server, 'new', { task: '[crash]' });
+  assert.equal(crash.code, 3);
+  assert.match(crash.err, /crashed on purpose/);
+  const flood = await harness('sdk_harness.mjs', server, 'new', { task: '[flood]' });
+  assert.equal(flood.code, 0, flood.err);
+  assert.equal(flood.out.length, 10 * 1024 * 1024);
+}));
 
-test('the conformance runner passes server-initialize and tools-list only with the bearer preload', async () => {
-  const server = await startServer();
+test('the conformance runner passes server-initialize and tools-list only with the bearer preload', () => withServer(async (server) => {
   const dir = mkdtempSync(join(tmpdir(), 'mur-conformance-'));
   try {
     const tokenFile = join(dir, 'token');
@@ -179,25 +163,18 @@ test('the conformance runner passes server-initialize and tools-list only with t
     const bare = await run(process.execPath, [conformance, 'server', '--url', server.url, '--scenario', 'tools-list']);
     assert.notEqual(bare.code, 0);
   } finally {
-    server.stop();
     rmSync(dir, { recursive: true, force: true });
   }
-});
+}));
 
-test('conformance_harness.mjs runs the server scenarios inside its turn with the token it was handed', async () => {
-  const server = await startServer();
-  try {
-    const r = await run(process.execPath, ['conformance_harness.mjs'], { input: turn(server, 'new') });
-    assert.equal(r.code, 0, r.out + r.err);
-    assert.equal(r.out, 'conformance: server-initialize passed\nconformance: tools-list passed\n');
-    const one = await run(process.execPath, ['conformance_harness.mjs'], { input: turn(server, 'new', { task: 'conformance: ping' }) });
-    assert.equal(one.code, 0, one.out + one.err);
-    assert.equal(one.out, 'conformance: ping passed\n');
-    const wrong = await run(process.execPath, ['conformance_harness.mjs'],
-                            { input: turn(server, 'new', { tools: { url: server.url, token: 'wrong' } }) });
-    assert.equal(wrong.code, 1);
-    assert.match(wrong.out, /conformance: server-initialize FAILED/);
-  } finally {
-    server.stop();
-  }
-});
+test('conformance_harness.mjs runs the server scenarios inside its turn with the token it was handed', () => withServer(async (server) => {
+  const r = await harness('conformance_harness.mjs', server, 'new');
+  assert.equal(r.code, 0, r.out + r.err);
+  assert.equal(r.out, 'conformance: server-initialize passed\nconformance: tools-list passed\n');
+  const one = await harness('conformance_harness.mjs', server, 'new', { task: 'conformance: ping' });
+  assert.equal(one.code, 0, one.out + one.err);
+  assert.equal(one.out, 'conformance: ping passed\n');
+  const wrong = await harness('conformance_harness.mjs', server, 'new', { tools: { url: server.url, token: 'wrong' } });
+  assert.equal(wrong.code, 1);
+  assert.match(wrong.out, /conformance: server-initialize FAILED/);
+}));

@@ -53,15 +53,6 @@ const std::string helper_manifest =
   "  turns:\n"
   "    - reply: \"helper did: {{task}}\"\n";
 
-struct Reply {
-  long status = 0;
-  json body;
-};
-
-Reply post(const std::string& url, const mur::DoorRequest& req, const std::string& token) {
-  auto r = door_http(url + "/", "POST", mur::a2a::request_json("t-1", req).dump(), token);
-  return Reply{r.status, std::move(r.body)};
-}
 
 std::vector<json> trace_lines(const std::string& path) {
   std::ifstream in(path);
@@ -164,6 +155,18 @@ struct PortScene {
     mur::child_port& port;
   };
   Parts parts() { return {w, sys, self, port}; }
+  // dlg-helper started for a fresh delegation (its parent's task a fresh id too): the delegation's
+  // id and what the port answered.
+  std::pair<std::string, Started> fresh_helper() {
+    std::string id = dlg();
+    Started s = started_helper(self, port, id, "tsk_" + mur::ids::uuid7_hex());
+    return {id, s};
+  }
+  // EndChild for delegation `id`: CHECKs that its child (`s`) is gone within 30 s.
+  void end_child(const std::string& id, const Started& s) {
+    self->send(port, mur::EndChild{id});
+    CHECK(gone_within(static_cast<pid_t>(s.child.pid), std::chrono::seconds(30)));
+  }
 };
 
 caf::actor_system_config& config() {
@@ -180,9 +183,8 @@ caf::actor_system_config& config() {
 TEST_CASE("the child port starts a delegated child whose door opens only to its operator token",
           "[process][delegation]") {
   PortScene scene;
-  auto [w, sys, self, port] = scene.parts();
-  const std::string id = dlg();
-  Started s = started_helper(self, port, id, "tsk_" + mur::ids::uuid7_hex());
+  auto& w = scene.w;
+  const auto [id, s] = scene.fresh_helper();
   CHECK(mur::ids::is_valid(s.child.session_id, mur::ids::session));
   CHECK(s.child.pid > 0);
   REQUIRE(s.bearer.door_token);
@@ -223,14 +225,14 @@ TEST_CASE("the child port starts a delegated child whose door opens only to its 
   mur::DoorRequest get;
   get.method = mur::DoorMethod::get_task;
   get.task_id = "tsk_" + mur::ids::uuid7_hex();
-  CHECK(post(s.child.url, get, "").status == 401);
+  CHECK(door_rpc(s.child.url, get, "").status == 401);
   mur::FormationAuthority authority(w.formation_id);
   const std::string formation_token = authority.mint("lead", "dlg-helper").expose();
-  CHECK(post(s.child.url, get, formation_token).status == 401);
+  CHECK(door_rpc(s.child.url, get, formation_token).status == 401);
   mur::DoorRequest send;
   send.method = mur::DoorMethod::send_message;
   send.text = "sort the list";
-  Reply done = post(s.child.url, send, token);
+  DoorHttpReply done = door_rpc(s.child.url, send, token);
   CHECK(done.status == 200);
   CHECK(done.body.dump().find("helper did: sort the list") != std::string::npos);
 
@@ -239,20 +241,17 @@ TEST_CASE("the child port starts a delegated child whose door opens only to its 
   again.method = mur::DoorMethod::get_task;
   again.task_id = done.body["result"]["task"].value("id", std::string());
   if (again.task_id.empty()) again.task_id = done.body["result"].value("id", std::string());
-  CHECK(post(s.child.url, again, token).body.dump().find("helper did: sort the list") != std::string::npos);
-  self->send(port, mur::EndChild{id});
-  CHECK(gone_within(static_cast<pid_t>(s.child.pid), std::chrono::seconds(30)));
+  CHECK(door_rpc(s.child.url, again, token).body.dump().find("helper did: sort the list") != std::string::npos);
+  scene.end_child(id, s);
   for (const auto& line : trace_lines(trace)) CHECK(line.dump().find("mdt1.") == std::string::npos);
 }
 
 TEST_CASE("EndChild closes the spawner lifeline: the child records spawner_ended first and ends",
           "[process][delegation]") {
   PortScene scene;
-  auto [w, sys, self, port] = scene.parts();
-  const std::string id = dlg();
-  Started s = started_helper(self, port, id, "tsk_" + mur::ids::uuid7_hex());
-  self->send(port, mur::EndChild{id});
-  CHECK(gone_within(static_cast<pid_t>(s.child.pid), std::chrono::seconds(30)));
+  const auto [id, s] = scene.fresh_helper();
+  scene.end_child(id, s);
+  const PortWorld& w = scene.w;
   auto lines = trace_with(w.session_dir + "/children/" + id + "/.murmur/" + s.child.session_id + "/trace.jsonl", 3);
   REQUIRE(lines.size() >= 3);
   CHECK(lines[lines.size() - 2]["event_type"] == "spawner_ended");

@@ -7,6 +7,7 @@
 // file, stdout or stderr; `mur ps` nests the child.
 #include <catch2/catch.hpp>
 
+#include "capsule_folder.hpp"
 #include "door_http.hpp"
 #include "formation_fixture.hpp"
 #include "launched_mur.hpp"
@@ -75,12 +76,10 @@ const char* roster_yaml =
   "  - {name: idle, capsule: dlg-idle, version: 1.0.0}\n";
 
 // A project whose parent and peer are installed globally, and the helper in the project store only.
-struct DelegationProject {
-  TempDir home, project, capsules;
-  std::map<std::string, std::string> env;
+struct DelegationProject : IsolatedHome {
+  TempDir project, capsules;
 
   DelegationProject() {
-    env = {{"MURMUR_HOME", home.path}};
     std::ofstream(project.path + "/roster.yaml") << roster_yaml;
     install("dlg-parent", parent_yaml, true);
     install("dlg-idle", idle_yaml, true);

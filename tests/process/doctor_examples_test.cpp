@@ -1,5 +1,6 @@
 // The real `mur` binary on the example rosters: `mur doctor` output and exit codes, and the
 // install → list → doctor path a newcomer takes, in an isolated MURMUR_HOME.
+#include "formation_fixture.hpp"
 #include "run_command.hpp"
 
 #include <catch2/catch.hpp>
@@ -7,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+using mur::test::check_holds;
 using mur::test::Ran;
 using mur::test::run_command;
 using mur::test::TempDir;
@@ -32,6 +34,13 @@ struct Home {
       REQUIRE(r.exit_code == 0);
     }
   }
+  // `mur doctor ROSTER_DIR` passes (exit 0), its report holding each of `holds`.
+  void doctor_passes(const std::string& roster_dir, const std::vector<std::string>& holds) const {
+    Ran r = mur({"doctor", roster_dir});
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 0);
+    check_holds(r.out, holds);
+  }
 };
 
 } // namespace
@@ -44,15 +53,11 @@ TEST_CASE("mur doctor admits the review example once its capsules are installed"
   CHECK(before.out.find("Fix: install it") != std::string::npos);
 
   home.install_examples();
-  Ran r = home.mur({"doctor", examples + "/review"});
-  INFO(r.out << r.err);
-  CHECK(r.exit_code == 0);
-  CHECK(r.out.find("No murmur.yaml in") != std::string::npos);
-  CHECK(r.out.find("Roster\n") != std::string::npos);
-  CHECK(r.out.find("lead      review-lead@1.0.0      entry  refuses peers  authenticated door") != std::string::npos);
-  CHECK(r.out.find("reviewer  review-reviewer@1.0.0         serves peers   authenticated door") != std::string::npos);
-  CHECK(r.out.find("reachability: lead \xE2\x86\x92 coder, coder \xE2\x86\x92 reviewer") != std::string::npos);
-  CHECK(r.out.find("All checks passed.") != std::string::npos);
+  home.doctor_passes(examples + "/review", {"No murmur.yaml in", "Roster\n",
+                                            "lead      review-lead@1.0.0      entry  refuses peers  authenticated door",
+                                            "reviewer  review-reviewer@1.0.0         serves peers   authenticated door",
+                                            "reachability: lead \xE2\x86\x92 coder, coder \xE2\x86\x92 reviewer",
+                                            "All checks passed."});
 }
 
 TEST_CASE("mur doctor shows each broken roster's code and a Fix line", "[process][doctor]") {
@@ -76,12 +81,10 @@ TEST_CASE("mur doctor shows each broken roster's code and a Fix line", "[process
 TEST_CASE("mur doctor reports W-ROS-001 as a warning with a Fix line and exits 0", "[process][doctor]") {
   Home home;
   home.install_examples();
-  Ran r = home.mur({"doctor", examples + "/broken/busy-warning"});
-  INFO(r.out << r.err);
-  CHECK(r.exit_code == 0);
-  CHECK(r.out.find("W-ROS-001: member 'reviewer' (review-reviewer@1.0.0) may be called by 3 members (coder-a, coder-b, coder-c) but holds 2 task(s) at once") != std::string::npos);
-  CHECK(r.out.find("0 errors found, ") != std::string::npos);
-  CHECK(r.out.find("Fix: in review-reviewer's murmur.yaml set lifecycle.queue_depth: 2") != std::string::npos);
+  home.doctor_passes(examples + "/broken/busy-warning",
+                     {"W-ROS-001: member 'reviewer' (review-reviewer@1.0.0) may be called by 3 members (coder-a, coder-b, "
+                      "coder-c) but holds 2 task(s) at once",
+                      "0 errors found, ", "Fix: in review-reviewer's murmur.yaml set lifecycle.queue_depth: 2"});
 }
 
 TEST_CASE("mur doctor in the current directory and on an empty directory", "[process][doctor]") {

@@ -66,7 +66,19 @@ struct Member {
   std::unique_ptr<LaunchedMur> run;
   json ready;
   int port = 0;
-  std::string session;
+  std::string session, home;
+  // `mur send TEXT` to the member's session: CHECKs that it is served ("done: TEXT").
+  void serves(const std::string& text) const {
+    Ran sent = run_command({MUR_BINARY, "send", session, text}, {{"MURMUR_HOME", home}});
+    INFO(sent.err);
+    CHECK(sent.exit_code == 0);
+    CHECK(sent.out == "done: " + text + "\n");
+  }
+  // Ends the member (SIGTERM) and CHECKs that it stopped cleanly.
+  void stop() {
+    run->signal(SIGTERM);
+    CHECK(run->wait() == 0);
+  }
 };
 
 // `mur run --manifest DIR --json` under `ulimit -n fd_limit` (soft and hard, so the member
@@ -84,6 +96,7 @@ Member start_member(const std::string& manifest, const TempDir& home, const Temp
   const std::string url = m.ready.value("url", "");
   m.port = std::stoi(url.substr(url.rfind(':') + 1));
   m.session = m.ready.value("session_id", "");
+  m.home = home.path;
   return m;
 }
 
@@ -146,14 +159,10 @@ TEST_CASE("door bounds: more connections than the descriptor limit, then none: t
   CHECK(closed == 1100 - 256);
   CHECK(fds < 1024 - 64); // never near the limit, so accept(2) never failed
   // Accepting resumed by itself: a task is served, and a second flood is treated the same way.
-  Ran sent = run_command({MUR_BINARY, "send", m.session, "after the flood"}, {{"MURMUR_HOME", home.path}});
-  CHECK(sent.exit_code == 0);
-  CHECK(sent.out == "done: after the flood\n");
+  m.serves("after the flood");
   CHECK(flood(m.port, 600, 600 - 256, m.run->pid(), nullptr) == 600 - 256);
-  sent = run_command({MUR_BINARY, "send", m.session, "after the second flood"}, {{"MURMUR_HOME", home.path}});
-  CHECK(sent.out == "done: after the second flood\n");
-  m.run->signal(SIGTERM);
-  CHECK(m.run->wait() == 0);
+  m.serves("after the second flood");
+  m.stop();
 }
 
 TEST_CASE("door bounds: MURMUR_MAX_CONNECTIONS sets the ceiling, a bad value is E-RUN-054", "[process][bounds]") {
@@ -162,8 +171,7 @@ TEST_CASE("door bounds: MURMUR_MAX_CONNECTIONS sets the ceiling, a bad value is 
   const std::string manifest = open_capsule(caps, script_inference);
   Member m = start_member(manifest, home, work, 1024, {{"MURMUR_MAX_CONNECTIONS", "10"}});
   CHECK(flood(m.port, 30, 20, m.run->pid(), nullptr) == 20);
-  m.run->signal(SIGTERM);
-  CHECK(m.run->wait() == 0);
+  m.stop();
 
   for (const std::string bad : {"0", "many", "1000000", "-5"}) {
     Ran r = run_command({"/bin/sh", "-c", "ulimit -n 1024 && exec \"$0\" \"$@\"", MUR_BINARY, "run", "--manifest", manifest, "--task", "x",
@@ -213,10 +221,8 @@ TEST_CASE("door bounds: a body announced over the limit is refused from the head
   // A slow body is cut at the read deadline (15 s), before any token is needed.
   CHECK(slow.front().closed_within(60s));
   slow.clear();
-  Ran sent = run_command({MUR_BINARY, "send", m.session, "still here"}, {{"MURMUR_HOME", home.path}});
-  CHECK(sent.out == "done: still here\n");
-  m.run->signal(SIGTERM);
-  CHECK(m.run->wait() == 0);
+  m.serves("still here");
+  m.stop();
 }
 
 TEST_CASE("door bounds: a Content-Length past the limit is answered 413 from the headers, before the token, after every earlier answer", "[process][bounds]") {
@@ -261,11 +267,8 @@ TEST_CASE("door bounds: a Content-Length past the limit is answered 413 from the
     CHECK_FALSE(c.closed());
   }
   // The door serves its own caller as before.
-  Ran sent = run_command({MUR_BINARY, "send", m.session, "after the refusals"}, {{"MURMUR_HOME", home.path}});
-  CHECK(sent.exit_code == 0);
-  CHECK(sent.out == "done: after the refusals\n");
-  m.run->signal(SIGTERM);
-  CHECK(m.run->wait() == 0);
+  m.serves("after the refusals");
+  m.stop();
 }
 
 TEST_CASE("door bounds: pipelined SendMessage then a request refused with Connection: close is answered, not aborted", "[process][bounds]") {
@@ -278,11 +281,8 @@ TEST_CASE("door bounds: pipelined SendMessage then a request refused with Connec
   CHECK(count_of(all, "HTTP/1.1 ") >= 1);
   CHECK(all.find("HTTP/1.1 404") != std::string::npos);
   // The member lives on (a Debug build aborted here) and serves the next task.
-  Ran sent = run_command({MUR_BINARY, "send", m.session, "after the pipeline"}, {{"MURMUR_HOME", home.path}});
-  CHECK(sent.exit_code == 0);
-  CHECK(sent.out == "done: after the pipeline\n");
-  m.run->signal(SIGTERM);
-  CHECK(m.run->wait() == 0);
+  m.serves("after the pipeline");
+  m.stop();
 }
 
 TEST_CASE("door bounds: twenty subscribers that never read a fast model's stream are dropped, memory stays bounded", "[process][bounds]") {
@@ -336,8 +336,7 @@ TEST_CASE("door bounds: twenty subscribers that never read a fast model's stream
               rss_before, peak, dropped, ended - dropped);
   CHECK(ended == 20);
   CHECK(peak < rss_before + 400 * 1024); // once 12.6 GB and growing
-  m.run->signal(SIGTERM);
-  CHECK(m.run->wait() == 0);
+  m.stop();
 }
 
 TEST_CASE("view bounds: mur view past its connection ceiling closes the rest at once and serves again after", "[process][bounds]") {
@@ -360,6 +359,5 @@ TEST_CASE("view bounds: mur view past its connection ceiling closes the rest at 
   CHECK(page.read_to_close(30s).rfind("HTTP/1.1 200", 0) == 0);
   view.signal(SIGTERM);
   view.wait();
-  m.run->signal(SIGTERM);
-  CHECK(m.run->wait() == 0);
+  m.stop();
 }

@@ -8,6 +8,7 @@
 // is E-SND-004 with a Fix, and `mur send --wait` keeps offering until the door takes the task.
 #include <catch2/catch.hpp>
 
+#include "capsule_folder.hpp"
 #include "door_http.hpp"
 #include "launched_mur.hpp"
 #include "run_command.hpp"
@@ -54,18 +55,9 @@ const std::string desk_manifest =
   "    credentials:\n"
   "      ci: {scopes: [SendMessage, GetTask]}\n";
 
-struct Desk {
-  TempDir home, work, folder;
-  std::map<std::string, std::string> env;
-  Desk() {
-    env = {{"MURMUR_HOME", home.path}};
-    std::ofstream(folder.path + "/murmur.yaml") << desk_manifest;
-  }
-  std::vector<std::string> run_argv(const std::vector<std::string>& more = {}) const {
-    std::vector<std::string> a{MUR_BINARY, "run", "--manifest", folder.path, "--json", "--workdir", work.path};
-    a.insert(a.end(), more.begin(), more.end());
-    return a;
-  }
+// The desk capsule's folder, work directory and home.
+struct Desk : CapsuleFolder {
+  Desk() : CapsuleFolder(desk_manifest) {}
 };
 
 json ready_of(LaunchedMur& run) {
@@ -92,21 +84,6 @@ struct ReadyDesk {
     return op.out.substr(0, op.out.size() - 1);
   }
 };
-
-struct Reply {
-  long status = 0;
-  json body;
-};
-
-// One HTTP call to a door, waited for.
-Reply http(const std::string& url, const std::string& method, const std::string& body, const std::string& token) {
-  auto r = door_http(url, method, body, token);
-  return Reply{r.status, std::move(r.body)};
-}
-
-Reply rpc(const std::string& url, const mur::DoorRequest& req, const std::string& token) {
-  return http(url + "/", "POST", mur::a2a::request_json("t-1", req).dump(), token);
-}
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path);
@@ -159,19 +136,19 @@ TEST_CASE("mur token: a declared credential reaches exactly its scopes, and is p
   send.method = mur::DoorMethod::send_message;
   send.text = "hello";
   send.message_id = "msg_0192f0c0a1b2c3d4e5f60718293a4b5c";
-  Reply sent = rpc(url, send, ci);
+  DoorHttpReply sent = door_rpc(url, send, ci);
   REQUIRE(sent.status == 200);
   const std::string task_id = sent.body["result"]["task"]["id"];
   mur::DoorRequest get;
   get.method = mur::DoorMethod::get_task;
   get.task_id = task_id;
-  Reply got = rpc(url, get, ci);
+  DoorHttpReply got = door_rpc(url, get, ci);
   CHECK(got.status == 200);
   CHECK(got.body["result"]["id"] == task_id);
   mur::DoorRequest cancel;
   cancel.method = mur::DoorMethod::cancel_task;
   cancel.task_id = task_id;
-  Reply canceled = rpc(url, cancel, ci);
+  DoorHttpReply canceled = door_rpc(url, cancel, ci);
   CHECK(canceled.status == 403);
   CHECK(canceled.body["error"] == "insufficient_scope");
 
@@ -195,11 +172,14 @@ TEST_CASE("a pinned --port serves the door there, a taken one is E-RUN-051, the 
   Desk d;
   const int port = free_port();
   const std::string url = "http://127.0.0.1:" + std::to_string(port);
-  LaunchedMur run(d.run_argv({"--port", std::to_string(port)}), d.env);
+  // As the README wires two capsules by hand: `mur run --manifest DIR --port N --workdir DIR`.
+  LaunchedMur run({MUR_BINARY, "run", "--manifest", d.folder.path, "--port", std::to_string(port), "--workdir", d.work.path,
+                   "--json"},
+                  d.env);
   const json ready = ready_of(run);
   CHECK(ready["url"] == url);
 
-  Reply card = http(url + "/.well-known/agent-card.json", "GET", "", "");
+  DoorHttpReply card = door_http(url + "/.well-known/agent-card.json", "GET", "", "");
   REQUIRE(card.status == 200);
   CHECK(card.body["description"] == "Answers questions at the front desk");
 
@@ -237,7 +217,7 @@ TEST_CASE("a busy door refuses mur send with E-SND-004 and a Fix, and --wait kee
   slow.text = "slow one";
   slow.message_id = "msg_0192f0c0a1b2c3d4e5f60718293a4b5d";
   slow.return_immediately = true;
-  Reply held = rpc(url, slow, op);
+  DoorHttpReply held = door_rpc(url, slow, op);
   REQUIRE(held.status == 200);
 
   Ran busy = run_command({MUR_BINARY, "send", ses, "quick one"}, d.env);

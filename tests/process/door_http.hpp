@@ -6,6 +6,8 @@
 // bounds end a call that gets no answer, so the wait ends.
 #pragma once
 
+#include "messages/wire/door_request.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -18,5 +20,8 @@ struct DoorHttpReply {
 };
 
 DoorHttpReply door_http(const std::string& url, const std::string& method, const std::string& body, const std::string& token);
+
+// `req` POSTed to the door at `url` (its base, without the trailing /) as A2A JSON-RPC, request id "t-1".
+DoorHttpReply door_rpc(const std::string& url, const mur::DoorRequest& req, const std::string& token);
 
 } // namespace mur::test

@@ -35,16 +35,7 @@ struct FaultFormation {
                           std::to_string(call_deadline_secs) + "}\n"
                         "capabilities: {network: {allow: [localhost]}}\n"
                         "network: {authentication: {scheme: bearer}}\n");
-    write("fault-coder", "inference:\n  transport: script\n  turns:\n    - think_ms: 600000\n      reply: never\n"
-                         "lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: sleep}\n"
-                         "exports: {peer_tasks: {accept: true}}\n"
-                         "capabilities: {network: {allow: [localhost]}}\n"
-                         "network: {authentication: {scheme: bearer}}\n");
-    std::ofstream(f.project.path + "/roster.yaml")
-      << "roster_version: 1\nmembers:\n"
-         "  - {name: lead,  capsule: fault-lead,  version: 1.0.0, entry: true}\n"
-         "  - {name: coder, capsule: fault-coder, version: 1.0.0}\n"
-         "reachability:\n  - {from: lead, to: [coder]}\n";
+    coder("fault-coder", "think_ms: 600000\n      reply: never", "sleep");
   }
   void write(const std::string& name, const std::string& body) {
     const std::string dir = capsules.path + "/" + name;
@@ -53,16 +44,19 @@ struct FaultFormation {
     f.install(dir);
   }
   // Replaces the coder by `once-coder`, whose lifecycle ends it after one task (after_task: exit).
-  void use_once_coder(const std::string& turn) {
-    write("once-coder", "inference:\n  transport: script\n  turns:\n    - " + turn + "\n"
-                        "lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: exit}\n"
-                        "exports: {peer_tasks: {accept: true}}\n"
-                        "capabilities: {network: {allow: [localhost]}}\n"
-                        "network: {authentication: {scheme: bearer}}\n");
+  void use_once_coder(const std::string& turn) { coder("once-coder", turn, "exit"); }
+  // Installs capsule `name`, a peer with the one script turn `turn` and lifecycle.after_task
+  // `after_task`, and makes it the roster's coder, called by the lead.
+  void coder(const std::string& name, const std::string& turn, const std::string& after_task) {
+    write(name, "inference:\n  transport: script\n  turns:\n    - " + turn + "\n"
+                "lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: " + after_task + "}\n"
+                "exports: {peer_tasks: {accept: true}}\n"
+                "capabilities: {network: {allow: [localhost]}}\n"
+                "network: {authentication: {scheme: bearer}}\n");
     std::ofstream(f.project.path + "/roster.yaml")
       << "roster_version: 1\nmembers:\n"
          "  - {name: lead,  capsule: fault-lead, version: 1.0.0, entry: true}\n"
-         "  - {name: coder, capsule: once-coder, version: 1.0.0}\n"
+         "  - {name: coder, capsule: " << name << ", version: 1.0.0}\n"
          "reachability:\n  - {from: lead, to: [coder]}\n";
   }
 };
@@ -106,7 +100,28 @@ struct CallInFlight {
         send({MUR_BINARY, "send", s.id(), "the parser", "--json"}, ff.f.env) {
     REQUIRE(coder_holds_a_task(ff.f, s.id()));
   }
+  // Sends `sig` to the coder (and `then_sig`, if any, once the answer came): the answer's text,
+  // CHECKed to be that of a completed task.
+  std::string answer_after(int sig, int then_sig = 0) {
+    ::kill(s.coder, sig);
+    json answer = json::parse(send.read_line(), nullptr, false);
+    if (then_sig != 0) ::kill(s.coder, then_sig);
+    INFO(answer.dump());
+    CHECK(answer["state"] == "completed");
+    return answer.value("answer", "");
+  }
 };
+
+// The launcher ended with 69 (mur::member_fault_exit_code), naming the coder (pid `coder`) as
+// SIGKILLed while the formation ran.
+void stopped_for_killed_coder(LaunchedMur& run, pid_t coder) {
+  CHECK(run.wait() == mur::member_fault_exit_code);
+  const std::string err = run.err();
+  INFO(err);
+  CHECK(err.find("[mur run] member 'coder' (pid " + std::to_string(coder) +
+                 ") was killed by signal 9 (SIGKILL) while the formation ran") != std::string::npos);
+  CHECK(err.find("the formation was stopped (exit 69)") != std::string::npos);
+}
 
 } // namespace
 
@@ -114,23 +129,15 @@ TEST_CASE("a peer SIGKILLed mid-call: the answer names the refused connection, t
           "[process][formation][faults]") {
   CallInFlight c(600, "90s");
   auto& [ff, run, s, send] = c;
-  ::kill(s.coder, SIGKILL);
-
-  json answer = json::parse(send.read_line(), nullptr, false);
-  INFO(answer.dump());
-  CHECK(answer["state"] == "completed");
-  const std::string text = answer.value("answer", "");
+  const std::string text = c.answer_after(SIGKILL);
+  INFO(text);
   CHECK(text.rfind("Lead got: coder gave no answer (unreachable): ", 0) == 0);
   CHECK(text.find("the connection to coder's door was refused: coder stopped running while it held the task") !=
         std::string::npos);
   CHECK(send.wait() == 0);
 
-  CHECK(run.wait() == mur::member_fault_exit_code);
-  const std::string err = run.err();
-  INFO(err);
-  CHECK(err.find("[mur run] member 'coder' (pid " + std::to_string(s.coder) +
-                 ") was killed by signal 9 (SIGKILL) while the formation ran") != std::string::npos);
-  CHECK(err.find("the formation was stopped (exit 69)") != std::string::npos);
+  stopped_for_killed_coder(run, s.coder);
+  INFO(run.err());
   CHECK(gone_within(s.entry["pid"].get<pid_t>(), generous));
   CHECK(formation_processes(s.id()).empty());
 }
@@ -139,13 +146,8 @@ TEST_CASE("a peer SIGSTOPped mid-call is named as not answering, within the call
           "[process][formation][faults]") {
   CallInFlight c(25, "120s");
   auto& [ff, run, s, send] = c;
-  ::kill(s.coder, SIGSTOP);
-
-  json answer = json::parse(send.read_line(), nullptr, false);
-  ::kill(s.coder, SIGCONT);
-  INFO(answer.dump());
-  CHECK(answer["state"] == "completed");
-  const std::string text = answer.value("answer", "");
+  const std::string text = c.answer_after(SIGSTOP, SIGCONT);
+  INFO(text);
   CHECK(text.rfind("Lead got: coder", 0) == 0);
   CHECK(text.find("stopped answering") != std::string::npos);
   CHECK(text.find("busy") == std::string::npos);
@@ -177,12 +179,8 @@ TEST_CASE("a peer that dies while the formation idles: the launcher names it and
   const pid_t coder = formation["peers"][0]["pid"].get<pid_t>();
   ::kill(coder, SIGKILL);
 
-  CHECK(run.wait() == mur::member_fault_exit_code);
-  const std::string err = run.err();
-  INFO(err);
-  CHECK(err.find("[mur run] member 'coder' (pid " + std::to_string(coder) +
-                 ") was killed by signal 9 (SIGKILL) while the formation ran") != std::string::npos);
-  CHECK(err.find("the formation was stopped (exit 69)") != std::string::npos);
+  stopped_for_killed_coder(run, coder);
+  INFO(run.err());
   for (const auto& p : formation["peers"]) CHECK(gone_within(p["pid"].get<pid_t>(), generous));
   CHECK(gone_within(entry["pid"].get<pid_t>(), generous));
   CHECK(formation_processes(frm).empty());

@@ -13,6 +13,13 @@ namespace fs = std::filesystem;
 
 namespace mur::test {
 
+void check_holds(const std::string& text, const std::vector<std::string>& needles) {
+  for (const auto& n : needles) {
+    INFO("expected to find: " << n);
+    CHECK(text.find(n) != std::string::npos);
+  }
+}
+
 Serving serve(LaunchedMur& run) {
   Serving s;
   s.formation = nlohmann::json::parse(run.read_line(), nullptr, false);

@@ -57,6 +57,9 @@ struct ServedFormation {
 // The `formation frm_…` id a human-mode launch printed on stderr ("" if none).
 std::string formation_id_in(const std::string& err);
 
+// CHECKs that `text` holds each of `needles` (a failure names the one missing).
+void check_holds(const std::string& text, const std::vector<std::string>& needles);
+
 // How long a process test waits for what must happen (a bound, never a speed asserted).
 inline constexpr std::chrono::seconds generous{30};
 

@@ -43,6 +43,16 @@ const json* call_to(const std::vector<json>& trace, const std::string& member) {
   return nullptr;
 }
 
+// `mur run --roster --task @task.txt` of f's project, run in `dir` where task.txt holds `text`;
+// REQUIREs it to end 0.
+Ran run_task_file(const FormationFixture& f, const TempDir& dir, const std::string& text) {
+  std::ofstream(dir.path + "/task.txt") << text;
+  Ran r = run_command({MUR_BINARY, "run", "--roster", f.project.path, "--task", "@task.txt"}, f.env, dir.path);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  return r;
+}
+
 void no_tokens(const FormationFixture& f, const std::vector<const std::string*>& outputs) {
   for (const auto& t : token_prefixes) {
     for (const auto* o : outputs) CHECK(o->find(t) == std::string::npos);
@@ -191,10 +201,8 @@ TEST_CASE("a task read from a file reaches the entry as its text, even when the 
   FormationFixture f;
   TempDir elsewhere;
   // Read again as a file name, the entry would look for "nowhere.txt" and fail to start.
-  std::ofstream(elsewhere.path + "/task.txt") << "@nowhere.txt add a flag";
-  Ran r = run_command({MUR_BINARY, "run", "--roster", f.project.path, "--task", "@task.txt"}, f.env, elsewhere.path);
+  Ran r = run_task_file(f, elsewhere, "@nowhere.txt add a flag");
   INFO(r.err);
-  REQUIRE(r.exit_code == 0);
   bool seen = false;
   for (auto& [member, lines] : f.traces(formation_id_in(r.err)))
     for (auto& e : lines)
@@ -207,10 +215,8 @@ TEST_CASE("each member runs in its own directory, and a relative --task @FILE is
           "[process][formation]") {
   FormationFixture f;
   TempDir elsewhere;
-  std::ofstream(elsewhere.path + "/task.txt") << "add a flag";
-  Ran r = run_command({MUR_BINARY, "run", "--roster", f.project.path, "--task", "@task.txt"}, f.env, elsewhere.path);
+  Ran r = run_task_file(f, elsewhere, "add a flag");
   INFO(r.err);
-  REQUIRE(r.exit_code == 0);
   CHECK(r.out == answer);
 
   LaunchedMur run({MUR_BINARY, "run", "--roster", f.project.path, "--json"}, f.env, elsewhere.path);

@@ -63,7 +63,49 @@ struct HarnessProject {
   }
   static inline const std::string authed =
     "capabilities: {network: {allow: [localhost]}}\nnetwork: {authentication: {scheme: bearer}}\n";
-  void roster(const std::string& text) { std::ofstream(f.project.path + "/roster.yaml") << "roster_version: 1\n" << text; }
+  // Writes the roster: `members` as (name, capsule) in order, the first the entry; `edges` as
+  // (from, "to, …") pairs.
+  void roster(const std::vector<std::pair<std::string, std::string>>& members,
+              const std::vector<std::pair<std::string, std::string>>& edges = {}) {
+    std::ofstream out(f.project.path + "/roster.yaml");
+    out << "roster_version: 1\nmembers:\n";
+    for (std::size_t i = 0; i < members.size(); ++i)
+      out << "  - {name: " << members[i].first << ", capsule: " << members[i].second << ", version: 1.0.0"
+          << (i == 0 ? ", entry: true" : "") << "}\n";
+    if (!edges.empty()) out << "reachability:\n";
+    for (const auto& [from, to] : edges) out << "  - {from: " << from << ", to: [" << to << "]}\n";
+  }
+  // The roster most tests use: lead (capsule `lead_capsule`, the entry) calls helper.
+  void lead_and_helper(const std::string& lead_capsule) {
+    roster({{"lead", lead_capsule}, {"helper", "harness-helper"}}, {{"lead", "helper"}});
+  }
+  // `task` run with the Python program NAME.py (its text `code`) in capsule h-NAME as the only
+  // member; REQUIREs the run to end 0.
+  Ran run_program_alone(const std::string& name, const std::string& code, const std::string& task,
+                        const std::string& inference = "") {
+    python_capsule("h-" + name, name + ".py", code, false, inference);
+    roster({{"lead", "h-" + name}});
+    return ran_ok(task);
+  }
+  // `task` run with the Python program NAME.py (`code`, then `args`) in capsule h-NAME as member
+  // NAME, a peer that a script lead hands the task and whose answer it relays; `others` are more
+  // members beside them (name, capsule). REQUIREs the run to end 0.
+  Ran run_program_called(const std::string& name, const std::string& code, const std::string& task,
+                         const std::string& args = "", std::vector<std::pair<std::string, std::string>> others = {}) {
+    python_capsule("h-" + name, name + ".py", code, true, "", args);
+    script_capsule("h-lead-" + name, "    - call: {member: " + name + ", task: \"{{task}}\"}\n    - reply: \"{{answer." +
+                                        name + "}}\"\n");
+    others.insert(others.begin(), {{"lead", "h-lead-" + name}, {name, "h-" + name}});
+    roster(others, {{"lead", name}});
+    return ran_ok(task);
+  }
+  // `task` run; REQUIREs it to end 0.
+  Ran ran_ok(const std::string& task) {
+    Ran r = run(task);
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    return r;
+  }
   Ran run(const std::string& task) {
     return run_command({MUR_BINARY, "run", "--roster", f.project.path, "--task", task}, f.env, {}, std::chrono::seconds(90));
   }
@@ -77,9 +119,13 @@ struct HarnessProject {
   }
 };
 
-const char* sdk_roster = "members:\n  - {name: lead, capsule: h-sdk, version: 1.0.0, entry: true}\n"
-                         "  - {name: helper, capsule: harness-helper, version: 1.0.0}\n"
-                         "reachability:\n  - {from: lead, to: [helper]}\n";
+// Whether the program was held in by Landlock; a kernel without it makes the launch say so
+// (W-ISO-001), and then nothing is claimed (this WARNs).
+bool landlocked(const Ran& r) {
+  if (r.err.find("W-ISO-001") == std::string::npos) return true;
+  WARN("this kernel has no Landlock: the launch said so (W-ISO-001) and nothing is claimed");
+  return false;
+}
 
 } // namespace
 
@@ -96,7 +142,7 @@ TEST_CASE("an MCP SDK harness calls a member through the tool server and is resu
           "[process][harness]") {
   HarnessProject p;
   p.sdk_capsule("h-sdk");
-  p.roster(sdk_roster);
+  p.lead_and_helper("h-sdk");
   SECTION("one call: the answer comes back fenced, on resume") {
     Ran r = p.run("Summarise the changelog");
     INFO(r.err);
@@ -121,7 +167,7 @@ TEST_CASE("an MCP SDK harness calls a member through the tool server and is resu
 TEST_CASE("an agent program that crashes, hangs or floods stdout fails or is cut, with its code", "[process][harness]") {
   HarnessProject p;
   p.sdk_capsule("h-sdk", "  turn_timeout_secs: 2\n");
-  p.roster(sdk_roster);
+  p.lead_and_helper("h-sdk");
   SECTION("crash: E-HAR-002 with its stderr tail") {
     Ran r = p.run("[crash] go");
     INFO(r.out << r.err);
@@ -149,10 +195,7 @@ TEST_CASE("a harness called by a member may end without an answer, its caller is
   HarnessProject p;
   p.sdk_capsule("h-sdk", "", true);
   p.script_capsule("h-lead", "    - call: {member: agent, task: \"{{task}}\"}\n    - reply: \"lead got: {{answer.agent}}\"\n");
-  p.roster("members:\n  - {name: lead, capsule: h-lead, version: 1.0.0, entry: true}\n"
-           "  - {name: agent, capsule: h-sdk, version: 1.0.0}\n"
-           "  - {name: helper, capsule: harness-helper, version: 1.0.0}\n"
-           "reachability:\n  - {from: lead, to: [agent]}\n  - {from: agent, to: [helper]}\n");
+  p.roster({{"lead", "h-lead"}, {"agent", "h-sdk"}, {"helper", "harness-helper"}}, {{"lead", "agent"}, {"agent", "helper"}});
   Ran r = p.run("[end-without-answer] check the numbers");
   INFO(r.out << r.err);
   CHECK(r.out.find("lead got: agent gave no answer") != std::string::npos);
@@ -164,7 +207,7 @@ TEST_CASE("kill -9 of the launcher while a harness runs: the harness process is 
   const std::string mark = "MUR_TEST_HARNESS_MARK=" + std::to_string(::getpid()) + "-" +
                            std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
   p.sdk_capsule("h-sdk", "  env: {" + mark.substr(0, mark.find('=')) + ": \"" + mark.substr(mark.find('=') + 1) + "\"}\n");
-  p.roster(sdk_roster);
+  p.lead_and_helper("h-sdk");
   LaunchedMur run({MUR_BINARY, "run", "--roster", p.f.project.path, "--task", "[hang] wait", "--json"}, p.f.env);
   // The harness's own environment carries the mark: find its process.
   auto harness_pids = [&] {
@@ -195,20 +238,17 @@ TEST_CASE("the MCP conformance runner's server scenarios pass against a member's
                                          MUR_SOURCE_DIR + "/tests/harness/conformance_harness.mjs]\n  env: {TMPDIR: \"" +
                                          scratch.path + "\"}\nlifecycle: {task_acceptance: single, after_task: exit}\n" +
                                          HarnessProject::authed}});
-  p.roster("members:\n  - {name: lead, capsule: h-conf, version: 1.0.0, entry: true}\n"
-           "  - {name: helper, capsule: harness-helper, version: 1.0.0}\n"
-           "reachability:\n  - {from: lead, to: [helper]}\n");
+  p.lead_and_helper("h-conf");
   Ran r = p.run("conformance: server-initialize tools-list");
   INFO(r.out << r.err);
   CHECK(r.exit_code == 0);
-  CHECK(r.out.find("conformance: server-initialize passed") != std::string::npos);
-  CHECK(r.out.find("conformance: tools-list passed") != std::string::npos);
+  check_holds(r.out, {"conformance: server-initialize passed", "conformance: tools-list passed"});
 }
 
 TEST_CASE("an agent program cannot read another member's directory", "[process][harness][isolation]") {
   HarnessProject p;
   // A peer program that tries to list its sibling's directory and says what happened.
-  p.python_capsule("h-peek", "peek.py",
+  Ran r = p.run_program_called("peek",
                         "import json, os, sys\n"
        "turn = json.load(sys.stdin)\n"
        "try:\n"
@@ -225,29 +265,19 @@ TEST_CASE("an agent program cannot read another member's directory", "[process][
        "    print('denied: the project state')\n"
        "open('mine.txt', 'w').write('ok')\n"
        "print('own directory writable')\n",
-                   true, "", ", " + p.f.project.path);
-  p.script_capsule("h-lead2", "    - call: {member: peek, task: \"{{task}}\"}\n    - reply: \"{{answer.peek}}\"\n");
-  p.roster("members:\n  - {name: lead, capsule: h-lead2, version: 1.0.0, entry: true}\n"
-           "  - {name: peek, capsule: h-peek, version: 1.0.0}\n"
-           "  - {name: other, capsule: harness-helper, version: 1.0.0}\n"
-           "reachability:\n  - {from: lead, to: [peek]}\n");
-  Ran r = p.run("look around");
+                   "look around", ", " + p.f.project.path, {{"other", "harness-helper"}});
   INFO(r.out << r.err);
-  REQUIRE(r.exit_code == 0);
-  if (r.err.find("W-ISO-001") != std::string::npos) {
-    WARN("this kernel has no Landlock: the launch said so (W-ISO-001) and nothing is claimed");
+  if (landlocked(r))
+    check_holds(r.out, {"denied: the other member directory", "denied: the project state"});
+  else
     CHECK(r.out.find("read the other member directory") != std::string::npos);
-  } else {
-    CHECK(r.out.find("denied: the other member directory") != std::string::npos);
-    CHECK(r.out.find("denied: the project state") != std::string::npos);
-  }
   CHECK(r.out.find("own directory writable") != std::string::npos);
 }
 
 TEST_CASE("an agent program cannot write its member's trace: it runs in work/, beside its sessions", "[process][harness][isolation]") {
   HarnessProject p;
   // A peer program that tries to append the attacker's line to its member's trace.
-  p.python_capsule("h-forge", "forge.py",
+  Ran r = p.run_program_called("forge",
                          "import glob, json, os, sys\n"
                          "turn = json.load(sys.stdin)\n"
                          "print('cwd ' + os.path.basename(os.getcwd()))\n"
@@ -261,28 +291,16 @@ TEST_CASE("an agent program cannot write its member's trace: it runs in work/, b
                          "    print('denied: the trace')\n"
                          "open('mine.txt', 'w').write('ok')\n"
                          "print('own directory writable')\n",
-                   true);
-  p.script_capsule("h-lead3", "    - call: {member: forge, task: \"{{task}}\"}\n    - reply: \"{{answer.forge}}\"\n");
-  p.roster("members:\n  - {name: lead, capsule: h-lead3, version: 1.0.0, entry: true}\n"
-           "  - {name: forge, capsule: h-forge, version: 1.0.0}\n"
-           "reachability:\n  - {from: lead, to: [forge]}\n");
-  Ran r = p.run("forge it");
+                   "forge it");
   INFO(r.out << r.err);
-  REQUIRE(r.exit_code == 0);
-  CHECK(r.out.find("cwd work") != std::string::npos);
-  CHECK(r.out.find("own directory writable") != std::string::npos);
+  check_holds(r.out, {"cwd work", "own directory writable"});
   const std::string frm = formation_id_in(r.err);
   Ran shown = run_command({MUR_BINARY, "trace", "show", frm, "--json"}, p.f.env);
   REQUIRE(shown.exit_code == 0);
   json j = json::parse(shown.out, nullptr, false);
-  if (r.err.find("W-ISO-001") != std::string::npos) {
-    WARN("this kernel has no Landlock: the launch said so (W-ISO-001) and nothing is claimed");
-    CHECK(r.out.find("wrote the trace") != std::string::npos);
-    CHECK(j["unreadable_lines"] == 1);
-  } else {
-    CHECK(r.out.find("denied: the trace") != std::string::npos);
-    CHECK(j["unreadable_lines"] == 0);
-  }
+  const bool held = landlocked(r);
+  CHECK(r.out.find(held ? "denied: the trace" : "wrote the trace") != std::string::npos);
+  CHECK(j["unreadable_lines"] == (held ? 0 : 1));
   // The program's file is in its own directory, beside the member's sessions.
   CHECK(fs::exists(fs::path(p.f.home.path) / "formations" / frm / "forge" / "work" / "mine.txt"));
   CHECK(fs::exists(fs::path(p.f.home.path) / "formations" / frm / "forge" / ".murmur"));
@@ -293,7 +311,7 @@ TEST_CASE("an entry agent program in the project directory cannot write its own 
   HarnessProject p;
   // The entry's program runs in the project directory and tries to append the attacker's line
   // to every trace it finds in the project's .murmur/.
-  p.python_capsule("h-forge-entry", "forge.py",
+  Ran r = p.run_program_alone("forge-entry",
                                "import glob, json, os, sys\n"
                                "turn = json.load(sys.stdin)\n"
                                "print('in the project' if os.path.exists('roster.yaml') else 'elsewhere')\n"
@@ -306,11 +324,8 @@ TEST_CASE("an entry agent program in the project directory cannot write its own 
                                "    except PermissionError:\n"
                                "        pass\n"
                                "print('found %d, wrote %d' % (len(traces), wrote))\n",
-                   false);
-  p.roster("members:\n  - {name: lead, capsule: h-forge-entry, version: 1.0.0, entry: true}\n");
-  Ran r = p.run("forge it");
+                   "forge it");
   INFO(r.out << r.err);
-  REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("in the project") != std::string::npos);
   const std::string frm = formation_id_in(r.err);
   // The lead's session stands in the project's .murmur/ as a link into $MURMUR_HOME/sessions/.
@@ -330,13 +345,9 @@ TEST_CASE("an entry agent program in the project directory cannot write its own 
   bool lead_shown = false;
   for (const auto& m : j["members"]) lead_shown = lead_shown || m["member"] == "lead";
   CHECK(lead_shown);
-  if (r.err.find("W-ISO-001") != std::string::npos) {
-    WARN("this kernel has no Landlock: the launch said so (W-ISO-001) and nothing is claimed");
-    CHECK(j["unreadable_lines"] == 1);
-  } else {
-    CHECK(r.out.find("found 1, wrote 0") != std::string::npos);
-    CHECK(j["unreadable_lines"] == 0);
-  }
+  const bool held = landlocked(r);
+  if (held) CHECK(r.out.find("found 1, wrote 0") != std::string::npos);
+  CHECK(j["unreadable_lines"] == (held ? 0 : 1));
 }
 
 TEST_CASE("a harness calls a script member and another harness in one turn, both answers come back together",
@@ -344,17 +355,12 @@ TEST_CASE("a harness calls a script member and another harness in one turn, both
   HarnessProject p;
   p.sdk_capsule("h-sdk");
   p.sdk_capsule("h-peer", "", true);
-  p.roster("members:\n  - {name: lead, capsule: h-sdk, version: 1.0.0, entry: true}\n"
-           "  - {name: helper, capsule: harness-helper, version: 1.0.0}\n"
-           "  - {name: peer, capsule: h-peer, version: 1.0.0}\n"
-           "reachability:\n  - {from: lead, to: [helper, peer]}\n");
+  p.roster({{"lead", "h-sdk"}, {"helper", "harness-helper"}, {"peer", "h-peer"}}, {{"lead", "helper, peer"}});
   Ran r = p.run("[all-callees] count the lines");
   INFO(r.out << r.err);
   CHECK(r.exit_code == 0);
-  CHECK(r.out.find("member:helper") != std::string::npos);
-  CHECK(r.out.find("The helper looked into it: [all-callees] count the lines") != std::string::npos);
-  CHECK(r.out.find("member:peer") != std::string::npos);
-  CHECK(r.out.find("harness answer: [all-callees] count the lines") != std::string::npos);
+  check_holds(r.out, {"member:helper", "The helper looked into it: [all-callees] count the lines", "member:peer",
+                      "harness answer: [all-callees] count the lines"});
   CHECK(p.events(r.err, "member_call").size() == 2);
 }
 
@@ -368,18 +374,14 @@ TEST_CASE("a harness whose callee is busy is told so, and the runtime keeps offe
                                        "      reply: \"slow did: {{task}}\"\n"
                                        "lifecycle: {task_acceptance: single, after_task: sleep}\n"
                                        "exports: {peer_tasks: {accept: true}}\nnetwork: {authentication: {scheme: bearer}}\n"}});
-  p.roster("members:\n  - {name: lead, capsule: h-sdk, version: 1.0.0, entry: true}\n"
-           "  - {name: slow, capsule: h-slow, version: 1.0.0}\n"
-           "  - {name: peer, capsule: h-peer, version: 1.0.0}\n"
-           "reachability:\n  - {from: lead, to: [slow, peer]}\n  - {from: peer, to: [slow]}\n");
+  p.roster({{"lead", "h-sdk"}, {"slow", "h-slow"}, {"peer", "h-peer"}}, {{"lead", "slow, peer"}, {"peer", "slow"}});
   // The lead calls slow (which takes it and thinks), then peer, whose harness calls slow: busy.
   Ran r = p.run("[all-callees] tidy up");
   INFO(r.out << r.err);
   CHECK(r.exit_code == 0);
   CHECK(p.events(r.err, "member_call_busy").size() >= 1);
   // Both calls reached slow in the end: the lead's directly, the peer's once slow was free.
-  CHECK(r.out.find("member:slow") != std::string::npos);
-  CHECK(r.out.find("harness answer:") != std::string::npos);
+  check_holds(r.out, {"member:slow", "harness answer:"});
   std::size_t slow_answers = 0;
   for (std::size_t at = r.out.find("slow did: "); at != std::string::npos; at = r.out.find("slow did: ", at + 1)) ++slow_answers;
   CHECK(slow_answers == 2);
@@ -388,8 +390,11 @@ TEST_CASE("a harness whose callee is busy is told so, and the runtime keeps offe
 TEST_CASE("an agent program's environment holds no MURMUR_ variable and no token, though its member's does",
           "[process][harness][isolation]") {
   HarnessProject p;
+  // The launcher's environment holds a MURMUR_ variable of the user's beside MURMUR_HOME; the
+  // member adds MURMUR_FORMATION_ID, _CHANNEL and _LIFELINE to it.
+  p.f.env["MURMUR_USER_MARK"] = "from-the-shell";
   // The entry's program says which MURMUR_ variables it got, and whether any value is a token.
-  p.python_capsule("h-env", "env.py",
+  Ran r = p.run_program_alone("env",
                        "import json, os, sys\n"
                        "json.load(sys.stdin)\n"
                        "names = sorted(n for n in os.environ if n.upper().startswith('MURMUR'))\n"
@@ -398,32 +403,21 @@ TEST_CASE("an agent program's environment holds no MURMUR_ variable and no token
                        "print('token vars: ' + (','.join(tokens) if tokens else 'none'))\n"
                        "print('STYLE=' + os.environ.get('STYLE', 'unset'))\n"
                        "print('PATH ' + ('set' if os.environ.get('PATH') else 'unset'))\n",
-                   false, "  env: {STYLE: terse}\n");
-  p.roster("members:\n  - {name: lead, capsule: h-env, version: 1.0.0, entry: true}\n");
-  // The launcher's environment holds a MURMUR_ variable of the user's beside MURMUR_HOME; the
-  // member adds MURMUR_FORMATION_ID, _CHANNEL and _LIFELINE to it.
-  p.f.env["MURMUR_USER_MARK"] = "from-the-shell";
-  Ran r = p.run("print the environment");
+                   "print the environment", "  env: {STYLE: terse}\n");
   INFO(r.out << r.err);
-  REQUIRE(r.exit_code == 0);
   REQUIRE(!formation_id_in(r.err).empty()); // it ran as a formation member
-  CHECK(r.out.find("murmur vars: none") != std::string::npos);
-  CHECK(r.out.find("token vars: none") != std::string::npos);
-  CHECK(r.out.find("STYLE=terse") != std::string::npos); // what its manifest gives it, it gets
-  CHECK(r.out.find("PATH set") != std::string::npos);
+  // STYLE: what its manifest gives it, it gets.
+  check_holds(r.out, {"murmur vars: none", "token vars: none", "STYLE=terse", "PATH set"});
 }
 
 TEST_CASE("an agent program is handed its capsule's system_prompt in every turn", "[process][harness]") {
   HarnessProject p;
-  p.python_capsule("h-prompted", "prompted.py",
+  Ran r = p.run_program_alone("prompted",
                             "import json, sys\n"
                             "turn = json.load(sys.stdin)\n"
                             "print('prompt: ' + turn.get('system_prompt', '<absent>'))\n",
-                   false, "  system_prompt: Answer like a ship's log.\n");
-  p.roster("members:\n  - {name: lead, capsule: h-prompted, version: 1.0.0, entry: true}\n");
-  Ran r = p.run("log the day");
+                   "log the day", "  system_prompt: Answer like a ship's log.\n");
   INFO(r.out << r.err);
-  REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("prompt: Answer like a ship's log.") != std::string::npos);
 }
 
@@ -453,9 +447,7 @@ TEST_CASE("an agent program shipped with its own node_modules installs whole and
   CHECK(installed.out.find(" files, ") != std::string::npos);
   // The program runs from the stored copy: its imports resolve in the store's node_modules.
   fs::remove_all(dir);
-  p.roster("members:\n  - {name: lead, capsule: h-shipped, version: 1.0.0, entry: true}\n"
-           "  - {name: helper, capsule: harness-helper, version: 1.0.0}\n"
-           "reachability:\n  - {from: lead, to: [helper]}\n");
+  p.lead_and_helper("h-shipped");
   Ran r = p.run("Summarise the changelog");
   INFO(r.err);
   CHECK(r.exit_code == 0);

@@ -43,44 +43,19 @@ std::vector<json> for_task(const std::vector<json>& rs, const std::string& task)
   return out;
 }
 
-// `mur send TARGET TEXT --json`: the answer line.
-json send(const FormationFixture& f, const std::string& target, const std::string& text) {
-  Ran r = run_command({MUR_BINARY, "send", target, text, "--json"}, f.env);
-  INFO(r.err);
-  json j = json::parse(r.out, nullptr, false);
-  REQUIRE(j.is_object());
-  return j;
+// The pair with the lead's model `lead_model` answers "add a flag" as the lead model does: what that
+// model was asked, REQUIREd to be `n` requests.
+std::vector<json> asked_for_answer(ModelFormation& m, const std::string& lead_model, std::size_t n) {
+  m.lead_and_coder(lead_model);
+  lead_answered(m.run_task("add a flag"), "add a flag");
+  auto lead = m.replay.requests_of(lead_model);
+  REQUIRE(lead.size() == n);
+  return lead;
 }
-
-// lead (entry, scenario `lead_model`) → coder (scenario `coder_model`), serving.
-struct ServingPair {
-  ModelFormation m;
-  std::unique_ptr<LaunchedMur> run;
-  std::unique_ptr<Serving> s;
-  ServingPair(const std::string& lead_model, const std::string& lead_extra, const std::string& coder_model,
-              const std::string& coder_lifecycle = "{task_acceptance: queue, queue_depth: 1, after_task: sleep}") {
-    m.capsule("lead", lead_model, lead_extra);
-    m.capsule("coder", coder_model, "", coder_lifecycle);
-    m.roster({"lead", "coder"}, {{"lead", "coder"}});
-    run = std::make_unique<LaunchedMur>(m.run_args({"--json", "--deadline", "170s"}), m.f.env);
-    s = std::make_unique<Serving>(serve(*run));
-  }
-  ~ServingPair() {
-    if (run) {
-      run->signal(SIGTERM);
-      run->wait();
-    }
-  }
-  std::string coder_session() const {
-    for (const auto& p : s->formation["peers"])
-      if (p["name"] == "coder") return p["session_id"];
-    return "";
-  }
-};
 
 // After a failed task the member keeps serving: the next task is answered.
 void keeps_serving(ServingPair& p) {
-  json next = send(p.m.f, p.s->id(), "add a flag");
+  json next = send_json(p.m.f, p.s->id(), "add a flag");
   INFO(next.dump());
   CHECK(next["state"] == "completed");
   CHECK(next["answer"] == lead_answer("add a flag"));
@@ -99,9 +74,7 @@ void failed_with(const json& answer, const std::string& code) {
 
 TEST_CASE("http models: the lead calls the coder and answers with its fenced answer", "[process][models]") {
   ModelFormation m;
-  m.capsule("lead", "lead");                       // streamed (the default)
-  m.capsule("coder", "coder", "  stream: false\n"); // plain
-  m.roster({"lead", "coder"}, {{"lead", "coder"}});
+  m.lead_and_coder("lead", "", "coder", "  stream: false\n"); // the lead streamed (the default), the coder plain
   Ran r = m.run_task("add a flag");
   lead_answered(r, "add a flag");
 
@@ -218,13 +191,7 @@ TEST_CASE("http models: a peer ends without an answer and its caller is told pla
 TEST_CASE("http models: bad tool calls in one response are tool errors the model sees beside the good one",
           "[process][models]") {
   ModelFormation m;
-  m.capsule("lead", "lead-confused");
-  m.capsule("coder", "coder");
-  m.roster({"lead", "coder"}, {{"lead", "coder"}});
-  Ran r = m.run_task("add a flag");
-  lead_answered(r, "add a flag");
-  auto lead = m.replay.requests_of("lead-confused");
-  REQUIRE(lead.size() == 3);
+  auto lead = asked_for_answer(m, "lead-confused", 3);
   CHECK(state_of(lead[1]) == "tool_results");
   // Four calls in one response: arguments that are not JSON, an unknown tool, a member outside
   // the enum, then a good call. Each gets its own result, by its id, in the order made.
@@ -248,13 +215,7 @@ TEST_CASE("http models: bad tool calls in one response are tool errors the model
 
 TEST_CASE("http models: 429 with Retry-After and then the answer", "[process][models]") {
   ModelFormation m;
-  m.capsule("lead", "lead-429");
-  m.capsule("coder", "coder");
-  m.roster({"lead", "coder"}, {{"lead", "coder"}});
-  Ran r = m.run_task("add a flag");
-  lead_answered(r, "add a flag");
-  auto lead = m.replay.requests_of("lead-429");
-  REQUIRE(lead.size() == 4);
+  auto lead = asked_for_answer(m, "lead-429", 4);
   CHECK(lead[0]["status"] == 429);
   CHECK(state_of(lead[1]) == "task"); // the same request again
   CHECK(lead[1]["body"]["messages"] == lead[0]["body"]["messages"]);
@@ -267,7 +228,7 @@ TEST_CASE("http models: 429 with Retry-After and then the answer", "[process][mo
 TEST_CASE("http models: 500 until the retries run out fails the task with E-MOD-021 and the member keeps serving",
           "[process][models]") {
   ServingPair p("lead-faults", "", "coder");
-  failed_with(send(p.m.f, p.s->id(), "please [500]"), "E-MOD-021");
+  failed_with(send_json(p.m.f, p.s->id(), "please [500]"), "E-MOD-021");
   auto tried = for_task(p.m.replay.requests_of("lead-faults"), "please [500]");
   CHECK(tried.size() > 1); // retried, then given up
   for (const auto& q : tried) CHECK(q["status"] == 500);
@@ -277,14 +238,14 @@ TEST_CASE("http models: 500 until the retries run out fails the task with E-MOD-
 TEST_CASE("http models: a server that never answers fails the task with E-MOD-002 after request_timeout_secs",
           "[process][models]") {
   ServingPair p("lead-faults", "  request_timeout_secs: 2\n", "coder");
-  failed_with(send(p.m.f, p.s->id(), "please [hang]"), "E-MOD-002");
+  failed_with(send_json(p.m.f, p.s->id(), "please [hang]"), "E-MOD-002");
   CHECK(!for_task(p.m.replay.requests_of("lead-faults"), "please [hang]").empty());
   keeps_serving(p);
 }
 
 TEST_CASE("http models: a stream cut mid-way fails the task with E-MOD-031", "[process][models]") {
   ServingPair p("lead-faults", "", "coder");
-  failed_with(send(p.m.f, p.s->id(), "please [cut]"), "E-MOD-031");
+  failed_with(send_json(p.m.f, p.s->id(), "please [cut]"), "E-MOD-031");
   auto tried = for_task(p.m.replay.requests_of("lead-faults"), "please [cut]");
   REQUIRE(!tried.empty());
   CHECK(tried[0]["body"]["stream"] == true);
@@ -295,18 +256,8 @@ TEST_CASE("http models: a wrong key fails with E-MOD-010 and is never shown whil
           "[process][models]") {
   const std::string wrong = "wrong-key-5d1b-c0ffee-93a7";
   ModelFormation m;
-  m.capsule("lead", "lead-keyed", "  api_key: ${REPLAY_MODEL_KEY}\n");
-  m.capsule("coder", "coder");
-  m.roster({"lead", "coder"}, {{"lead", "coder"}});
-  auto env = m.f.env;
-  env["REPLAY_MODEL_KEY"] = wrong;
-  Ran r = m.run_task("add a flag", &env);
+  Ran r = failed_keeping_key(m, "lead-keyed", wrong, "E-MOD-010");
   INFO(r.err);
-  CHECK(r.exit_code != 0);
-  CHECK(r.err.find("E-MOD-010") != std::string::npos);
-  CHECK(r.out.find(wrong) == std::string::npos);
-  CHECK(r.err.find(wrong) == std::string::npos);
-  CHECK(m.f.files_containing(wrong).empty()); // traces, running records, sessions, formation dirs
   CHECK(m.replay.requests().dump().find(wrong) == std::string::npos);
   auto lead = m.replay.requests_of("lead-keyed");
   REQUIRE(!lead.empty());
@@ -315,8 +266,7 @@ TEST_CASE("http models: a wrong key fails with E-MOD-010 and is never shown whil
     CHECK(q["status"] == 401);
   }
 
-  env["REPLAY_MODEL_KEY"] = "replay-right-key";
-  Ran ok = m.run_task("add a flag", &env);
+  Ran ok = m.run_task_with_key("add a flag", "replay-right-key");
   INFO(ok.err);
   CHECK(ok.exit_code == 0);
   CHECK(ok.out == lead_answer("add a flag") + "\n");

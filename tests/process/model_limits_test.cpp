@@ -34,14 +34,6 @@ using json = nlohmann::json;
 
 namespace {
 
-json send_json(const FormationFixture& f, const std::string& target, const std::string& text) {
-  Ran r = run_command({MUR_BINARY, "send", target, text, "--json"}, f.env);
-  INFO(r.err);
-  json j = json::parse(r.out, nullptr, false);
-  REQUIRE(j.is_object());
-  return j;
-}
-
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -63,38 +55,14 @@ json get_task(const FormationFixture& f, const std::string& session, const std::
   mur::DoorRequest get;
   get.method = mur::DoorMethod::get_task;
   get.task_id = task_id;
-  return door_http(rec["url"].get<std::string>() + "/", "POST", mur::a2a::request_json("t-1", get).dump(),
-                   rec["operator_token"].get<std::string>())
-    .body;
+  return door_rpc(rec["url"].get<std::string>(), get, rec["operator_token"].get<std::string>()).body;
 }
-
-struct Pair {
-  ModelFormation m;
-  std::unique_ptr<LaunchedMur> run;
-  std::unique_ptr<Serving> s;
-  Pair(const std::string& lead_model, const std::string& lead_extra, std::map<std::string, std::string> extra_env = {}) {
-    m.capsule("lead", lead_model, lead_extra);
-    m.capsule("coder", "coder");
-    m.roster({"lead", "coder"}, {{"lead", "coder"}});
-    auto env = m.f.env;
-    for (auto& [k, v] : extra_env) env[k] = v;
-    m.f.env = env;
-    run = std::make_unique<LaunchedMur>(m.run_args({"--json", "--deadline", "170s"}), m.f.env);
-    s = std::make_unique<Serving>(serve(*run));
-  }
-  ~Pair() {
-    if (run) {
-      run->signal(SIGTERM);
-      run->wait();
-    }
-  }
-};
 
 } // namespace
 
 TEST_CASE("http models: endless streams end at their caps with E-MOD-033..036 and the member's memory stays bounded",
           "[process][models][limits]") {
-  Pair p("lead-endless", "");
+  ServingPair p("lead-endless", "");
   const int lead_pid = p.s->entry["pid"].get<int>();
   const std::vector<std::pair<std::string, std::string>> cases{{"[endless-text]", "E-MOD-033"},
                                                                {"[endless-reasoning]", "E-MOD-034"},
@@ -126,7 +94,8 @@ TEST_CASE("http models: endless streams end at their caps with E-MOD-033..036 an
 TEST_CASE("http models: a stream error quoting the key is E-MOD-032 with the key redacted, and shown nowhere",
           "[process][models][redaction]") {
   const std::string key = "replay-secret-key-7f3a9c2e5b81";
-  Pair p("key-in-stream-error", "  api_key: ${REPLAY_MODEL_KEY}\n", {{"REPLAY_MODEL_KEY", key}});
+  ServingPair p("key-in-stream-error", "  api_key: ${REPLAY_MODEL_KEY}\n", "coder", queued_lifecycle,
+                {{"REPLAY_MODEL_KEY", key}});
   json answer = send_json(p.m.f, p.s->id(), "add a flag");
   INFO(answer.dump());
   CHECK(answer["state"] == "failed");
@@ -181,17 +150,7 @@ TEST_CASE("http models: a launch task failing on a stream error quoting the key 
           "[process][models][redaction]") {
   const std::string key = "replay-secret-key-7f3a9c2e5b81";
   ModelFormation m;
-  m.capsule("lead", "key-in-stream-error", "  api_key: ${REPLAY_MODEL_KEY}\n");
-  m.capsule("coder", "coder");
-  m.roster({"lead", "coder"}, {{"lead", "coder"}});
-  auto env = m.f.env;
-  env["REPLAY_MODEL_KEY"] = key;
-  Ran r = m.run_task("add a flag", &env);
+  Ran r = failed_keeping_key(m, "key-in-stream-error", key, "E-MOD-032", true);
   INFO(r.err);
-  CHECK(r.exit_code != 0);
-  CHECK((r.out + r.err).find("E-MOD-032") != std::string::npos);
-  CHECK(r.out.find(key) == std::string::npos);
-  CHECK(r.err.find(key) == std::string::npos);
-  CHECK(m.f.files_containing(key).empty());
   CHECK(!m.f.files_containing("[redacted]").empty()); // the failure was written, redacted
 }

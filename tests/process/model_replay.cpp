@@ -2,6 +2,7 @@
 
 #include "run_command.hpp"
 
+#include <catch2/catch.hpp>
 #include <curl/curl.h>
 
 #include <csignal>
@@ -172,6 +173,62 @@ std::vector<std::string> ModelFormation::run_args(const std::vector<std::string>
 
 Ran ModelFormation::run_task(const std::string& task, const std::map<std::string, std::string>* env) const {
   return run_command(run_args({"--task", task, "--deadline", "120s"}), env != nullptr ? *env : f.env);
+}
+
+void ModelFormation::lead_and_coder(const std::string& lead_model, const std::string& lead_extra,
+                                    const std::string& coder_model, const std::string& coder_extra,
+                                    const std::string& coder_lifecycle) {
+  capsule("lead", lead_model, lead_extra);
+  capsule("coder", coder_model, coder_extra, coder_lifecycle);
+  roster({"lead", "coder"}, {{"lead", "coder"}});
+}
+
+Ran ModelFormation::run_task_with_key(const std::string& task, const std::string& key) const {
+  auto env = f.env;
+  env["REPLAY_MODEL_KEY"] = key;
+  return run_task(task, &env);
+}
+
+Ran failed_keeping_key(ModelFormation& m, const std::string& lead_model, const std::string& key,
+                       const std::string& code, bool code_on_stdout) {
+  m.lead_and_coder(lead_model, "  api_key: ${REPLAY_MODEL_KEY}\n");
+  Ran r = m.run_task_with_key("add a flag", key);
+  INFO(r.err);
+  CHECK(r.exit_code != 0);
+  CHECK((code_on_stdout ? r.out + r.err : r.err).find(code) != std::string::npos);
+  CHECK(r.out.find(key) == std::string::npos);
+  CHECK(r.err.find(key) == std::string::npos);
+  CHECK(m.f.files_containing(key).empty()); // traces, running records, sessions, formation dirs
+  return r;
+}
+
+json send_json(const FormationFixture& f, const std::string& target, const std::string& text) {
+  Ran r = run_command({MUR_BINARY, "send", target, text, "--json"}, f.env);
+  INFO(r.err);
+  json j = json::parse(r.out, nullptr, false);
+  REQUIRE(j.is_object());
+  return j;
+}
+
+ServingPair::ServingPair(const std::string& lead_model, const std::string& lead_extra, const std::string& coder_model,
+                         const std::string& coder_lifecycle, const std::map<std::string, std::string>& extra_env) {
+  m.lead_and_coder(lead_model, lead_extra, coder_model, "", coder_lifecycle);
+  for (const auto& [k, v] : extra_env) m.f.env[k] = v;
+  run = std::make_unique<LaunchedMur>(m.run_args({"--json", "--deadline", "170s"}), m.f.env);
+  s = std::make_unique<Serving>(serve(*run));
+}
+
+ServingPair::~ServingPair() {
+  if (run) {
+    run->signal(SIGTERM);
+    run->wait();
+  }
+}
+
+std::string ServingPair::coder_session() const {
+  for (const auto& p : s->formation["peers"])
+    if (p["name"] == "coder") return p["session_id"];
+  return "";
 }
 
 } // namespace mur::test

@@ -3,6 +3,7 @@
 // script member, a server that cannot start, and what a server is handed (its environment).
 #include <catch2/catch.hpp>
 
+#include "capsule_folder.hpp"
 #include "run_command.hpp"
 
 #include <nlohmann/json.hpp>
@@ -19,18 +20,22 @@ namespace {
 const std::string filesystem_server =
   std::string(MUR_SOURCE_DIR) + "/tests/tools/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js";
 
-// A capsule folder with `manifest` and a work directory; `mur run --manifest` on them.
-struct ToolCapsule {
-  TempDir home, folder, work;
-  std::map<std::string, std::string> env;
-  explicit ToolCapsule(const std::string& manifest) {
-    env = {{"MURMUR_HOME", home.path}};
-    std::ofstream(folder.path + "/murmur.yaml") << manifest;
-  }
-  Ran run(const std::string& task) {
-    return run_command({MUR_BINARY, "run", "--manifest", folder.path, "--workdir", work.path, "--task", task, "--json"},
-                       env);
-  }
+// The murmur.yaml of capsule `scribe` with tool servers `tools` (lines under tools:) and script
+// `turns` (lines under inference.turns).
+std::string tool_manifest(const std::string& tools, const std::string& turns) {
+  return "name: scribe\nversion: 1.0.0\ntools:\n" + tools + "inference:\n  turns:\n" + turns;
+}
+
+// The tools: entry of the reference filesystem server `files`, serving its working directory;
+// `more` lines follow its command.
+std::string files_server(const std::string& more = "") {
+  return "  - name: files\n    command: [" + std::string(MUR_NODE) + ", " + filesystem_server + ", .]\n" + more;
+}
+
+// A capsule folder with `manifest`: its `mur run --manifest … --task` and its members' trace events.
+struct ToolCapsule : CapsuleFolder {
+  using CapsuleFolder::CapsuleFolder;
+  Ran run(const std::string& task) { return run_command(run_argv({"--task", task}), env); }
   std::vector<json> events(const std::string& type) {
     std::vector<json> out;
     for (const auto& entry : fs::recursive_directory_iterator(home.path)) {
@@ -61,16 +66,10 @@ json answer_of(const Ran& r) {
 
 TEST_CASE("tools: a member writes a file and reads it back through the reference filesystem server",
           "[process][tools]") {
-  ToolCapsule c("name: scribe\nversion: 1.0.0\n"
-                "tools:\n"
-                "  - name: files\n"
-                "    command: [" + std::string(MUR_NODE) + ", " + filesystem_server + ", .]\n"
-                "    allow: [write_file, read_text_file]\n"
-                "inference:\n"
-                "  turns:\n"
-                "    - use: {tool: files__write_file, arguments: {path: note.txt, content: 'written by a tool'}}\n"
-                "    - use: {tool: files__read_text_file, arguments: {path: note.txt}}\n"
-                "    - reply: 'read back: {{tool_results}}'\n");
+  ToolCapsule c(tool_manifest(files_server("    allow: [write_file, read_text_file]\n"),
+                              "    - use: {tool: files__write_file, arguments: {path: note.txt, content: 'written by a tool'}}\n"
+                              "    - use: {tool: files__read_text_file, arguments: {path: note.txt}}\n"
+                              "    - reply: 'read back: {{tool_results}}'\n"));
   Ran r = c.run("keep a note");
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
@@ -90,14 +89,8 @@ TEST_CASE("tools: a member writes a file and reads it back through the reference
 
 TEST_CASE("tools: a server outside its allowed directory answers isError, and the member goes on",
           "[process][tools]") {
-  ToolCapsule c("name: scribe\nversion: 1.0.0\n"
-                "tools:\n"
-                "  - name: files\n"
-                "    command: [" + std::string(MUR_NODE) + ", " + filesystem_server + ", .]\n"
-                "inference:\n"
-                "  turns:\n"
-                "    - use: {tool: files__read_text_file, arguments: {path: /etc/hostname}}\n"
-                "    - reply: 'got: {{tool_results}}'\n");
+  ToolCapsule c(tool_manifest(files_server(), "    - use: {tool: files__read_text_file, arguments: {path: /etc/hostname}}\n"
+                                              "    - reply: 'got: {{tool_results}}'\n"));
   Ran r = c.run("peek");
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
@@ -109,12 +102,8 @@ TEST_CASE("tools: a server outside its allowed directory answers isError, and th
 
 TEST_CASE("tools: a server that cannot start fails the member's start with E-TOOL-001 and a Fix",
           "[process][tools]") {
-  ToolCapsule c("name: scribe\nversion: 1.0.0\n"
-                "tools:\n"
-                "  - {name: broken, command: [/bin/sh, -c, 'echo cannot open the database >&2; exit 3']}\n"
-                "inference:\n"
-                "  turns:\n"
-                "    - use: {tool: broken__anything}\n");
+  ToolCapsule c(tool_manifest("  - {name: broken, command: [/bin/sh, -c, 'echo cannot open the database >&2; exit 3']}\n",
+                              "    - use: {tool: broken__anything}\n"));
   Ran r = c.run("go");
   INFO(r.out << r.err);
   CHECK(r.exit_code != 0);
@@ -127,15 +116,8 @@ TEST_CASE("tools: a server that cannot start fails the member's start with E-TOO
 
 TEST_CASE("tools: a server is handed its declared variables and nothing of the runtime's",
           "[process][tools][isolation]") {
-  ToolCapsule c("name: scribe\nversion: 1.0.0\n"
-                "tools:\n"
-                "  - name: probe\n"
-                "    command: [python3, probe.py]\n"
-                "    env: {TOKEN: '${PROBE_TOKEN}'}\n"
-                "inference:\n"
-                "  turns:\n"
-                "    - use: {tool: probe__env}\n"
-                "    - reply: '{{tool_results}}'\n");
+  ToolCapsule c(tool_manifest("  - name: probe\n    command: [python3, probe.py]\n    env: {TOKEN: '${PROBE_TOKEN}'}\n",
+                              "    - use: {tool: probe__env}\n    - reply: '{{tool_results}}'\n"));
   std::ofstream(c.folder.path + "/probe.py")
     << "import json, os, sys\n"
        "for line in sys.stdin:\n"

@@ -41,6 +41,13 @@ struct delegation_fixture : formation_fixture {
     return out;
   }
   bool child_alive(const caf::actor& port, const std::string& call_id) { return ask<bool>(port, caf::get_atom_v, call_id); }
+  // The child of delegation `call_id` (its trace `child`) had its task canceled, wound down to
+  // session_end, and is gone.
+  void child_canceled_and_gone(const caf::actor& port, const std::string& call_id, const std::vector<nlohmann::json>& child) {
+    CHECK(of_type(child, "task_end").at(0)["exit_status"] == "canceled");
+    CHECK(child.back()["event_type"] == "session_end");
+    CHECK(!child_alive(port, call_id));
+  }
   // The entry `lead` delegates its launch task to a child that thinks for a minute; returns the
   // delegation's id once the child holds its task.
   std::string start_slow_child() {
@@ -182,10 +189,7 @@ TEST_CASE_METHOD(delegation_fixture, "the parent's task canceled: the child's ta
   auto ended = events("lead", "delegation");
   REQUIRE(ended.size() == 1);
   CHECK(ended[0]["status"] == "abandoned");
-  auto child = child_trace(port, dlg);
-  CHECK(of_type(child, "task_end").at(0)["exit_status"] == "canceled");
-  CHECK(child.back()["event_type"] == "session_end");
-  CHECK(!child_alive(port, dlg));
+  child_canceled_and_gone(port, dlg, child_trace(port, dlg));
 }
 
 TEST_CASE_METHOD(delegation_fixture, "the parent killed: its child's spawner lifeline closes and the child winds down",
@@ -204,9 +208,7 @@ TEST_CASE_METHOD(delegation_fixture, "the parent killed: its child's spawner lif
   CHECK(ended[0]["spawned_by"] == child.front()["spawned_by"]);
   CHECK(of_type(child, "formation_ended").empty());
   CHECK(ended[0]["timestamp"] <= of_type(child, "task_end").at(0)["timestamp"]);
-  CHECK(of_type(child, "task_end").at(0)["exit_status"] == "canceled");
-  CHECK(child.back()["event_type"] == "session_end");
-  CHECK(!child_alive(port, dlg));
+  child_canceled_and_gone(port, dlg, child);
 }
 
 TEST_CASE_METHOD(delegation_fixture, "the launcher killed: members and their children end",

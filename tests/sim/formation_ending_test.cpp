@@ -16,6 +16,20 @@ const std::string slow_coder = "inference: {turns: [{think_ms: 60000, reply: 'la
 const std::string quick_idle = "inference: {turns: [{reply: 'idle'}]}\n";
 const std::string calls_coder =
   "inference: {turns: [{call: {member: coder, task: 'work'}}, {reply: 'got {{answer.coder}}'}]}\n";
+
+// Launches the lead (entry, `lead_body` its manifest after name and version) calling the slow
+// coder; the launch's task, knobs and deadline as given.
+void lead_over_slow_coder(formation_fixture& f, const std::string& lead_body, const std::string& task = "",
+                          Knobs knobs = {}, std::chrono::milliseconds deadline = {}) {
+  f.launch({{"lead", entry_yaml("lead-c", lead_body)}, {"coder", callee_yaml("coder-c", slow_coder)}},
+           {{"lead", {"coder"}}}, task, std::move(knobs), deadline);
+}
+
+// The formation ended with `code`, and both the lead and the coder recorded formation_ended once.
+void ended_with(formation_fixture& f, int code) {
+  CHECK(f.exit_code() == code);
+  for (const char* m : {"lead", "coder"}) CHECK(f.events(m, "formation_ended").size() == 1);
+}
 } // namespace
 
 TEST_CASE_METHOD(formation_fixture, "the launcher dies mid-call: every member records formation_ended, cancels and ends",
@@ -77,10 +91,10 @@ TEST_CASE_METHOD(formation_fixture, "an address that never arrives is refused af
 
 TEST_CASE_METHOD(formation_fixture, "a call that outlives its deadline ends timed out, the callee is not canceled",
                  "[sim][formation][ending]") {
-  launch({{"lead", entry_yaml("lead-c", "inference: {turns: [{call: {member: coder, task: w}}, {think_ms: 10000, reply: '{{answer.coder}}'}]}\n"
-                                        "lifecycle: {delegation_deadline_secs: 5}\n")},
-          {"coder", callee_yaml("coder-c", slow_coder)}},
-         {{"lead", {"coder"}}}, "go");
+  lead_over_slow_coder(*this,
+                       "inference: {turns: [{call: {member: coder, task: w}}, {think_ms: 10000, reply: '{{answer.coder}}'}]}\n"
+                       "lifecycle: {delegation_deadline_secs: 5}\n",
+                       "go");
   advance(4900ms);
   CHECK(events("lead", "member_call").empty());
   advance(200ms);
@@ -116,8 +130,7 @@ TEST_CASE_METHOD(formation_fixture, "a peer whose door never answers as its sess
                  "[sim][formation][ending]") {
   Knobs k;
   k.never_ready = {"coder"};
-  launch({{"lead", entry_yaml("lead-c", calls_coder)}, {"coder", callee_yaml("coder-c", slow_coder)}},
-         {{"lead", {"coder"}}}, "go", k);
+  lead_over_slow_coder(*this, calls_coder, "go", k);
   advance(179s);
   CHECK(!progress_event("failed"));
   run_for(2s, 100ms);
@@ -129,20 +142,16 @@ TEST_CASE_METHOD(formation_fixture, "a peer whose door never answers as its sess
 }
 
 TEST_CASE_METHOD(formation_fixture, "the formation's deadline ends it with 124", "[sim][formation][ending]") {
-  launch({{"lead", entry_yaml("lead-c", calls_coder)}, {"coder", callee_yaml("coder-c", slow_coder)}},
-         {{"lead", {"coder"}}}, "go", {}, 30s);
+  lead_over_slow_coder(*this, calls_coder, "go", {}, 30s);
   advance(29s);
   CHECK(!progress_event("ended"));
   run_for(2s, 100ms);
-  CHECK(exit_code() == 124);
-  for (const char* m : {"lead", "coder"}) CHECK(events(m, "formation_ended").size() == 1);
+  ended_with(*this, 124);
 }
 
 TEST_CASE_METHOD(formation_fixture, "serve mode: the entry takes tasks one after another until a signal ends it with 128+N",
                  "[sim][formation][ending]") {
-  launch({{"lead", entry_yaml("lead-c", "inference: {turns: [{reply: 'served {{task}}'}]}\n")},
-          {"coder", callee_yaml("coder-c", slow_coder)}},
-         {{"lead", {"coder"}}});
+  lead_over_slow_coder(*this, "inference: {turns: [{reply: 'served {{task}}'}]}\n");
   run_for(500ms);
   REQUIRE(progress_event("entry"));
   auto door = door_of("lead");
@@ -164,15 +173,12 @@ TEST_CASE_METHOD(formation_fixture, "serve mode: the entry takes tasks one after
   CHECK(!progress_event("ended"));
   anon_send(launcher, sigterm_atom_v, std::int32_t{15});
   run_for(1s);
-  CHECK(exit_code() == 143);
-  for (const char* m : {"lead", "coder"}) CHECK(events(m, "formation_ended").size() == 1);
+  ended_with(*this, 143);
 }
 
 TEST_CASE_METHOD(formation_fixture, "a member's own deadline winds it down without formation_ended",
                  "[sim][formation][ending]") {
-  launch({{"lead", entry_yaml("lead-c", "inference: {turns: [{reply: 'served'}]}\n")},
-          {"coder", callee_yaml("coder-c", slow_coder)}},
-         {{"lead", {"coder"}}});
+  lead_over_slow_coder(*this, "inference: {turns: [{reply: 'served'}]}\n");
   run_for(500ms);
   anon_send(member_actor("coder"), deadline_atom_v);
   run_for(500ms);
@@ -198,8 +204,7 @@ DoorRequest from_operator(DoorMethod method) {
 
 TEST_CASE_METHOD(formation_fixture, "ListTasks at the entry's door shows its launch task, submitted by its operator",
                  "[sim][formation][door]") {
-  launch({{"lead", entry_yaml("lead-c", calls_coder)}, {"coder", callee_yaml("coder-c", slow_coder)}},
-         {{"lead", {"coder"}}}, "the launch task");
+  lead_over_slow_coder(*this, calls_coder, "the launch task");
   run_for(1s);
   REQUIRE(events("coder", "a2a_task_received").size() == 1); // the lead waits on its call
   auto listed = ask<DoorReply>(door_of("lead"), from_operator(DoorMethod::list_tasks));
@@ -221,8 +226,7 @@ TEST_CASE_METHOD(formation_fixture, "ListTasks at the entry's door shows its lau
 TEST_CASE_METHOD(formation_fixture, "a call abandoned by its canceled task leaves the callee's task running, and the formation goes on",
                  "[sim][formation][ending]") {
   // Serve mode: the operator hands the entry a task, which calls the slow coder.
-  launch({{"lead", entry_yaml("lead-c", calls_coder)}, {"coder", callee_yaml("coder-c", slow_coder)}},
-         {{"lead", {"coder"}}});
+  lead_over_slow_coder(*this, calls_coder);
   run_for(500ms);
   REQUIRE(progress_event("entry"));
   DoorRequest first = from_operator(DoorMethod::send_message);

@@ -37,31 +37,31 @@ struct faults_fixture : formation_fixture {
     REQUIRE(calls.size() == 1);
     return calls[0];
   }
+  // That call ends with `status`, its output holding each of `holds` and never "busy".
+  void hung_call_ends(int deadline_secs, std::chrono::milliseconds wait, const std::string& status,
+                      const std::vector<std::string>& holds) {
+    auto call = call_after_coder_hangs(deadline_secs, wait);
+    CHECK(call["status"] == status);
+    const std::string out = output_of(call);
+    INFO(out);
+    for (const auto& h : holds) CHECK(out.find(h) != std::string::npos);
+    CHECK(out.find("busy") == std::string::npos);
+  }
 };
 
 } // namespace
 
 TEST_CASE_METHOD(faults_fixture, "a held call whose callee stops answering ends unreachable, named as not answering",
                  "[sim][formation][faults]") {
-  auto call = call_after_coder_hangs(60, 30s);
-  CHECK(call["status"] == "unreachable");
-  const std::string out = output_of(call);
-  INFO(out);
-  CHECK(out.find("coder stopped answering while it held the task") != std::string::npos);
-  CHECK(out.find("timed out") != std::string::npos);
-  CHECK(out.find("busy") == std::string::npos);
+  hung_call_ends(60, 30s, "unreachable", {"coder stopped answering while it held the task", "timed out"});
   CHECK(launch_task("lead").answer.find("coder stopped answering") != std::string::npos);
 }
 
 TEST_CASE_METHOD(faults_fixture, "a call deadline over a callee that stopped answering ends timed_out, never busy",
                  "[sim][formation][faults]") {
-  auto call = call_after_coder_hangs(10, 15s);
-  CHECK(call["status"] == "timed_out");
-  const std::string out = output_of(call);
-  INFO(out);
-  CHECK(out.find("coder took the task but did not finish it within the call deadline of 10 s") != std::string::npos);
-  CHECK(out.find("its door stopped answering (timed out)") != std::string::npos);
-  CHECK(out.find("busy") == std::string::npos);
+  hung_call_ends(10, 15s, "timed_out",
+                 {"coder took the task but did not finish it within the call deadline of 10 s",
+                  "its door stopped answering (timed out)"});
 }
 
 TEST_CASE_METHOD(formation_fixture, "a callee that answers no offer is named as not answering, not as busy",

@@ -15,14 +15,19 @@ SubscriberQueue::Item next(SubscriberQueue& q) {
   return *item;
 }
 
+// The queue's next item is there and is `expected` (text or event, and its bytes).
+void takes(SubscriberQueue& q, const SubscriberQueue::Item& expected) {
+  const auto item = next(q);
+  CHECK(item.text == expected.text);
+  CHECK(item.bytes == expected.bytes);
+}
+
 } // namespace
 
 TEST_CASE("subscriber queue: writes what the window allows, coalesces text behind it", "[unit][bounds]") {
   SubscriberQueue q(SubscriberLimits{100, 1000, 4});
   REQUIRE(q.push_text("a"));
-  const auto first = next(q);
-  CHECK(first.text);
-  CHECK(first.bytes == "a");
+  takes(q, {true, "a"});
   q.sent(150); // the rendered chunk is larger than its text: the window is now full
   for (int i = 0; i < 50; ++i) REQUIRE(q.push_text("xy"));
   CHECK_FALSE(q.take()); // nothing while the window is full
@@ -37,21 +42,17 @@ TEST_CASE("subscriber queue: writes what the window allows, coalesces text behin
 }
 
 TEST_CASE("subscriber queue: state events keep their place after the text before them", "[unit][bounds]") {
+  // Text, a state event, text: pushed while the window is full, then taken in that order, each
+  // sent as it is (4, 5, then 3 bytes: the last taken with 9 of 10 bytes in flight, still room).
+  const std::vector<SubscriberQueue::Item> pushed{{true, "one "}, {false, "EVENT"}, {true, "two"}};
   SubscriberQueue q(SubscriberLimits{10, 1000, 8});
   q.sent(10);
-  REQUIRE(q.push_text("one "));
-  REQUIRE(q.push_event("EVENT"));
-  REQUIRE(q.push_text("two"));
+  for (const auto& item : pushed) REQUIRE((item.text ? q.push_text(item.bytes) : q.push_event(item.bytes)));
   q.confirmed(10);
-  const auto a = next(q);
-  CHECK((a.text && a.bytes == "one "));
-  q.sent(4);
-  const auto b = next(q);
-  CHECK((!b.text && b.bytes == "EVENT"));
-  q.sent(5);
-  const auto c = next(q); // 9 of 10 bytes in flight: still room
-  CHECK((c.text && c.bytes == "two"));
-  q.sent(3);
+  for (const auto& item : pushed) {
+    takes(q, item);
+    q.sent(item.bytes.size());
+  }
   CHECK_FALSE(q.idle()); // 12 bytes on their way
   CHECK(q.empty());
   CHECK_FALSE(q.take());
