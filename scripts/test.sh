@@ -22,8 +22,8 @@ scripts/setup.sh
 phase_done "setup (apt)"
 BUILD_DIR=${MUR_BUILD_DIR:-build}
 if command -v npm >/dev/null; then
-  for dir in interop models harness browser tools; do
-    (cd "tests/$dir" && npm ci --no-audit --no-fund >/dev/null)
+  for dir in tests/interop tests/models tests/harness tests/browser tests/tools examples/tools/capsules/coder; do
+    (cd "$dir" && npm ci --no-audit --no-fund >/dev/null)
   done
 fi
 phase_done "npm ci"

@@ -7,6 +7,8 @@
 #include "launcher/admission/inference_warnings.hpp"
 #include "launcher/admission/template_check.hpp"
 #include "launcher/base/project_path.hpp"
+#include "member/tools_check.hpp"
+#include "messages/vocabulary/comma_list.hpp"
 #include "messages/vocabulary/failure.hpp"
 
 #include <nlohmann/json.hpp>
@@ -51,7 +53,18 @@ struct Report {
   std::optional<Failure> refusal;
   bool refused_in_roster = false;
   int passed = 0;
+  // What each capsule's tool servers listed when doctor started them: member (or capsule) → names.
+  std::vector<std::pair<std::string, std::vector<std::string>>> tools;
 };
+
+// Starts the tool servers of `m` once and keeps what they list under `who` (one more check).
+void list_tools(Report& r, const Manifest& m, const std::string& who) {
+  if (m.tools.empty()) return;
+  std::vector<std::string> names;
+  for (const auto& t : list_capsule_tools(m, process_env_lookup())) names.push_back(t.name);
+  r.tools.emplace_back(who, std::move(names));
+  ++r.passed;
+}
 
 void print_members(const Admission& a, std::ostream& out) {
   std::size_t wn = 0, wc = 0;
@@ -98,6 +111,7 @@ Report examine(const ProjectPath& where) {
       for (const auto& am : r.admission->members)
         check_templates(am.capsule.manifest, "member '" + am.declared.name + "' (" + am.declared.capsule + "@" +
                                                am.declared.version + ")");
+      for (const auto& am : r.admission->members) list_tools(r, am.capsule.manifest, am.declared.name);
     } catch (const Failure& f) {
       if (!r.admission) r.passed += check_of(f.code()) - 1;
       r.refusal = f;
@@ -119,6 +133,7 @@ Report examine(const ProjectPath& where) {
       if (!r.has_roster) {
         for (auto& w : inference_warnings(m, "capsule " + m.name + "@" + m.version, process_env_lookup()))
           r.warnings.push_back(std::move(w));
+        list_tools(r, m, m.name);
       }
     } catch (const Failure& f) {
       r.refusal = f;
@@ -135,6 +150,8 @@ void print_text(const Report& r, std::ostream& out) {
       print_members(*r.admission, out);
       for (const auto& w : r.admission->warnings) out << "  \xE2\x9A\xA0  " << w.code << ": " << w.message << "\n";
     }
+    for (const auto& [who, names] : r.tools)
+      out << "  tools of " << who << ": " << (names.empty() ? std::string("none listed") : comma_list(names)) << "\n";
     if (r.refusal && r.refused_in_roster) out << "  \xE2\x9C\x97  " << r.refusal->code() << ": " << r.refusal->message() << "\n";
   }
   if (r.has_manifest && !r.refused_in_roster) {
@@ -150,6 +167,9 @@ void print_text(const Report& r, std::ostream& out) {
         for (const auto& s : m.spawn_allow) spawns += (spawns.empty() ? "" : ", ") + s.text();
         out << "  may delegate to: " << spawns << "\n";
       }
+      if (!r.has_roster)
+        for (const auto& [who, names] : r.tools)
+          out << "  tools: " << (names.empty() ? std::string("none listed") : comma_list(names)) << "\n";
     }
     if (!r.has_roster)
       for (const auto& w : r.warnings) out << "  \xE2\x9A\xA0  " << w.code << ": " << w.message << "\n";
@@ -190,6 +210,9 @@ void print_json(const Report& r, std::ostream& out) {
   if (r.capsule)
     j["capsule"] = {{"file", r.dir + "/murmur.yaml"}, {"name", r.capsule->name}, {"version", r.capsule->version},
                     {"transport", to_string(r.capsule->inference.transport)}};
+  json tools = json::object();
+  for (const auto& [who, names] : r.tools) tools[who] = names;
+  j["tools"] = tools;
   json warnings = json::array();
   for (const auto& w : r.warnings) warnings.push_back({{"code", w.code}, {"message", w.message}, {"fix", w.fix}});
   j["warnings"] = warnings;

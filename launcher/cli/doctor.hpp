@@ -2,13 +2,15 @@
 //
 // Invariant: doctor runs the same `admit()` the launcher runs, so a roster doctor accepts is
 // one the launcher accepts, and the refusal it shows is the one a launch would give (same
-// code, same message). It writes nothing and starts nothing.
+// code, same message). It writes nothing where the capsules or the project live and starts no
+// member; a capsule's tool servers alone are started once each, as a member would start them
+// (member/tools_check.hpp), to list their tools — or give the refusal a session would give.
 // Output: the Roster block (per member: name, capsule@version, entry, serves/refuses peers,
-// authenticated/public door; the reachability line; warnings), then `All checks passed.`
+// authenticated/public door; the reachability line; each member's tools; warnings), then `All checks passed.`
 // (exit 0), or a tally and one `Fix:` line per warning (exit 0), or the refusal with its code
 // and a `Fix:` line (exit 1).
-// Rule: doctor runs the launcher's admission on the installed capsules, launching nothing
-// (docs/spec/decisions.md §Command line).
+// Rule: doctor runs the launcher's admission on the installed capsules, launching no member
+// (docs/spec/decisions.md §Command line, §Tool servers).
 #pragma once
 
 #include <ostream>
@@ -16,7 +18,7 @@
 
 namespace mur {
 
-// as_json: one JSON object {ok, dir, checks_passed, roster?, capsule?, warnings[], error?}.
+// as_json: one JSON object {ok, dir, checks_passed, roster?, capsule?, tools{who: [names]}, warnings[], error?}.
 int run_doctor(const std::string& dir, std::ostream& out, bool as_json = false);
 
 } // namespace mur

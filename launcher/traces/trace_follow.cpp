@@ -65,6 +65,9 @@ std::string watch_line(const json& e, const std::string& member, std::map<std::s
   } else if (type == "call_refused") {
     what = who + arrow + str(e, "member") + "  call  refused";
     if (!str(e, "reason").empty()) what += "  \"" + shortened(str(e, "reason"), watch_width) + "\"";
+  } else if (type == "tool_call" && !str(e, "server").empty()) { // one of the capsule's own tools
+    what = who + arrow + str(e, "server") + "  tool  " + str(e, "tool") + "  " +
+           (trace_fields::flag(e, "is_error") ? "error" : "ok") + "  " + secs(num(e, "duration_ms"));
   } else if (type == "end_without_answer_refused") {
     what = who + "  end-without-answer  refused";
     if (!str(e, "refusal").empty()) what += "  \"" + shortened(str(e, "refusal"), watch_width) + "\"";

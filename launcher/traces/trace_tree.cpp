@@ -62,7 +62,7 @@ struct Builder {
   }
 
   void read(const SessionEvents& s) {
-    int refusals = 0;
+    int refusals = 0, tool_calls = 0;
     for (const auto& e : s.events) {
       if (!e.is_object()) continue;
       const std::string type = str(e, "event_type");
@@ -107,6 +107,15 @@ struct Builder {
         c.duration_ms = 0;
         c.reason = str(e, "reason");
         c.text = str(e, "task");
+      } else if (type == "tool_call" && !str(e, "server").empty()) { // one of the capsule's own tools
+        CallNode& c = call("tool/" + s.session_id + "/" + std::to_string(tool_calls++), task_id, s);
+        c.kind = "tool";
+        c.tool = str(e, "tool");
+        c.callee = str(e, "server");
+        c.status = flag(e, "is_error") ? "error" : "ok";
+        c.duration_ms = num(e, "duration_ms");
+        c.started_at = at - c.duration_ms;
+        c.arguments_bytes = num(e, "arguments_bytes");
       } else if (type == "end_without_answer_refused") { // shown like a refused call, under its task
         const std::string key = "refused/" + s.session_id + "/" + std::to_string(refusals++);
         CallNode& c = call(key, task_id, s);
@@ -230,6 +239,11 @@ void render_task(std::ostringstream& out, const TaskNode& t, std::int64_t t0, in
 void render_call(std::ostringstream& out, const CallNode& c, std::int64_t t0, int depth, std::size_t width) {
   out << std::string(depth * 2, ' ') << "+" << secs(c.started_at - t0) << "  " << (c.call_id.empty() ? "-" : c.call_id)
       << "  " << (c.caller.empty() ? "-" : c.caller);
+  if (c.kind == "tool") {
+    out << "  " << c.tool << "  " << c.status << "  " << secs(c.duration_ms) << "  (" << c.arguments_bytes
+        << " B of arguments)\n";
+    return;
+  }
   if (c.tool == "end-without-answer") {
     out << "  end-without-answer  " << c.status << "  " << quoted(c.reason, width) << "  (reason given: "
         << quoted(c.text, width) << ")\n";
@@ -272,6 +286,7 @@ json call_json(const CallNode& c, std::int64_t t0) {
               {"duration_ms", c.duration_ms < 0 ? json(nullptr) : json(c.duration_ms)},
               {"delivered", c.delivered}, {"truncated", c.truncated}, {"text", c.text}, {"output", c.output},
               {"reason", c.reason}, {"tool", c.tool}, {"member_task_id", c.member_task_id},
+              {"arguments_bytes", c.arguments_bytes < 0 ? json(nullptr) : json(c.arguments_bytes)},
               {"task", c.task ? task_json(*c.task, t0) : json(nullptr)}};
 }
 

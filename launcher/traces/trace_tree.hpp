@@ -9,7 +9,10 @@
 // without its `member_call` is `running`. A delegation (`delegation_start` / `delegation`, or a
 // `call_refused` naming a `capsule`) is a call of kind "delegation" whose callee is
 // `capsule:<name>`; its child's task (the child session's `task_start.task_id` =
-// `child_task_id`) hangs under it the same way. Texts are kept whole; shortening is the renderer's.
+// `child_task_id`) hangs under it the same way. A call of one of the capsule's own tools (a
+// `tool_call` event naming its `server`) is a call of kind "tool" under its task, started
+// `duration_ms` before its event; its arguments are known by size only. Texts are kept whole;
+// shortening is the renderer's.
 // Rule (docs/spec/decisions.md §Observability): a formation's traces join into one tree, and
 // `mur trace show TARGET` prints that tree in time order.
 #pragma once
@@ -33,7 +36,7 @@ struct SessionEvents {
 struct TaskNode;
 
 struct CallNode {
-  std::string kind = "call"; // call | delegation
+  std::string kind = "call"; // call | delegation | tool (a call of one of the capsule's own tools)
   std::string call_id;   // mcl_… / dlg_… ("" for a refusal before any id)
   std::string caller, callee;
   std::string status;    // completed, failed, refused, abandoned, running, …
@@ -43,7 +46,9 @@ struct CallNode {
   std::string text;      // the task sent
   std::string output;    // the answer (or the failure's text)
   std::string reason;    // why it was refused
-  std::string tool = "call-member"; // "delegate" for a delegation, or "end-without-answer": a refused end-without-answer (text: its reason)
+  std::string tool = "call-member"; // "delegate" for a delegation, or "end-without-answer": a refused end-without-answer (text: its reason);
+                                    // a tool call: <server>__<tool> (callee: the server)
+  std::int64_t arguments_bytes = -1; // a tool call: the size of its arguments (never their text)
   std::string member_task_id; // the callee's task (a delegation: its child's task)
   std::string child_session;  // a delegation: the child's session
   std::unique_ptr<TaskNode> task; // the callee's task, when its trace holds it

@@ -146,7 +146,10 @@ export function assistantMessage(rule, conv) {
     if (c.member !== undefined)
       return { id, name: 'call-member', arguments: JSON.stringify({ member: fill(c.member, conv), task: fill(c.task ?? '', conv) }) };
     if (c.end !== undefined) return { id, name: 'end-without-answer', arguments: JSON.stringify({ reason: fill(c.end, conv) }) };
-    return { id, name: c.tool, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments ?? {}) };
+    if (typeof c.arguments === 'string') return { id, name: c.tool, arguments: c.arguments }; // raw, even broken
+    const args = Object.fromEntries(
+      Object.entries(c.arguments ?? {}).map(([k, v]) => [k, typeof v === 'string' ? fill(v, conv) : v]));
+    return { id, name: c.tool, arguments: JSON.stringify(args) };
   });
   const content = rule.say !== undefined ? fill(rule.say, conv) : '';
   const finish_reason = rule.finish_reason ?? (tool_calls.length ? 'tool_calls' : 'stop');

@@ -274,19 +274,19 @@ TEST_CASE("http models: a wrong key fails with E-MOD-010 and is never shown whil
   CHECK(m.f.files_containing("replay-right-key").empty());
 }
 
-TEST_CASE("examples/models answers offline against the replay server", "[process][models]") {
-  // The example's capsules name the port scripts/fake-model.sh is started on in its README;
-  // here they are pointed at this test's own server.
-  ModelFormation m;
-  const std::string example = std::string(MUR_SOURCE_DIR) + "/examples/models";
+// Example `name` as a user would run it, but against this test's own replay server: its
+// capsules (with whatever files they hold) are copied, each http endpoint (the port
+// scripts/fake-model.sh is started on in its README) pointed at the server, and installed; its
+// roster goes to the project, and `mur doctor` must pass on it.
+void install_example(ModelFormation& m, const std::string& name) {
+  const std::string example = std::string(MUR_SOURCE_DIR) + "/examples/" + name;
   for (const auto& e : fs::directory_iterator(example + "/capsules")) {
     const std::string dir = m.capsules.path + "/" + e.path().filename().string();
     fs::create_directories(dir);
     std::string manifest = read_bytes((e.path() / "murmur.yaml").string());
     const std::string fixed = "http://127.0.0.1:18080/v1";
-    const auto at = manifest.find(fixed);
-    REQUIRE(at != std::string::npos);
-    manifest.replace(at, fixed.size(), m.replay.endpoint());
+    if (const auto at = manifest.find(fixed); at != std::string::npos) manifest.replace(at, fixed.size(), m.replay.endpoint());
+    else CHECK(manifest.find("transport: http") == std::string::npos); // every http member is pointed here
     std::ofstream(dir + "/murmur.yaml") << manifest;
     for (const auto& extra : fs::directory_iterator(e.path()))
       if (extra.path().filename() != "murmur.yaml")
@@ -297,8 +297,37 @@ TEST_CASE("examples/models answers offline against the replay server", "[process
   Ran doctor = run_command({MUR_BINARY, "doctor", m.f.project.path}, m.f.env);
   INFO(doctor.out << doctor.err);
   CHECK(doctor.exit_code == 0);
+  CHECK(doctor.out.find("All checks passed.") != std::string::npos);
+}
+
+TEST_CASE("examples/models answers offline against the replay server", "[process][models]") {
+  ModelFormation m;
+  install_example(m, "models");
   Ran r = m.run_task("add a --dry-run flag");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(r.out == lead_answer("add a --dry-run flag") + "\n");
+}
+
+TEST_CASE("examples/tools: the coder writes its note through its own filesystem server and the reviewer is shown it",
+          "[process][models][tools]") {
+  const std::string server = std::string(MUR_SOURCE_DIR) +
+                             "/examples/tools/capsules/coder/node_modules/@modelcontextprotocol/server-filesystem";
+  INFO("the example's server is installed by npm ci in examples/tools/capsules/coder (scripts/test.sh does it)");
+  REQUIRE(fs::exists(server + "/dist/index.js"));
+  ModelFormation m;
+  install_example(m, "tools");
+  Ran doctor = run_command({MUR_BINARY, "doctor", m.f.project.path}, m.f.env);
+  CHECK(doctor.out.find("  tools of coder: files__read_text_file, files__write_file\n") != std::string::npos);
+  Ran r = m.run_task("remember the milk");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out == "reviewer read: coder wrote note.txt, which reads: remember the milk\n");
+  std::vector<std::string> notes; // in the coder's own directory, and nowhere else
+  for (const std::string& root : {m.f.home.path, m.f.project.path})
+    for (const auto& e : fs::recursive_directory_iterator(root))
+      if (e.path().filename() == "note.txt") notes.push_back(e.path().string());
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0].find("/coder/work/note.txt") != std::string::npos);
+  CHECK(read_bytes(notes[0]) == "remember the milk");
 }

@@ -140,3 +140,54 @@ TEST_CASE("tools: a server is handed its declared variables and nothing of the r
   CHECK(seen.find("PROBE_TOKEN") == std::string::npos); // only what the manifest names
   CHECK(seen.find("probe.py") != std::string::npos);
 }
+
+TEST_CASE("tools: an agent program finds the capsule's tools on its turn's server and calls them there",
+          "[process][tools][harness]") {
+  ToolCapsule c("name: scribe\nversion: 1.0.0\ntools:\n" + files_server("    allow: [write_file, read_text_file]\n") +
+                "inference:\n  transport: process\n  command: [python3, agent.py]\n");
+  // The program speaks MCP to its turn's server with the standard library only: it lists the
+  // tools, writes a note through the member's filesystem server and reads it back.
+  std::ofstream(c.folder.path + "/agent.py")
+    << "import json, sys, urllib.request\n"
+       "turn = json.loads(sys.stdin.readline())\n"
+       "def rpc(i, method, params):\n"
+       "    body = json.dumps({'jsonrpc': '2.0', 'id': i, 'method': method, 'params': params}).encode()\n"
+       "    req = urllib.request.Request(turn['tools']['url'], body, {'Content-Type': 'application/json',\n"
+       "        'Authorization': 'Bearer ' + turn['tools']['token']})\n"
+       "    return json.loads(urllib.request.urlopen(req).read())\n"
+       "names = [t['name'] for t in rpc(1, 'tools/list', {})['result']['tools']]\n"
+       "rpc(2, 'tools/call', {'name': 'files__write_file', 'arguments': {'path': 'note.txt', 'content': turn['task']}})\n"
+       "got = rpc(3, 'tools/call', {'name': 'files__read_text_file', 'arguments': {'path': 'note.txt'}})['result']\n"
+       "print(' '.join(names) + ' | ' + got['content'][0]['text'] + ' | error: ' + str(got['isError']))\n";
+  Ran r = c.run("a note from a program");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(answer_of(r).value("answer", "") ==
+        "files__read_text_file files__write_file | a note from a program | error: False\n");
+  auto calls = c.events("tool_call");
+  std::vector<std::string> served; // the member made the calls: its trace has them with their server
+  for (const auto& e : calls)
+    if (e.value("server", "") == "files") served.push_back(e.value("tool", ""));
+  CHECK(served == std::vector<std::string>{"files__write_file", "files__read_text_file"});
+}
+
+TEST_CASE("tools: mur doctor starts a capsule's servers once and lists their tools, or gives E-TOOL-001",
+          "[process][tools][doctor]") {
+  ToolCapsule c(tool_manifest(files_server("    allow: [write_file, read_text_file]\n"), "    - reply: hi\n"));
+  Ran ok = run_command({MUR_BINARY, "doctor", c.folder.path}, c.env);
+  INFO(ok.out << ok.err);
+  CHECK(ok.exit_code == 0);
+  CHECK(ok.out.find("  tools: files__read_text_file, files__write_file\n") != std::string::npos);
+  CHECK(ok.out.find("All checks passed.") != std::string::npos);
+  CHECK(!fs::exists(c.folder.path + "/.murmur")); // nothing written where the capsule lives
+  Ran j = run_command({MUR_BINARY, "doctor", c.folder.path, "--json"}, c.env);
+  CHECK(json::parse(j.out)["tools"]["scribe"] == json::array({"files__read_text_file", "files__write_file"}));
+
+  ToolCapsule missing(tool_manifest(files_server("    allow: [write_file, delete_everything]\n"), "    - reply: hi\n"));
+  Ran bad = run_command({MUR_BINARY, "doctor", missing.folder.path}, missing.env);
+  INFO(bad.out << bad.err);
+  CHECK(bad.exit_code == 1);
+  CHECK(bad.out.find("E-TOOL-001: the tool server 'files' did not start: lists no tool 'delete_everything'") !=
+        std::string::npos);
+  CHECK(bad.out.find("Fix: ") != std::string::npos);
+}

@@ -48,6 +48,13 @@ std::vector<SessionEvents> chain() {
   return {reviewer, coder, lead};
 }
 
+// The calls of the tree's one root task, REQUIREd to be `n`.
+const std::vector<mur::CallNode>& root_calls(const mur::TraceTree& tree, std::size_t n) {
+  REQUIRE(tree.roots.size() == 1);
+  REQUIRE(tree.roots[0].calls.size() == n);
+  return tree.roots[0].calls;
+}
+
 } // namespace
 
 TEST_CASE("trace tree: a chain nests call → callee's task → call → callee's task, tasks in time order", "[trace]") {
@@ -103,9 +110,7 @@ TEST_CASE("trace tree: calls of one task in start order, a refused call, a runni
                                                                      {"member_task_id", "t_d"}})}};
   SessionEvents d{"d", "ses_d", {start(5), task_start(460, "t_d", "peer", "work")}};
   const auto tree = mur::build_trace_tree({lead, d});
-  REQUIRE(tree.roots.size() == 1);
-  const auto& calls = tree.roots[0].calls;
-  REQUIRE(calls.size() == 4);
+  const auto& calls = root_calls(tree, 4);
   CHECK(calls[0].call_id == "mcl_a");
   CHECK(calls[1].call_id == "mcl_b");
   CHECK(calls[2].status == "refused");
@@ -176,6 +181,11 @@ TEST_CASE("watch lines: a user's task and its answer, calls and answers, a peer'
   CHECK(mur::watch_line(task_end(1795998665800, "t", "done"), "lead", origins) ==
         "00:31:05.800  user \xE2\x86\x92 lead  answer  ok  \"done\"");
   CHECK(mur::watch_line(ev("inference", 1), "lead", origins).empty());
+  // A capsule tool's call, live; a runtime tool's tool_call (no server) is not a line of its own.
+  CHECK(mur::watch_line(ev("tool_call", 1795998665900, {{"task_id", "t"}, {"tool", "files__write_file"}, {"server", "files"},
+                                                       {"duration_ms", 12}, {"is_error", false}}),
+                        "coder", origins) == "00:31:05.900  coder \xE2\x86\x92 files  tool  files__write_file  ok  0.01s");
+  CHECK(mur::watch_line(ev("tool_call", 1795998665901, {{"task_id", "t"}, {"tool", "call-member"}}), "coder", origins).empty());
 }
 
 TEST_CASE("trace tree: a task that ended without an answer shows its reason and who gave none", "[trace]") {
@@ -211,4 +221,31 @@ TEST_CASE("calls whose answers are delivered together start when they were made 
   CHECK(calls[1].call_id == "dlg_b");
   CHECK(calls[1].started_at == 1105);
   CHECK(calls[1].callee == "capsule:helper");
+}
+
+TEST_CASE("trace tree: the capsule's own tool calls are lines under their task, by size only", "[trace][tools]") {
+  SessionEvents coder{"coder", "ses_c",
+                      {start(0), task_start(10, "t", "user", "keep a note"),
+                       ev("tool_call", 60, {{"task_id", "t"}, {"tool", "files__write_file"}, {"server", "files"},
+                                            {"arguments_bytes", 52}, {"duration_ms", 30}, {"is_error", false}}),
+                       // a runtime tool an agent program called over its turn's server: not a capsule tool
+                       ev("tool_call", 70, {{"task_id", "t"}, {"tool", "call-member"}}),
+                       ev("tool_call", 95, {{"task_id", "t"}, {"tool", "files__read_text_file"}, {"server", "files"},
+                                            {"arguments_bytes", 19}, {"duration_ms", 5}, {"is_error", true}}),
+                       task_end(120, "t", "noted")}};
+  const auto tree = mur::build_trace_tree({coder});
+  const auto& calls = root_calls(tree, 2);
+  CHECK(calls[0].kind == "tool");
+  CHECK(calls[0].tool == "files__write_file");
+  CHECK(calls[0].callee == "files");
+  CHECK(calls[0].started_at == 30); // its event came when it ended, 30 ms after it began
+  CHECK(calls[1].status == "error");
+  const std::string text = mur::render_trace_tree(tree, 80);
+  INFO(text);
+  CHECK(text.find("+0.03s  -  coder  files__write_file  ok  0.03s  (52 B of arguments)") != std::string::npos);
+  CHECK(text.find("files__read_text_file  error  0.01s  (19 B of arguments)") != std::string::npos);
+  const json j = mur::trace_tree_json(tree);
+  CHECK(j[0]["calls"][0]["kind"] == "tool");
+  CHECK(j[0]["calls"][0]["arguments_bytes"] == 52);
+  CHECK(j[0]["calls"][1]["tool"] == "files__read_text_file");
 }
