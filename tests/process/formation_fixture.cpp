@@ -8,6 +8,7 @@
 #include <regex>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 namespace fs = std::filesystem;
 
@@ -75,6 +76,23 @@ std::vector<std::string> FormationFixture::files_containing(const std::string& n
     }
   }
   return hits;
+}
+
+std::vector<pid_t> processes_with_env(const std::string& entry, std::chrono::milliseconds bound) {
+  const auto until = std::chrono::steady_clock::now() + bound;
+  for (;;) {
+    std::vector<pid_t> out;
+    for (const auto& d : fs::directory_iterator("/proc")) {
+      const std::string name = d.path().filename().string();
+      if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+      // environ holds NUL-separated entries: a match starts the file or follows a NUL
+      const std::string all = read_bytes((d.path() / "environ").string());
+      const auto at = all.find(entry);
+      if (at != std::string::npos && (at == 0 || all[at - 1] == '\0')) out.push_back(static_cast<pid_t>(std::stoi(name)));
+    }
+    if (!out.empty() || std::chrono::steady_clock::now() >= until) return out;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
 }
 
 std::string formation_id_in(const std::string& err) {

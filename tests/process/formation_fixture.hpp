@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/types.h>
+
 #include <chrono>
 #include <map>
 #include <string>
@@ -62,6 +64,11 @@ void check_holds(const std::string& text, const std::vector<std::string>& needle
 
 // How long a process test waits for what must happen (a bound, never a speed asserted).
 inline constexpr std::chrono::seconds generous{30};
+
+// The processes whose environment holds `entry` ("NAME=value") — a program mur started, marked
+// by a variable of its own — waited for (a process appearing is no event to wait on) until at
+// least one is there or `bound` ran out.
+std::vector<pid_t> processes_with_env(const std::string& entry, std::chrono::milliseconds bound = generous);
 
 // Token prefixes: neither may appear anywhere outside the 0600 running records.
 inline const std::vector<std::string> token_prefixes{"mft1.", "mdt1."};

@@ -207,21 +207,7 @@ TEST_CASE("kill -9 of the launcher while a harness runs: the harness process is 
   p.lead_and_helper("h-sdk");
   LaunchedMur run({MUR_BINARY, "run", "--roster", p.f.project.path, "--task", "[hang] wait", "--json"}, p.f.env);
   // The harness's own environment carries the mark: find its process.
-  auto harness_pids = [&] {
-    std::vector<pid_t> out;
-    for (const auto& d : fs::directory_iterator("/proc")) {
-      const std::string name = d.path().filename().string();
-      if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-      std::ifstream env(d.path() / "environ", std::ios::binary);
-      std::string all((std::istreambuf_iterator<char>(env)), std::istreambuf_iterator<char>());
-      if (all.find(mark) != std::string::npos) out.push_back(static_cast<pid_t>(std::stoi(name)));
-    }
-    return out;
-  };
-  std::vector<pid_t> pids;
-  const auto until = std::chrono::steady_clock::now() + generous;
-  while ((pids = harness_pids()).empty() && std::chrono::steady_clock::now() < until)
-    std::this_thread::sleep_for(std::chrono::milliseconds(50)); // waiting for a process to appear: no event to wait on
+  const std::vector<pid_t> pids = processes_with_env(mark);
   REQUIRE_FALSE(pids.empty());
   run.signal(SIGKILL);
   run.wait();

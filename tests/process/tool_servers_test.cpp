@@ -4,10 +4,13 @@
 #include <catch2/catch.hpp>
 
 #include "capsule_folder.hpp"
+#include "formation_fixture.hpp"
+#include "launched_mur.hpp"
 #include "run_command.hpp"
 
 #include <nlohmann/json.hpp>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 
@@ -30,6 +33,20 @@ std::string tool_manifest(const std::string& tools, const std::string& turns) {
 // `more` lines follow its command.
 std::string files_server(const std::string& more = "") {
   return "  - name: files\n    command: [" + std::string(MUR_NODE) + ", " + filesystem_server + ", .]\n" + more;
+}
+
+// A stdio MCP server in Python with one tool, `env`, whose text is the Python expression `text`;
+// `after_eof` runs once its stdin has ended (a server that stays on is one mur must end).
+std::string python_server(const std::string& text, const std::string& after_eof = "") {
+  return "import json, os, signal, sys, time\n"
+         "for line in sys.stdin:\n"
+         "    m = json.loads(line)\n"
+         "    if 'id' not in m: continue\n"
+         "    if m['method'] == 'initialize': r = {'protocolVersion': '2025-11-25', 'capabilities': {'tools': {}},"
+         " 'serverInfo': {'name': 'probe', 'version': '1'}}\n"
+         "    elif m['method'] == 'tools/list': r = {'tools': [{'name': 'env', 'inputSchema': {'type': 'object'}}]}\n"
+         "    else: r = {'content': [{'type': 'text', 'text': " + text + "}]}\n"
+         "    print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'result': r}), flush=True)\n" + after_eof;
 }
 
 // A capsule folder with `manifest`: its `mur run --manifest … --task` and its members' trace events.
@@ -119,16 +136,7 @@ TEST_CASE("tools: a server is handed its declared variables and nothing of the r
   ToolCapsule c(tool_manifest("  - name: probe\n    command: [python3, probe.py]\n    env: {TOKEN: '${PROBE_TOKEN}'}\n",
                               "    - use: {tool: probe__env}\n    - reply: '{{tool_results}}'\n"));
   std::ofstream(c.folder.path + "/probe.py")
-    << "import json, os, sys\n"
-       "for line in sys.stdin:\n"
-       "    m = json.loads(line)\n"
-       "    if 'id' not in m: continue\n"
-       "    if m['method'] == 'initialize': r = {'protocolVersion': '2025-11-25', 'capabilities': {'tools': {}},"
-       " 'serverInfo': {'name': 'probe', 'version': '1'}}\n"
-       "    elif m['method'] == 'tools/list': r = {'tools': [{'name': 'env', 'inputSchema': {'type': 'object'}}]}\n"
-       "    else: r = {'content': [{'type': 'text', 'text': ' '.join(sorted(os.environ)) + ' | TOKEN=' +"
-       " os.environ.get('TOKEN', '') + ' | ' + ' '.join(sys.argv)}]}\n"
-       "    print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'result': r}), flush=True)\n";
+    << python_server("' '.join(sorted(os.environ)) + ' | TOKEN=' + os.environ.get('TOKEN', '') + ' | ' + ' '.join(sys.argv)");
   c.env["PROBE_TOKEN"] = "probe-secret-4417";
   c.env["MURMUR_FORMATION_PEERS"] = "lead=http://127.0.0.1:1"; // as if a launcher had set it
   Ran r = c.run("look around");
@@ -190,4 +198,30 @@ TEST_CASE("tools: mur doctor starts a capsule's servers once and lists their too
   CHECK(bad.out.find("E-TOOL-001: the tool server 'files' did not start: lists no tool 'delete_everything'") !=
         std::string::npos);
   CHECK(bad.out.find("Fix: ") != std::string::npos);
+}
+
+TEST_CASE("kill -9 of the launcher while a member's tool server runs: the server is gone too", "[process][tools]") {
+  FormationFixture f;
+  TempDir capsule;
+  // The server is handed MUR_TEST_TOOL_MARK from the variable the launcher (and so every
+  // member) has under another name: only the server's environment holds the mark itself.
+  const std::string value = std::to_string(::getpid()) + "-" +
+                            std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+  f.env["MUR_TEST_TOOL_SOURCE"] = value;
+  // A server that outlives its stdin and ignores SIGTERM: only a kill by mur ends it.
+  std::ofstream(capsule.path + "/stubborn.py")
+    << python_server("'here'", "signal.signal(signal.SIGTERM, signal.SIG_IGN)\ntime.sleep(600)\n");
+  std::ofstream(capsule.path + "/murmur.yaml")
+    << "name: t-tooled\nversion: 1.0.0\ntools:\n"
+    << "  - name: stubborn\n    command: [python3, stubborn.py]\n    env: {MUR_TEST_TOOL_MARK: '${MUR_TEST_TOOL_SOURCE}'}\n"
+    << "inference:\n  turns:\n    - reply: ok\nlifecycle: {task_acceptance: queue, queue_depth: 1, after_task: sleep}\n";
+  f.install(capsule.path);
+  std::ofstream(f.project.path + "/roster.yaml", std::ios::trunc)
+    << "roster_version: 1\nmembers:\n  - {name: keeper, capsule: t-tooled, version: 1.0.0, entry: true}\n";
+  LaunchedMur run({MUR_BINARY, "run", "--roster", f.project.path, "--json"}, f.env); // serves until ended
+  const std::vector<pid_t> servers = processes_with_env("MUR_TEST_TOOL_MARK=" + value);
+  REQUIRE(servers.size() == 1);
+  run.signal(SIGKILL);
+  run.wait();
+  CHECK(gone_within(servers[0], generous)); // the member saw its lifeline close and ended its server
 }
