@@ -60,7 +60,7 @@ struct TaskActorState {
   ToolRound tools;
   CallRound round;                       // claimed, outstanding or arrived-but-undelivered
   std::optional<caf::actor_clock::time_point> wait_started;
-  std::vector<MemberText> answers;       // latest output per member
+  std::vector<MemberAnswer> answers;     // latest outcome per member
   std::string continuation;              // the last continuation message
   NoAnswerLedger ledger;
   std::optional<std::string> ending;     // end-without-answer accepted: its reason
@@ -231,12 +231,12 @@ void deliver(task_ptr self) {
     outcomes.push_back(*c->ended);
     if (is_capsule_target(c->member)) ++delegations;
     auto it = std::find_if(st.answers.begin(), st.answers.end(),
-                           [&](const MemberText& a) { return a.member == c->member; });
-    const std::string text = task_texts::answer_text(*c->ended);
+                           [&](const MemberAnswer& a) { return a.member == c->member; });
+    MemberAnswer latest{c->member, to_string(c->ended->status), task_texts::answer_text(*c->ended)};
     if (it != st.answers.end())
-      it->text = text;
+      *it = std::move(latest);
     else
-      st.answers.push_back(MemberText{c->member, text});
+      st.answers.push_back(std::move(latest));
     st.ledger.record(*c->ended);
     trace_member_call(self, *c, to_string(c->ended->status), c->ended->duration_ms, c->ended->output, c->truncated, true);
   }

@@ -111,6 +111,11 @@ void start_turn(self_ptr self, std::uint64_t id, const ModelTurnRequest& req) {
           {"turn", req.turn},
           {"system_prompt", st.setup.system_prompt},
           {"tools", {{"url", st.listener->url() + "/mcp"}, {"token", t.grant.token}}}};
+  if (resume) { // the continuation's answers as data too: the latest of each member called so far
+    json answers = json::array();
+    for (const auto& a : req.answers) answers.push_back({{"member", a.member}, {"status", a.status}, {"text", a.text}});
+    in["answers"] = std::move(answers);
+  }
   HarnessStart hs;
   hs.program = st.setup.program;
   hs.argv.push_back(st.setup.program);

@@ -33,6 +33,7 @@ struct CallStart;
 struct CallEnded;
 struct AbandonCall;
 struct MemberText;
+struct MemberAnswer;
 struct ModelTurnRequest;
 struct ModelTurn;
 struct ModelCallStats;
@@ -80,6 +81,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(mur, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(mur, (mur::AbandonCall))
   CAF_ADD_TYPE_ID(mur, (mur::MemberText))
   CAF_ADD_TYPE_ID(mur, (std::vector<mur::MemberText>))
+  CAF_ADD_TYPE_ID(mur, (mur::MemberAnswer))
   CAF_ADD_TYPE_ID(mur, (mur::ModelTurnRequest))
   CAF_ADD_TYPE_ID(mur, (mur::ModelTurn))
   CAF_ADD_TYPE_ID(mur, (mur::ModelCallStats))

@@ -27,6 +27,15 @@ struct MemberText {
   MUR_FIELDS(member, text)
 };
 
+// The latest outcome of a member's (or a sub-capsule's) call in a task: its ending word
+// (CallStatus: completed, failed, …) and its answer, or its no-answer text.
+struct MemberAnswer {
+  std::string member; // a member name, or "capsule:NAME"
+  std::string status;
+  std::string text;
+  MUR_FIELDS(member, status, text)
+};
+
 struct ModelTurnRequest {
   std::string task_id;
   std::string task_text;               // the task as received
@@ -35,7 +44,7 @@ struct ModelTurnRequest {
   std::string member;                  // this member's name ("" outside a formation)
   std::vector<std::string> callees;    // whom call-member may name (roster order); empty ⇒ no tools
   std::vector<std::string> capsules;   // whom delegate may name (spawn.allow order); empty ⇒ no delegate
-  std::vector<MemberText> answers;     // latest output per member, and per sub-capsule as
+  std::vector<MemberAnswer> answers;   // latest outcome per member, and per sub-capsule as
                                        // "capsule:NAME" (its no-answer text if none)
   std::string continuation;            // the last continuation message (fenced answers), or ""
   Transcript transcript;               // the whole conversation so far

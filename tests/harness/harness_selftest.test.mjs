@@ -94,10 +94,14 @@ for (const mode of ['sse', 'json']) {
   }, mode === 'json' ? ['--json'] : []));
 }
 
-test('agent.py answers from the fenced answers on resume, and alone without callees', () => withServer(async (server) => {
-  const resumed = await agent(server, 'resume', { message: continuation });
+test('agent.py answers from the answers on resume, says what the runtime said when none came, and works alone without callees', () => withServer(async (server) => {
+  const answers = [{ member: 'helper', status: 'completed', text: 'It is in parse().' }];
+  const resumed = await agent(server, 'resume', { message: continuation, answers });
   assert.equal(resumed.code, 0, resumed.err);
   assert.match(resumed.out, /helper said: It is in parse\(\)\./);
+  const failed = [{ member: 'helper', status: 'failed', text: 'helper gave no answer' }];
+  const none = await agent(server, 'resume', { message: 'Call c1 to helper: failed.', answers: failed });
+  assert.match(none.out, /No member answered\. What the runtime said:\nCall c1 to helper: failed\./);
   const alone = await agent(server, 'new', { callees: [] });
   assert.equal(alone.code, 0, alone.err);
   assert.match(alone.out, /my own answer to: find the bug/);

@@ -88,7 +88,7 @@ TEST_CASE_METHOD(scene, "a second call to the same member is refused with nothin
   CHECK(results[1].rfind("tool error: ", 0) == 0);
   CHECK(results[1].find("nothing was sent") != std::string::npos);
   CHECK(results[1].find("End your turn now") != std::string::npos);
-  CHECK(requests()[1].answers == std::vector<MemberText>{{"coder", "done first"}});
+  CHECK(requests()[1].answers == std::vector<MemberAnswer>{{"coder", "completed", "done first"}});
   CHECK(requests()[1].continuation.find("source=member:coder>\ndone first\n") != std::string::npos);
 }
 

@@ -9,11 +9,11 @@ What it prints on stdout is the turn's text; exit 0 ends the turn.
 
 On a new task with callees, it asks the first callee through the runtime's `call-member` tool
 (MCP over Streamable HTTP on the loopback tool server) and ends its turn; mur waits for the
-answer and starts it again with mode "resume", the answers fenced in `message`. Without
-callees, or on resume, it prints its answer.
+answer and starts it again with mode "resume", the answers fenced in `message` and, as data,
+in `answers` ([{"member", "status", "text"}]). Without callees, or on resume, it prints its
+answer.
 """
 import json
-import re
 import sys
 import urllib.error
 import urllib.request
@@ -97,22 +97,20 @@ class ToolServer:
         return text, bool(result.get("isError"))
 
 
-FENCE = re.compile(r"<untrusted-content source=member:([^>\n]*)>\n(.*?)</untrusted-content>", re.S)
-
-
-def answer_from(message):
-    """The answers in a continuation, each fenced as coming from its member."""
-    answers = FENCE.findall(message)
-    if not answers:
-        return "No member answered. What the runtime said:\n" + message.strip()
-    return "\n".join("%s said: %s" % (member, text.strip()) for member, text in answers)
+def answer_from(turn):
+    """What the members called said, from the resumed turn's `answers`; the fenced `message`
+    says the same in words, and is what a model would be shown."""
+    answered = [a for a in turn.get("answers", []) if a["status"] == "completed"]
+    if not answered:
+        return "No member answered. What the runtime said:\n" + turn["message"].strip()
+    return "\n".join("%s said: %s" % (a["member"], a["text"].strip()) for a in answered)
 
 
 def main():
     turn = json.loads(sys.stdin.readline() or sys.stdin.read())
     mode = turn["session"]["mode"]
     if mode == "resume":
-        print("Here is what I found out.\n" + answer_from(turn["message"]))
+        print("Here is what I found out.\n" + answer_from(turn))
         return 0
     callees = turn.get("callees") or []
     if not callees:
