@@ -1,6 +1,8 @@
 // tool_servers_test.cpp — a capsule's own MCP tool servers, run for real: the reference
-// filesystem server (@modelcontextprotocol/server-filesystem, tests/tools/package.json) driven by a
-// script member, a server that cannot start, and what a server is handed (its environment).
+// filesystem and everything servers (@modelcontextprotocol/server-filesystem and
+// server-everything, tests/tools/package.json) driven by script members and an agent program, a
+// server that cannot start, what a server is handed (its environment), mur doctor listing them,
+// and a server ending with its formation when the launcher is killed.
 #include <catch2/catch.hpp>
 
 #include "capsule_folder.hpp"
@@ -13,6 +15,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 using namespace mur::test;
 using json = nlohmann::json;
@@ -22,6 +25,9 @@ namespace {
 
 const std::string filesystem_server =
   std::string(MUR_SOURCE_DIR) + "/tests/tools/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js";
+
+const std::string everything_server =
+  std::string(MUR_SOURCE_DIR) + "/tests/tools/node_modules/@modelcontextprotocol/server-everything/dist/index.js";
 
 // The murmur.yaml of capsule `scribe` with tool servers `tools` (lines under tools:) and script
 // `turns` (lines under inference.turns).
@@ -47,6 +53,12 @@ std::string python_server(const std::string& text, const std::string& after_eof 
          "    elif m['method'] == 'tools/list': r = {'tools': [{'name': 'env', 'inputSchema': {'type': 'object'}}]}\n"
          "    else: r = {'content': [{'type': 'text', 'text': " + text + "}]}\n"
          "    print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'result': r}), flush=True)\n" + after_eof;
+}
+
+// The tools: entry of the reference "everything" server `every` over stdio, offering `allow`.
+std::string everything(const std::string& allow) {
+  return "  - name: every\n    command: [" + std::string(MUR_NODE) + ", " + everything_server + ", stdio]\n    allow: [" +
+         allow + "]\n";
 }
 
 // A capsule folder with `manifest`: its `mur run --manifest … --task` and its members' trace events.
@@ -224,4 +236,24 @@ TEST_CASE("kill -9 of the launcher while a member's tool server runs: the server
   run.signal(SIGKILL);
   run.wait();
   CHECK(gone_within(servers[0], generous)); // the member saw its lifeline close and ended its server
+}
+
+TEST_CASE("tools: the reference everything server's text, sums and images reach the member as their results",
+          "[process][tools]") {
+  // One call a run: a script turn reads the results of the turn before it.
+  const auto [tool, arguments, answer] = GENERATE(table<std::string, std::string, std::string>({
+    {"every__echo", "{message: hello there}", "Echo: hello there"},
+    {"every__get-sum", "{a: 2, b: 3}", "The sum of 2 and 3 is 5."},
+    // an image part is told by its type and size, never handed on as data
+    {"every__get-tiny-image", "{}", "Here's the image you requested:\n[image image/png, 4035 bytes]\nThe image above is the MCP logo."},
+  }));
+  ToolCapsule c(tool_manifest(everything("echo, get-sum, get-tiny-image"),
+                              "    - use: {tool: " + tool + ", arguments: " + arguments + "}\n    - reply: '{{tool_results}}'\n"));
+  Ran r = c.run("go");
+  INFO(tool << "\n" << r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(answer_of(r).value("answer", "") == answer);
+  auto ready = c.events("tool_server_ready");
+  REQUIRE(ready.size() == 1);
+  CHECK(ready[0]["tools"] == json::array({"every__echo", "every__get-sum", "every__get-tiny-image"}));
 }
