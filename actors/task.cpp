@@ -442,7 +442,7 @@ void offer_calls(task_ptr self, std::vector<ToolCall> calls, bool asks_again) {
       });
       continue;
     }
-    const ToolUse use = read_tool_call(st.tools.calls[i], st.setup.callees, st.setup.capsules);
+    const ToolUse use = read_tool_call(st.tools.calls[i], st.setup.callees, st.setup.capsules, st.setup.own_tools);
     auto& result = st.tools.results[i];
     switch (use.kind) {
     case ToolUse::Kind::call_member:
@@ -483,7 +483,7 @@ caf::result<ToolReply> on_tool_request(task_ptr self, const ToolRequest& req) {
     use_own_tool(self, req.call, [rp](ToolReply r) mutable { rp.deliver(std::move(r)); });
     return rp;
   }
-  const ToolUse use = read_tool_call(req.call, st.setup.callees, st.setup.capsules);
+  const ToolUse use = read_tool_call(req.call, st.setup.callees, st.setup.capsules, st.setup.own_tools);
   trace(self, "tool_call", {{"task_id", st.setup.task.id}, {"turn", st.turn}, {"tool", req.call.name}});
   switch (use.kind) {
   case ToolUse::Kind::error: return ToolReply{use.error, true};

@@ -129,7 +129,7 @@ ToolUse addressed(ToolUse::Kind kind, const json& args, const char* who,
 } // namespace
 
 ToolUse read_tool_call(const ToolCall& call, const std::vector<std::string>& callees,
-                       const std::vector<std::string>& capsules) {
+                       const std::vector<std::string>& capsules, const std::vector<OwnTool>& own) {
   ToolUse use;
   const bool is_call = call.name == tool_name::call_member;
   const bool is_end = call.name == tool_name::end_without_answer;
@@ -137,6 +137,7 @@ ToolUse read_tool_call(const ToolCall& call, const std::vector<std::string>& cal
   if (!is_call && !is_end && !is_delegate) {
     std::vector<std::string> offered;
     for (const auto& t : runtime_tools(callees, capsules)) offered.push_back(t.name);
+    for (const auto& t : own) offered.push_back(t.name);
     use.error = tool_error("there is no tool named \"" + call.name + "\"; the tools are " +
                            (offered.empty() ? std::string("none") : comma_list(offered)) + ".");
     return use;

@@ -61,8 +61,10 @@ struct ToolUse {
   std::string error;  // error: the tool result the model gets (a tool error; nothing was sent)
 };
 
+// `own`: the capsule's own tools (their calls never come here: an unknown name's error lists them
+// beside the runtime's).
 ToolUse read_tool_call(const ToolCall& call, const std::vector<std::string>& callees,
-                       const std::vector<std::string>& capsules = {});
+                       const std::vector<std::string>& capsules = {}, const std::vector<OwnTool>& own = {});
 
 // Builds a call's arguments text as a model would send it (the script model uses this).
 std::string call_member_arguments(const std::string& member, const std::string& task);

@@ -47,6 +47,11 @@ TEST_CASE("a delegate call is read back, and every malformed one is a tool error
   CHECK(error_of(ToolCall{"1", "delegate", "{\"capsule\":\"summarizer\"}"}, capsules).find("delegate needs \"capsule\" (one of: summarizer)") != std::string::npos);
   CHECK(error_of(ToolCall{"1", "delegate", "[1]"}, capsules).find("with \"capsule\" and \"task\"") != std::string::npos);
   CHECK(error_of(ToolCall{"1", "delegate", "{\"capsule\":1,\"task\":\"x\"}"}, capsules).find("both strings") != std::string::npos);
-  CHECK(error_of(ToolCall{"1", "spawn", "{}"}, capsules).find("the tools are delegate, end-without-answer") != std::string::npos);
+  CHECK(error_of(ToolCall{"1", "spawn", "{}"}, capsules).find("the tools are delegate, end-without-answer.") != std::string::npos);
+  // The capsule's own tools are named too: a model that misspelt one learns the right name.
+  const ToolUse misspelt = read_tool_call(ToolCall{"1", "files__read", "{}"}, {"coder"}, {},
+                                          {OwnTool{"files__read_file", "Read a file.", "{}"}});
+  CHECK(misspelt.error.find("there is no tool named \"files__read\"; the tools are call-member, end-without-answer, "
+                            "files__read_file.") != std::string::npos);
   CHECK(error_of(ToolCall{"1", "delegate", std::string(100000, '[')}, capsules).find("JSON object") != std::string::npos);
 }
