@@ -395,6 +395,7 @@ void trace_inference(task_ptr self, const ModelTurn& t) {
     if (!s.finish_reason.empty()) f["finish_reason"] = s.finish_reason;
     f["retries"] = s.retries;
     if (s.reasoning_bytes > 0) f["reasoning_bytes"] = s.reasoning_bytes;
+    if (!s.stderr_tail.empty()) f["stderr_tail"] = s.stderr_tail;
     if (s.cut) f["cut"] = true;
   }
   if (t.fails) f["error"] = t.failure;

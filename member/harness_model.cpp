@@ -142,14 +142,18 @@ ModelTurn turn_of(const HarnessSetup& setup, const Turn& t, const HarnessEnd& en
   ModelTurn out;
   out.stats.model = setup.program.substr(setup.program.rfind('/') + 1);
   out.stats.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(steady::now() - t.started).count();
-  const std::string tail = clean_tail(setup.secrets.redact(end.err_tail)); // redacted before it is cut
+  // The declared secrets and this turn's token (the program may print what it was handed) are
+  // written out of everything the program wrote, before it is cut.
+  SecretRedaction secrets = setup.secrets;
+  secrets.add(t.grant.token);
+  const std::string tail = clean_tail(secrets.redact(end.err_tail));
   // "<code>: what happened[; its stderr ended: …]. Fix: …"
   auto failed = [&](const std::string& code_and_what, const std::string& fix) {
     out.fails = true;
     out.failure = code_and_what + (tail.empty() ? std::string() : "; its stderr ended: " + tail) + ". Fix: " + fix;
   };
   if (!end.started) {
-    failed("E-HAR-001: the agent program " + setup.program + " could not start (" + setup.secrets.redact(end.start_error) + ")",
+    failed("E-HAR-001: the agent program " + setup.program + " could not start (" + secrets.redact(end.start_error) + ")",
            "check inference.command and that the program is executable");
   } else if (t.timed_out) {
     failed("E-HAR-003: the agent program wrote nothing and called no tool for " +
@@ -165,10 +169,11 @@ ModelTurn turn_of(const HarnessSetup& setup, const Turn& t, const HarnessEnd& en
     // Its answer is under the redaction rule too (it holds the values of its `${ENV}`s): a cut
     // answer first loses an end that may be part of one, then the rest is redacted.
     std::string text = end.out;
-    if (end.cut) text.resize(text.size() - setup.secrets.held_back(text));
-    out.text = setup.secrets.redact(text);
+    if (end.cut) text.resize(text.size() - secrets.held_back(text));
+    out.text = secrets.redact(text);
     if (end.cut) out.text += answer_cut_marker;
     out.stats.cut = end.cut;
+    out.stats.stderr_tail = tail; // in the trace: what a program says on the side, when it succeeded
   }
   return out;
 }

@@ -63,8 +63,10 @@ struct ModelCallStats {
   std::int32_t retries = 0;
   std::int64_t reasoning_bytes = 0;    // reasoning_content received (not part of the answer)
   bool cut = false;                    // finish_reason length: the text was cut short
+  std::string stderr_tail;             // an agent program's turn that succeeded: the end of its stderr,
+                                       // secrets and its turn's token written out ("" when it wrote none)
   MUR_FIELDS(model, duration_ms, first_token_ms, prompt_tokens, completion_tokens, finish_reason, retries,
-             reasoning_bytes, cut)
+             reasoning_bytes, cut, stderr_tail)
 };
 
 struct ModelTurn {

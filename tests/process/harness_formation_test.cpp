@@ -436,3 +436,19 @@ TEST_CASE("an agent program shipped with its own node_modules installs whole and
   CHECK(r.exit_code == 0);
   CHECK(r.out.find("The helper looked into it: Summarise the changelog") != std::string::npos);
 }
+
+TEST_CASE("a turn that succeeded keeps the end of its program's stderr in the trace, its token written out",
+          "[process][harness]") {
+  HarnessProject p;
+  Ran r = p.run_program_alone("chatty",
+                              "import json, sys\n"
+                              "turn = json.loads(sys.stdin.readline())\n"
+                              "print('thinking about it', file=sys.stderr)\n"
+                              "print('my token is ' + turn['tools']['token'], file=sys.stderr)\n"
+                              "print('done')\n",
+                              "say done");
+  CHECK(r.out.rfind("done\n", 0) == 0);
+  const auto turns = p.events(r.err, "inference");
+  REQUIRE(turns.size() == 1);
+  CHECK(turns[0].value("stderr_tail", "") == "thinking about it\nmy token is [redacted]");
+}

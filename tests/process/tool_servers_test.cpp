@@ -41,10 +41,11 @@ std::string files_server(const std::string& more = "") {
   return "  - name: files\n    command: [" + std::string(MUR_NODE) + ", " + filesystem_server + ", .]\n" + more;
 }
 
-// A stdio MCP server in Python with one tool, `env`, whose text is the Python expression `text`;
-// `after_eof` runs once its stdin has ended (a server that stays on is one mur must end).
-std::string python_server(const std::string& text, const std::string& after_eof = "") {
-  return "import json, os, signal, sys, time\n"
+// A stdio MCP server in Python with one tool, `env`, whose text is the Python expression `text`
+// (`prelude` runs first and may define what it calls); `after_eof` runs once its stdin has ended
+// (a server that stays on is one mur must end).
+std::string python_server(const std::string& text, const std::string& after_eof = "", const std::string& prelude = "") {
+  return "import json, os, signal, sys, time\n" + prelude +
          "for line in sys.stdin:\n"
          "    m = json.loads(line)\n"
          "    if 'id' not in m: continue\n"
@@ -256,4 +257,34 @@ TEST_CASE("tools: the reference everything server's text, sums and images reach 
   auto ready = c.events("tool_server_ready");
   REQUIRE(ready.size() == 1);
   CHECK(ready[0]["tools"] == json::array({"every__echo", "every__get-sum", "every__get-tiny-image"}));
+}
+
+TEST_CASE("tools: a tool server in a formation cannot reach a member's virtual address, nor find the formation's peers",
+          "[process][tools][isolation]") {
+  FormationFixture f; // examples/review: its capsules installed
+  TempDir capsule;
+  std::ofstream(capsule.path + "/reach.py")
+    << python_server("reach('http://helper.formation.invalid/') + ' | ' + ' '.join(k for k in os.environ if 'MURMUR' in k)",
+                     "",
+                     "import urllib.request\n"
+                     "def reach(url):\n"
+                     "    try:\n"
+                     "        return 'reached: ' + urllib.request.urlopen(url, timeout=5).read().decode()\n"
+                     "    except Exception as e:\n"
+                     "        return 'unreachable: ' + type(e).__name__\n");
+  std::ofstream(capsule.path + "/murmur.yaml")
+    << "name: t-reach\nversion: 1.0.0\ntools:\n  - name: net\n    command: [python3, reach.py]\n"
+    << "inference:\n  turns:\n    - call: {member: helper, task: 'be there'}\n    - use: {tool: net__env}\n"
+    << "    - reply: '{{tool_results}}'\n"
+    << "capabilities: {network: {allow: [localhost]}}\nnetwork: {authentication: {scheme: bearer}}\n";
+  f.install(capsule.path);
+  std::ofstream(f.project.path + "/roster.yaml", std::ios::trunc)
+    << "roster_version: 1\nmembers:\n  - {name: lead, capsule: t-reach, version: 1.0.0, entry: true}\n"
+    << "  - {name: helper, capsule: review-reviewer, version: 1.0.0}\nreachability:\n  - {from: lead, to: [helper]}\n";
+  Ran r = run_command({MUR_BINARY, "run", "--roster", f.project.path, "--task", "go"}, f.env);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  // The lead itself reached the helper (the call), its server found neither the name nor a peer list.
+  CHECK(r.out.rfind("unreachable: URLError | ", 0) == 0);
+  CHECK(r.out.find("MURMUR") == std::string::npos);
 }
