@@ -42,7 +42,12 @@ std::vector<OwnTool> list_capsule_tools(const Manifest& m, const EnvRead& env) {
   ScratchDir scratch;
   ProgramPlace place;
   place.dir.dir = scratch.path;
-  place.isolation = program_isolation(m, scratch.path, place.dir, env);
+  try {
+    place.isolation = program_isolation(m, scratch.path, place.dir, env);
+  } catch (const std::exception& e) { // a path that cannot be resolved
+    throw Failure("E-TOOL-001", "the tool servers' isolation could not be worked out: " + std::string(e.what()),
+                  "check that $TMPDIR and $MURMUR_HOME exist and can be read");
+  }
   std::vector<OwnTool> tools;
   {
     caf::actor_system_config cfg;

@@ -2,10 +2,12 @@
 // their tools before any task needs them (`mur doctor`).
 //
 // Invariant: the start is member/tools_start's own (the same resolution of command[0], the same
-// environment and isolation, the same `allow` and 30 s bound), so the tools listed are the ones a
-// session would offer and a refusal is the one a session would give (E-TOOL-001 with its Fix).
-// The servers run in a directory of their own under $TMPDIR, removed afterwards, so nothing is
-// written where the capsule or its project lives; every server has ended when this returns.
+// environment, the same `allow` and 30 s bound), so the tools listed are the ones a session would
+// offer and a refusal is the one a session would give (E-TOOL-001 with its Fix). The servers run
+// in a directory of their own under $TMPDIR, removed afterwards, under a Landlock plan of their
+// own (that directory, the capsule read-only, $MURMUR_HOME hidden) — not a member's, which also
+// hides the formation's directories: nothing is written where the capsule or its project lives;
+// every server has ended when this returns.
 // Rule: docs/spec/decisions.md §Tool servers.
 #pragma once
 

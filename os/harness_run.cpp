@@ -71,6 +71,8 @@ void HarnessRun::Impl::run(PipedProgram child) {
     if (fds.events(pid_at) & POLLIN) {
       exited = true;
       in.reset();
+      ::kill(-pid, SIGKILL); // whatever it started in its group ends with the turn; the unreaped
+                             // leader still holds the group id, so it names no other group
       reap_into(pid, end);
     }
     if (exited && r == 0) break; // nothing more is waiting in the pipes
@@ -80,7 +82,6 @@ void HarnessRun::Impl::run(PipedProgram child) {
       on_output();
     }
   }
-  ::kill(-pid, SIGKILL); // whatever it started in its group ends with the turn
   ended = true;
   on_end(std::move(end));
 }

@@ -29,8 +29,7 @@ PipedProgram start_piped(const ProgramStart& start, bool own_group) {
   child.pidfd = UniqueFd(static_cast<int>(::syscall(SYS_pidfd_open, child.pid, 0)));
   if (!child.pidfd.valid()) {
     const int e = errno;
-    ::kill(own_group ? -child.pid : child.pid, SIGKILL);
-    ::waitpid(child.pid, nullptr, 0);
+    kill_and_reap(child.pid, own_group);
     throw std::system_error(e, std::generic_category(), "pidfd_open");
   }
   child.in = std::move(in.write);
@@ -40,6 +39,11 @@ PipedProgram start_piped(const ProgramStart& start, bool own_group) {
   set_nonblocking(child.out.get());
   set_nonblocking(child.err.get());
   return child; // the child's ends close with `in`, `out` and `err` here
+}
+
+void kill_and_reap(pid_t pid, bool own_group) {
+  ::kill(own_group ? -pid : pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
 }
 
 void reap_into(pid_t pid, ProgramEnd& end) {

@@ -54,6 +54,10 @@ struct PipedProgram {
 // std::system_error or Failure (E-ISO-001).
 PipedProgram start_piped(const ProgramStart& start, bool own_group);
 
+// SIGKILL to `pid` (its whole group when `own_group`), then reaps it: for a child whose run
+// cannot go on.
+void kill_and_reap(pid_t pid, bool own_group);
+
 // Reaps the exited child `pid` into `end` (exit_status or signal).
 void reap_into(pid_t pid, ProgramEnd& end);
 
@@ -95,6 +99,7 @@ void start_on_thread(Impl& impl, bool own_group) {
     impl.pid = child.pid;
     impl.thread = thread_without_sigpipe([&impl, child = std::move(child)]() mutable { impl.run(std::move(child)); });
   } catch (const std::exception& ex) {
+    if (impl.pid > 0) kill_and_reap(impl.pid, own_group); // started, but its thread could not be
     impl.ended = true;
     impl.thread = report_not_started<End>(std::move(impl.on_end), ex);
   }

@@ -50,7 +50,7 @@ void StdioProcess::Impl::run(PipedProgram child) {
     lines.feed(data, n, [&](std::string line) {
       if (line.size() >= start.line_cap) {
         end.line_too_long = true;
-        ::kill(pid, SIGKILL);
+        if (!exited) ::kill(pid, SIGKILL); // once reaped, its pid may be another's
         return;
       }
       if (!end.line_too_long) on_line(std::move(line));
@@ -76,7 +76,7 @@ void StdioProcess::Impl::run(PipedProgram child) {
       char drain[64];
       while (::read(wake.fd(), drain, sizeof drain) > 0) {
       }
-      if (stopping) ::kill(pid, SIGKILL);
+      if (stopping && !exited) ::kill(pid, SIGKILL); // once reaped, its pid may be another's
     }
     if (fds.events(in_at) & (POLLOUT | POLLERR | POLLHUP)) {
       const ssize_t w = ::write(in.get(), pending.data(), pending.size());
@@ -106,7 +106,7 @@ StdioProcess::StdioProcess(StdioStart start, std::function<void(std::string)> on
 }
 
 StdioProcess::~StdioProcess() {
-  if (!impl_->ended && impl_->pid > 0) ::kill(impl_->pid, SIGKILL);
+  // The run's thread kills it (only that thread knows whether it was reaped), then ends.
   impl_->stopping = true;
   impl_->wake.wake();
   if (impl_->thread.joinable()) impl_->thread.join();

@@ -195,11 +195,14 @@ TEST_CASE("tools: an agent program finds the capsule's tools on its turn's serve
 TEST_CASE("tools: mur doctor starts a capsule's servers once and lists their tools, or gives E-TOOL-001",
           "[process][tools][doctor]") {
   ToolCapsule c(tool_manifest(files_server("    allow: [write_file, read_text_file]\n"), "    - reply: hi\n"));
+  TempDir tmp; // the servers' scratch directory is made here, and removed
+  c.env["TMPDIR"] = tmp.path;
   Ran ok = run_command({MUR_BINARY, "doctor", c.folder.path}, c.env);
   INFO(ok.out << ok.err);
   CHECK(ok.exit_code == 0);
   CHECK(ok.out.find("  tools: files__read_text_file, files__write_file\n") != std::string::npos);
   CHECK(ok.out.find("All checks passed.") != std::string::npos);
+  CHECK(fs::is_empty(tmp.path));
   CHECK(!fs::exists(c.folder.path + "/.murmur")); // nothing written where the capsule lives
   Ran j = run_command({MUR_BINARY, "doctor", c.folder.path, "--json"}, c.env);
   CHECK(json::parse(j.out)["tools"]["scribe"] == json::array({"files__read_text_file", "files__write_file"}));
@@ -259,7 +262,7 @@ TEST_CASE("tools: the reference everything server's text, sums and images reach 
   CHECK(ready[0]["tools"] == json::array({"every__echo", "every__get-sum", "every__get-tiny-image"}));
 }
 
-TEST_CASE("tools: a tool server in a formation cannot reach a member's virtual address, nor find the formation's peers",
+TEST_CASE("tools: a tool server in a formation is handed no formation variable, and a member's virtual address is no address for it",
           "[process][tools][isolation]") {
   FormationFixture f; // examples/review: its capsules installed
   TempDir capsule;
@@ -284,7 +287,8 @@ TEST_CASE("tools: a tool server in a formation cannot reach a member's virtual a
   Ran r = run_command({MUR_BINARY, "run", "--roster", f.project.path, "--task", "go"}, f.env);
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
-  // The lead itself reached the helper (the call), its server found neither the name nor a peer list.
+  // The lead itself reached the helper (its call), while its server is handed no peer list or
+  // other formation variable; the virtual name (.invalid: never resolved) leads nowhere from it.
   CHECK(r.out.rfind("unreachable: URLError | ", 0) == 0);
   CHECK(r.out.find("MURMUR") == std::string::npos);
 }
