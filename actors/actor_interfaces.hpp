@@ -9,7 +9,7 @@
 // Naming: `door_handle` is the typed handle of the door actor; inside door.cpp, `door_actor` is
 // its stateful implementation (door_handle::stateful_base<DoorState>), and so on for each actor.
 // Rule: every rule is kept by one of six typed actors, unchanged whether the ports behind them
-// are real or simulated (docs/spec/decisions.md §Actors and ports).
+// are real or simulated (docs/spec/choices.md §Actors and ports).
 #pragma once
 
 #include "actors/atoms.hpp"

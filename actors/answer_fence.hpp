@@ -6,7 +6,7 @@
 // or `</untrusted-content`, in any ASCII letter case — is broken by a marker inserted after
 // its `<`. The source holds no `>` and no line break, so it cannot end the opening line early.
 // Rule: a callee's outcome returns into the calling task marked as that member's, with a mark
-// nothing inside can forge (docs/spec/decisions.md §Transcript;
+// nothing inside can forge (docs/spec/choices.md §Transcript;
 // docs/spec/formation.md §How a member gives another work).
 #pragma once
 

@@ -13,7 +13,7 @@
 // Invariant: the ids one instance mints are strictly increasing (UUIDv7, RFC 9562 §6.2 method 1:
 // within one millisecond rand_a counts up); each is prefix + 32 lowercase hex digits, so
 // ids::is_valid and ids::minted_at_ms read them as before.
-// Rule (docs/spec/decisions.md §Determinism): actors take the time of day and fresh ids from a
+// Rule (docs/spec/choices.md §Determinism): actors take the time of day and fresh ids from a
 // source injected through their setup; the simulation hands them a seeded, deterministic one.
 #pragma once
 

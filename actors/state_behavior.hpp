@@ -7,7 +7,7 @@
 // drops it (a request gets an error). A machine that sets no timer outliving the state that set
 // it never sees one: such a print is a bug in the machine.
 // Rule: a rule is a message-driven state machine, each state a behaviour entered with `become`
-// (docs/spec/decisions.md §Actors and ports), as in CAF's own examples.
+// (docs/spec/choices.md §Actors and ports), as in CAF's own examples.
 #pragma once
 
 #include <caf/behavior.hpp>

@@ -34,7 +34,7 @@
 // the members further down that gave none.
 // Rule: one call per callee at a time, outcomes fenced and delivered in one continuation
 // (docs/spec/formation.md §How a member gives another work); a delegated child is not a
-// member (docs/spec/decisions.md §Sub-capsules).
+// member (docs/spec/choices.md §Sub-capsules).
 #pragma once
 
 #include "actors/actor_interfaces.hpp"

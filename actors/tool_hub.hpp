@@ -8,7 +8,7 @@
 // (E-TOOL-002), passed the call's timeout (E-TOOL-003, and the server is told the call is
 // cancelled) or never listed that tool. Nothing a server writes reaches the model but a call's
 // result; a request a server makes of the client is answered (ping) or refused (-32601).
-// Rule: docs/spec/decisions.md §Tool servers.
+// Rule: docs/spec/choices.md §Tool servers.
 #pragma once
 
 #include "actors/ports.hpp"

@@ -16,7 +16,7 @@
 // - Resolution is project store first, then global; a resolved capsule's bytes are re-hashed and
 //   must equal the recorded digest — the roster binds a member to exactly those bytes.
 // Rule: doctor runs admission, this store's lookup included, without launching
-// (docs/spec/decisions.md §Command line; docs/spec/formation.md §Admission order).
+// (docs/spec/choices.md §Command line; docs/spec/formation.md §Admission order).
 #pragma once
 
 #include "capsule/manifest.hpp"

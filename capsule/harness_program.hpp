@@ -9,7 +9,7 @@
 //   entries are skipped: never the member's working directory).
 // The result is an absolute path to an executable regular file, or a Failure E-HAR-001 with a
 // Fix; the program's arguments (command[1..]) are passed as they are.
-// Rule (docs/spec/decisions.md §Agent programs): a relative program path resolves inside the
+// Rule (docs/spec/choices.md §Agent programs): a relative program path resolves inside the
 // installed capsule, never in the member's working directory.
 #pragma once
 

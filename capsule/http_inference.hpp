@@ -7,7 +7,7 @@
 // quotes it), required unless the endpoint is loopback; a system prompt from exactly one place;
 // numbers in range; `params` that never override a field mur sets itself. Every refusal names
 // the key path; unknown keys are refused by the caller's expect_map.
-// Spec: docs/spec/decisions.md §Real models; docs/models.md.
+// Spec: docs/spec/choices.md §Real models; docs/models.md.
 #pragma once
 
 #include "capsule/manifest.hpp"

@@ -1,4 +1,4 @@
-// manifest.hpp — a capsule's `murmur.yaml` (docs/spec/decisions.md §Manifest, §Script model;
+// manifest.hpp — a capsule's `murmur.yaml` (docs/spec/choices.md §Manifest, §Script model;
 // every key in docs/manifest.md).
 //
 // Invariant: a Manifest value exists only for a file that passed every rule: known keys only
@@ -65,14 +65,14 @@ struct ScriptCall {
   std::string task; // a template: {{task}}, {{member}}, {{answer.NAME}}, {{answers}}
 };
 
-// One `delegate` tool call a script turn makes (docs/spec/decisions.md §Script model): its answer
+// One `delegate` tool call a script turn makes (docs/spec/choices.md §Script model): its answer
 // is {{answer.CAPSULE}}.
 struct ScriptDelegation {
   std::string capsule; // an entry of capabilities.spawn.allow, by name
   std::string task;    // a template, as a call's
 };
 
-// One model turn of a script (docs/spec/decisions.md §Script model).
+// One model turn of a script (docs/spec/choices.md §Script model).
 // One call of the capsule's own tools a script turn makes (`use: {tool, arguments}`).
 struct ScriptToolUse {
   std::string tool;      // <server>__<tool>

@@ -8,7 +8,7 @@
 // rule. The member's name, outside the bundle, is "" (not in a formation).
 // Depends on the manifest and actors/ only, so a simulation can use it without any adapter.
 // Rule: the entry member starts after every peer and takes one task at a time
-// (docs/spec/formation.md §Launch); docs/spec/decisions.md §Command line (`mur run --capsule`).
+// (docs/spec/formation.md §Launch); docs/spec/choices.md §Command line (`mur run --capsule`).
 #pragma once
 
 #include "actors/id_clock.hpp"

@@ -1,7 +1,7 @@
 // murmur_home.hpp — where every store, running record and formation directory lives.
 //
 // Invariant: `$MURMUR_HOME` when set and non-empty, else `$HOME/.murmur`; tests set it to
-// isolate themselves (docs/spec/decisions.md §Protocol choices). Directories made here are
+// isolate themselves (docs/spec/choices.md §Protocol choices). Directories made here are
 // owner-only (0700).
 #pragma once
 

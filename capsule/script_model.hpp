@@ -1,4 +1,4 @@
-// script_model.hpp — the embedded, deterministic model (docs/spec/decisions.md §Script model),
+// script_model.hpp — the embedded, deterministic model (docs/spec/choices.md §Script model),
 // behind the model port.
 //
 // Invariant: turn k of a task plays entry k of the first route whose regex matches the task

@@ -7,7 +7,7 @@
 // values literal or `${NAME}` alone), an optional non-empty `allow` list of tool names and a
 // call timeout of 1–86,400 s (120 by default). Every refusal is E-MAN-002 naming the key path.
 // Streamable HTTP servers (`url`) are refused with a Fix until they are supported.
-// Rule: docs/spec/decisions.md §Tool servers.
+// Rule: docs/spec/choices.md §Tool servers.
 #pragma once
 
 #include <optional>

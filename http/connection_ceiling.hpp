@@ -10,7 +10,7 @@
 // is E-RUN-054), else min(256, (limit − reserve) / 2). docs/errors.md (E-RUN-054) and
 // docs/ARCHITECTURE.md ("Bounds") give the numbers.
 // Rule: a door keeps accepting for as long as its session runs, whoever else connects
-// (docs/spec/decisions.md §Hostile input).
+// (docs/spec/choices.md §Hostile input).
 #pragma once
 
 #include <cstddef>

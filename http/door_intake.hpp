@@ -13,7 +13,7 @@
 //   DoorCall for the door actor.
 // Everything answered here is an HttpAnswer; JSON-RPC errors are HTTP 200.
 // Spec: docs/spec/door.md §Request processing order; docs/spec/a2a.md §JSON-RPC binding;
-// docs/spec/decisions.md §Hostile input.
+// docs/spec/choices.md §Hostile input.
 #pragma once
 
 #include "http/jsonrpc_call.hpp"

@@ -11,7 +11,7 @@
 // card probe (DoorRequest{method = DoorMethod::agent_card}) GETs the card and answers its door
 // extension's sessionId in DoorReply.session_id.
 // Spec: docs/spec/door.md §Calling another member's door (headers, re-offers, following);
-// docs/spec/decisions.md §Protocol choices (answer delivery).
+// docs/spec/choices.md §Protocol choices (answer delivery).
 #pragma once
 
 #include "actors/ports.hpp"

@@ -1,7 +1,7 @@
 // The one translation unit that includes RESTinio (docs/ARCHITECTURE.md §Folders and what each
 // may include).
 //
-// What RESTinio 0.6.16 does not let a door do (docs/spec/decisions.md §Hostile input asks it to
+// What RESTinio 0.6.16 does not let a door do (docs/spec/choices.md §Hostile input asks it to
 // answer whatever a client sends), and what happens instead:
 //   - Any error of the HTTP parser (http_parser 2.9) — conflicting, repeated or negative
 //     Content-Length, Content-Length together with Transfer-Encoding, a bad chunk size, NUL or

@@ -10,7 +10,7 @@
 // Standard codes carry no `data`; A2A codes carry one google.rpc.ErrorInfo in a `data` array.
 // Push-notification methods answer -32003. The id is echoed whenever it was valid.
 // Spec: docs/spec/door.md §Request processing order, §JSON-RPC errors on the wire; docs/spec/a2a.md
-// §JSON-RPC binding, §Methods, §Errors, §ListTasks; docs/spec/decisions.md §Protocol choices.
+// §JSON-RPC binding, §Methods, §Errors, §ListTasks; docs/spec/choices.md §Protocol choices.
 #pragma once
 
 #include "messages/wire/door_request.hpp"

@@ -12,7 +12,7 @@
 // offered, so both transports see one tool set: `tools/list` lists exactly them, a call to another
 // name is JSON-RPC -32602 naming the ones there are; a tool's own failure is `isError: true` with
 // its text, as MCP says.
-// Spec: docs/spec/models-and-mcp.md §MCP tool server; docs/spec/decisions.md §Agent programs;
+// Spec: docs/spec/model-and-tool-wire.md §MCP tool server; docs/spec/choices.md §Agent programs;
 // docs/harness.md.
 #pragma once
 

@@ -7,7 +7,7 @@
 // part of a key. Only 429 and 5xx (and transport hiccups
 // before any byte arrived) are retryable; `retry_after` is the server's Retry-After, when it
 // sent a usable one.
-// Spec: docs/spec/models-and-mcp.md §Errors; docs/models.md ("Failures"); docs/errors.md (E-MOD).
+// Spec: docs/spec/model-and-tool-wire.md §Errors; docs/models.md ("Failures"); docs/errors.md (E-MOD).
 //
 // Codes:
 //   E-MOD-001 the server could not be reached (connection refused, DNS, TLS)

@@ -11,7 +11,7 @@
 // So a member's streams cost at most connections × (window + max_pending_bytes), whatever the
 // model's speed and however slowly a subscriber reads.
 // Rule: a stream (SubscribeToTask, SendStreamingMessage) never buffers without end; a laggard
-// is dropped (docs/spec/a2a.md §Streaming; docs/spec/decisions.md §Hostile input).
+// is dropped (docs/spec/a2a.md §Streaming; docs/spec/choices.md §Hostile input).
 #pragma once
 
 #include <cstddef>

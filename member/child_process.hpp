@@ -12,7 +12,7 @@
 // lifeline's write end lives here too, and only this process holds it (close-on-exec): closing
 // it, or this process dying, is what ends the child. Nothing here prints.
 // Rule: a delegated child lives no longer than its parent member, whose process alone holds the
-// child's spawner lifeline (docs/spec/decisions.md §Sub-capsules; docs/spec/door.md §The lifeline).
+// child's spawner lifeline (docs/spec/choices.md §Sub-capsules; docs/spec/door.md §The lifeline).
 #pragma once
 
 #include "os/child_pid.hpp"

@@ -17,7 +17,7 @@
 // not gone 25 s later is SIGKILLed, group and all (the child waits after its one task — `sleep` —
 // until its parent, having read the answer, ends it so); each is reaped by its thread (ChildProcesses).
 // Rule: a delegated child shares only the formation id and lives no longer than its parent,
-// whose process alone holds its spawner lifeline (docs/spec/decisions.md §Sub-capsules).
+// whose process alone holds its spawner lifeline (docs/spec/choices.md §Sub-capsules).
 #pragma once
 
 #include "actors/ports.hpp"

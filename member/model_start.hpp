@@ -5,7 +5,7 @@
 // `mur run` that started it), straight into an ApiKey; it is never copied into a message, a
 // trace, the running record or an error. A non-loopback endpoint without its key refuses to
 // start (E-MOD-003); a loopback one starts without a key and says so on stderr.
-// Rule (docs/spec/decisions.md §Real models): `api_key` is only `${ENV_NAME}`, read from the
+// Rule (docs/spec/choices.md §Real models): `api_key` is only `${ENV_NAME}`, read from the
 // member's environment when it starts, and optional for a loopback endpoint.
 #pragma once
 

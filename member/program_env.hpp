@@ -7,7 +7,7 @@
 // token, no door URL, no API key the manifest did not name. A declared `${NAME}` is read from the
 // member's environment once, when the program is set up; its value is a secret written out of
 // every quote of the program's output. A missing one is a warning, never a failure.
-// Rule: docs/spec/decisions.md §Agent programs; docs/spec/decisions.md §Tool servers.
+// Rule: docs/spec/choices.md §Agent programs; docs/spec/choices.md §Tool servers.
 #pragma once
 
 #include "capsule/manifest.hpp"

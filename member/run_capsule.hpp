@@ -13,7 +13,7 @@
 // door that always requires a token and trusts the granted key; its trace and running record
 // name `spawned_by`. A capsule whose spawn.allow is not empty gets the real child port
 // (member/child_spawner.hpp); its children are ended with the session.
-// Spec: docs/spec/decisions.md §Command line (`mur run --capsule`), §Files; docs/spec/capsule.md;
+// Spec: docs/spec/choices.md §Command line (`mur run --capsule`), §Files; docs/spec/capsule.md;
 // docs/spec/door.md §The formation channel, §The lifeline.
 #pragma once
 

@@ -6,7 +6,7 @@
 // one file that holds a door's tokens — the operator's and each declared credential's; only
 // `mur token` prints one (it is that command's purpose). A record is
 // trusted only while its pid is alive with the same process_start.
-// Spec: docs/spec/capsule.md §Running records; docs/spec/decisions.md §Files.
+// Spec: docs/spec/capsule.md §Running records; docs/spec/choices.md §Files.
 #pragma once
 
 #include "messages/credentials/door_token.hpp"

@@ -12,7 +12,7 @@
 // result.txt holds the newest finished task (the answer, `error: <why>` or `no answer: <why>`):
 // it is kept open and overwritten in place (pwrite at 0, ftruncate only when it shrinks), so a
 // door that serves thousands of tasks a second does not reopen and truncate a file for each.
-// Spec: docs/spec/capsule.md §Session layout, §Trace format; docs/spec/decisions.md §Files.
+// Spec: docs/spec/capsule.md §Session layout, §Trace format; docs/spec/choices.md §Files.
 #pragma once
 
 #include "actors/trace_recorder.hpp"

@@ -6,7 +6,7 @@
 // member/program_env.hpp (no MURMUR_*, no formation token, no door URL); it ends with this actor
 // (the member's session), and with the member's process group. Every line it writes goes to the
 // opener in order; its end is told once, with its stderr tail cleaned and its secrets written out.
-// Rule: docs/spec/decisions.md §Tool servers.
+// Rule: docs/spec/choices.md §Tool servers.
 #pragma once
 
 #include "actors/ports.hpp"

@@ -8,7 +8,7 @@
 // own (that directory, the capsule read-only, $MURMUR_HOME hidden) — not a member's, which also
 // hides the formation's directories: nothing is written where the capsule or its project lives;
 // every server has ended when this returns.
-// Rule: docs/spec/decisions.md §Tool servers.
+// Rule: docs/spec/choices.md §Tool servers.
 #pragma once
 
 #include "capsule/manifest.hpp"

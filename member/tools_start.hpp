@@ -6,7 +6,7 @@
 // the member's program directory under the same isolation, and listed before the member serves:
 // a server that cannot start or list its tools fails the member's start (E-TOOL-001 with a Fix),
 // so no task meets the surprise.
-// Rule: docs/spec/decisions.md §Tool servers.
+// Rule: docs/spec/choices.md §Tool servers.
 #pragma once
 
 #include "actors/ports.hpp"

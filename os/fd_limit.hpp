@@ -3,7 +3,7 @@
 // Invariant: the soft limit is raised to the hard limit (never above it, never lowered), so a
 // door's connection ceiling (http/connection_ceiling.hpp) can sit well below the limit a process
 // really has; the value returned is the soft limit in force afterwards.
-// Rule: a door never stops accepting (docs/spec/decisions.md §Hostile input): one that does for
+// Rule: a door never stops accepting (docs/spec/choices.md §Hostile input): one that does for
 // want of descriptors serves no one; the ceiling below the limit keeps accept() from failing so.
 #pragma once
 

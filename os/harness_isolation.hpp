@@ -26,7 +26,7 @@
 // act on the calling thread only), so the child inherits the restriction and this process
 // keeps none; the child itself is started by spawn_process (posix_spawn), unchanged.
 // Rule: no member reaches another member's directory (docs/spec/formation.md §Member directories;
-// docs/spec/decisions.md §Agent programs).
+// docs/spec/choices.md §Agent programs).
 #pragma once
 
 #include "os/process_spawn.hpp"

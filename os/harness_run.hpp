@@ -7,7 +7,7 @@
 // `kill()` and the destructor end the whole process group with SIGKILL, so nothing the program
 // started outlives its turn; the run's thread waits on descriptors and the pidfd (events, no
 // polling timer). Nothing here prints or logs what the program wrote.
-// Rule (docs/spec/decisions.md §Agent programs): a new process per turn, in its own process
+// Rule (docs/spec/choices.md §Agent programs): a new process per turn, in its own process
 // group, ended with the turn, the member and the formation.
 #pragma once
 

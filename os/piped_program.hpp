@@ -7,7 +7,7 @@
 // with nothing left running (a child started but not waitable is killed and reaped first).
 // The child gets exactly the environment, working directory and isolation plan given. Reading
 // and waiting are events (poll on the descriptors and the pidfd), never a polling timer.
-// Rule: docs/spec/decisions.md §Agent programs and §Tool servers (each program runs under the
+// Rule: docs/spec/choices.md §Agent programs and §Tool servers (each program runs under the
 // member's isolation with only the environment the capsule declared).
 #pragma once
 

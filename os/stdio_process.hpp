@@ -10,7 +10,7 @@
 // caller's process group (a group kill of the member takes it too); the destructor kills it
 // and joins the thread. The run's thread waits on descriptors, a wake pipe and the pidfd (no
 // polling timer). Nothing here prints what the child wrote.
-// Rule: docs/spec/decisions.md §Tool servers.
+// Rule: docs/spec/choices.md §Tool servers.
 #pragma once
 
 #include "os/piped_program.hpp"

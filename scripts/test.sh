@@ -32,7 +32,7 @@ cmake --build "$BUILD_DIR" -j"$(nproc)"
 phase_done "build"
 (cd "$BUILD_DIR" && ctest --output-on-failure -j"$(nproc)" --timeout 300)
 phase_done "ctest"
-# Every libFuzzer target for a short bound (docs/spec/decisions.md §Hostile input); any crash
+# Every libFuzzer target for a short bound (docs/spec/choices.md §Hostile input); any crash
 # fails the suite.
 # MUR_FUZZ_SECONDS=0 leaves fuzzing out (local iteration only).
 if [ "${MUR_FUZZ_SECONDS:-15}" != 0 ]; then

@@ -5,7 +5,7 @@
 // capsule reads when it starts (its api_key) that is unset in doctor's own environment — the
 // environment members inherit — is W-MOD-001; the message never holds a variable's value. (A
 // `${ENV}` of `inference.env` is read when a turn starts; unset, the program gets it empty.)
-// Rule (docs/spec/decisions.md §Real models): `mur doctor` warns, with a Fix, when a `${ENV}` a
+// Rule (docs/spec/choices.md §Real models): `mur doctor` warns, with a Fix, when a `${ENV}` a
 // member needs is unset; it never passes what the launch then refuses.
 #pragma once
 

@@ -5,7 +5,7 @@
 // failure text is one the script model fills ({{task}}, {{member}}, {{answer.NAME}},
 // {{answers}}; capsule/script_model.cpp); any other is refused with E-MAN-004 naming its key
 // path and listing the known ones — so a misspelt `{{tsak}}` is never sent as written.
-// Rule (docs/spec/decisions.md §Script model): template placeholders are checked at install and
+// Rule (docs/spec/choices.md §Script model): template placeholders are checked at install and
 // by doctor.
 #pragma once
 

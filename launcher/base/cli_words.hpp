@@ -6,7 +6,7 @@
 // user typed is ever answered with CLI11's generic "A subcommand is required". Under --json a
 // failure is exactly one line `{"error": {"code", "message", "fix"}}` on stdout and nothing on
 // stderr — except in a formation member, whose launcher reads its stderr.
-// Rule: the command line says what it means (docs/spec/decisions.md §A usable command line).
+// Rule: the command line says what it means (docs/spec/choices.md §A usable command line).
 #pragma once
 
 #include "messages/vocabulary/failure.hpp"

@@ -3,7 +3,7 @@
 // Invariant: a path that does not exist, a file that is not a roster.yaml (or, for doctor, a
 // murmur.yaml) and a directory that holds neither are three different E-ROS-001 sentences; a
 // path that is a project's roster.yaml (or murmur.yaml) means its directory.
-// Rule (docs/spec/decisions.md §A usable command line): paths are reported precisely — does not
+// Rule (docs/spec/choices.md §A usable command line): paths are reported precisely — does not
 // exist / is a file but not a roster.yaml / holds no roster.yaml.
 #pragma once
 

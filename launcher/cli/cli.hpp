@@ -1,6 +1,6 @@
-// cli.hpp — the `mur` command line (docs/spec/decisions.md §Command line), parsed with CLI11.
+// cli.hpp — the `mur` command line (docs/spec/choices.md §Command line), parsed with CLI11.
 //
-// Invariant: every command of docs/spec/decisions.md §Command line exists with --help (and
+// Invariant: every command of docs/spec/choices.md §Command line exists with --help (and
 // `mur help [COMMAND]`);
 // usage lines say `mur`; exit codes are 0 success, 1 a refusal (its code and a Fix: line on
 // stderr), 2 a usage error (E-CLI-001 an unknown command or flag, with the nearest known one;

@@ -7,7 +7,7 @@
 // (http://127.0.0.1:11434/v1, model llama3.2). Capsule names are `<base of NAME>-lead` and
 // `-worker`, so NAME's last part must be a capsule name (E-NEW-002).
 // Rule: `mur new NAME` scaffolds a project whose capsules install, pass doctor and run offline as
-// written (docs/spec/decisions.md §Command line).
+// written (docs/spec/choices.md §Command line).
 #pragma once
 
 #include <string>

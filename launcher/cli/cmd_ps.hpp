@@ -6,7 +6,7 @@
 // opens with its summary line, `formation <id>: L listed (members…)[, P pruned now]`, and a
 // formation with nothing alive is not listed; when nothing runs, one line says so (with how many
 // records of gone processes were removed); --json keeps its own shape.
-// Spec: docs/spec/decisions.md §Command line (`mur ps`); docs/spec/formation.md §Stopping and
+// Spec: docs/spec/choices.md §Command line (`mur ps`); docs/spec/formation.md §Stopping and
 // listing.
 #pragma once
 

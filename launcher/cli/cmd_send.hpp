@@ -10,7 +10,7 @@
 // as call-member does (actors/egress.hpp reoffer_delay) until it is taken. The task is sent with
 // SendMessage and followed with SubscribeToTask (GetTask every 500 ms if the stream fails) to
 // its terminal state. Exit 0 when it completed, 1 otherwise.
-// Spec: docs/spec/decisions.md §Command line (`mur send`).
+// Spec: docs/spec/choices.md §Command line (`mur send`).
 #pragma once
 
 #include <string>

@@ -29,7 +29,7 @@ RunningRecord find_session(const TokenQuery& q) {
 }
 
 // The one place a token reaches stdout: `mur token` exists to hand the operator a credential
-// for an external A2A client (docs/spec/decisions.md §A usable command line); nothing else
+// for an external A2A client (docs/spec/choices.md §A usable command line); nothing else
 // prints one.
 int print_token(const DoorToken& token) {
   std::cout << token.expose() << "\n";

@@ -8,7 +8,7 @@
 // a credential the capsule declares under network.authentication.credentials, or `operator`
 // (every scope). A target that does not run is E-TOK-001; a name the session does not hold is
 // E-TOK-002, listing the ones it does.
-// Rule: credentials usable by A2A clients outside mur (docs/spec/decisions.md §A usable command
+// Rule: credentials usable by A2A clients outside mur (docs/spec/choices.md §A usable command
 // line; docs/spec/door.md §Door tokens).
 #pragma once
 

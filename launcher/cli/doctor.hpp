@@ -10,7 +10,7 @@
 // (exit 0), or a tally and one `Fix:` line per warning (exit 0), or the refusal with its code
 // and a `Fix:` line (exit 1).
 // Rule: doctor runs the launcher's admission on the installed capsules, launching no member
-// (docs/spec/decisions.md §Command line, §Tool servers).
+// (docs/spec/choices.md §Command line, §Tool servers).
 #pragma once
 
 #include <ostream>

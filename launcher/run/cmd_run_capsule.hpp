@@ -5,7 +5,7 @@
 // current directory), then the global store, and its re-hashed bytes must equal the recorded
 // digest — and the pinned one when --capsule-sha256 is given — else E-RUN-008 before anything
 // starts.
-// Spec: docs/spec/capsule.md §Session launch order; docs/spec/decisions.md §Files (stores:
+// Spec: docs/spec/capsule.md §Session launch order; docs/spec/choices.md §Files (stores:
 // project, then global).
 #pragma once
 

@@ -11,7 +11,7 @@
 // first line) and then skipped.
 // A member's delegations show as `member → capsule:<name>  delegate  started` and `… answer
 // <status> <duration>`; the children's own traces are not followed (their parent's lines say it).
-// Rule (docs/spec/decisions.md §Observability): `mur run --roster -v` and `mur trace show frm_…
+// Rule (docs/spec/choices.md §Observability): `mur run --roster -v` and `mur trace show frm_…
 // --follow` print calls and answers as they happen, one line each: time, caller → callee, event,
 // status.
 #pragma once

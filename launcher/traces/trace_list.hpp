@@ -6,7 +6,7 @@
 // (launcher/base/formation_dirs.hpp), its times and outcome read from its members' traces; a session
 // is a `ses_…` directory whose trace.jsonl starts with session_start. Nothing listed holds a
 // token (traces hold none).
-// Rule (docs/spec/decisions.md §Observability): `mur trace list` lists formations and sessions,
+// Rule (docs/spec/choices.md §Observability): `mur trace list` lists formations and sessions,
 // newest first, with start time, roster or capsule, duration and outcome (`--json` too).
 #pragma once
 

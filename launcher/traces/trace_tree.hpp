@@ -13,7 +13,7 @@
 // `tool_call` event naming its `server`) is a call of kind "tool" under its task, started
 // `duration_ms` before its event; its arguments are known by size only. Texts are kept whole;
 // shortening is the renderer's.
-// Rule (docs/spec/decisions.md §Observability): a formation's traces join into one tree, and
+// Rule (docs/spec/choices.md §Observability): a formation's traces join into one tree, and
 // `mur trace show TARGET` prints that tree in time order.
 #pragma once
 

@@ -6,7 +6,7 @@
 // session's running record); prints only the `view: URL` line (and, once the formation has ended
 // with no page open, where to see it) on stderr. A target that is no id is E-TRC-001; one with no
 // trace and not running is E-TRC-002.
-// Rule (docs/spec/decisions.md §Observability): `mur run --roster --ui` (or `mur view frm_…`)
+// Rule (docs/spec/choices.md §Observability): `mur run --roster --ui` (or `mur view frm_…`)
 // serves on 127.0.0.1 a small self-contained page.
 #pragma once
 

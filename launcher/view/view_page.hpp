@@ -6,7 +6,7 @@
 // page from the state with DOM text nodes (textContent), never as HTML, so no text of a trace can
 // become markup. Served with `Content-Security-Policy: default-src 'self'` (view_server.cpp),
 // which is why nothing is inline.
-// Rule (docs/spec/decisions.md §Observability): a small self-contained page — no CDN, nothing
+// Rule (docs/spec/choices.md §Observability): a small self-contained page — no CDN, nothing
 // fetched from outside.
 #pragma once
 

@@ -8,7 +8,7 @@
 // is the whole state, one JSON document on one `data:` line; a page that connects gets the last
 // state at once, and every open page gets each state published. It serves only what it is
 // given (launcher/view/view_state.hpp: no token, no door URL, no key). It prints nothing.
-// Rule (docs/spec/decisions.md §Observability): the page updates live, over SSE from the
+// Rule (docs/spec/choices.md §Observability): the page updates live, over SSE from the
 // launcher.
 #pragma once
 

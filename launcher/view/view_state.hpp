@@ -7,7 +7,7 @@
 // read so far (launcher/traces/trace_tree.hpp builds the tree). The state holds only what the traces
 // hold and of that only names, ids, statuses, times and task texts — never a door's URL, a
 // token or a key (traces hold none; session_start's other fields are not copied).
-// Rule (docs/spec/decisions.md §Observability): the page shows the members, each member's tasks
+// Rule (docs/spec/choices.md §Observability): the page shows the members, each member's tasks
 // and the calls in flight between them, updating live, then the finished tree with timings.
 #pragma once
 

@@ -37,7 +37,7 @@ public:
   }
   // Every scope (the operator's).
   static DoorScopes all();
-  // The five a formation caller reaches: the seed's five (docs/spec/decisions.md §Protocol
+  // The five a formation caller reaches: the seed's five (docs/spec/choices.md §Protocol
   // choices), not the reference system's three.
   static DoorScopes formation_call();
 

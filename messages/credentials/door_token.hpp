@@ -6,7 +6,7 @@
 // sodium_malloc'ed memory. `operator` (every scope) is minted first, then one token per declared
 // credential. Opening checks shape → MAC (constant time) → JSON → credential → every scope known;
 // any failure is the one "invalid". The token text is a DoorToken: only `expose()` reads it.
-// Rule (docs/spec/door.md §Door tokens; docs/spec/decisions.md §Protocol choices): door tokens
+// Rule (docs/spec/door.md §Door tokens; docs/spec/choices.md §Protocol choices): door tokens
 // are mdt1 (HMAC-SHA256 under a random key per session, kept in memory only): an operator token
 // with every scope, and one per declared credential.
 #pragma once

@@ -6,7 +6,7 @@
 // child's stdin, never argv, environment, stdout, a trace or a log. The key is 32 random bytes
 // held in a DoorKey (zeroed on drop); the line is a GrantLine (a secret text: it cannot be
 // printed). A refused grant says why without quoting any of it (E-RUN-052).
-// Rule: a child belongs to the member that started it (docs/spec/decisions.md §Sub-capsules) —
+// Rule: a child belongs to the member that started it (docs/spec/choices.md §Sub-capsules) —
 // the parent alone can open the child's door, because only it drew the key the child's door trusts.
 #pragma once
 

@@ -3,7 +3,7 @@
 // Invariant: a duration is a whole, positive-or-zero number of milliseconds that fits in 63
 // bits; anything else (a sign, a fraction, an unknown unit, spaces inside, overflow) is refused
 // with a sentence saying what was wrong and what is accepted. Used by `--deadline` and
-// `trace.retain.max_age` (docs/spec/decisions.md §Durations).
+// `trace.retain.max_age` (docs/spec/choices.md §Durations).
 #pragma once
 
 #include <chrono>

@@ -2,7 +2,7 @@
 //
 // Invariant: a refusal always carries its code (e.g. `E-ROS-008`), a message naming the file,
 // key path or member at fault, and a `Fix:` hint. It never quotes a token or a secret.
-// Rule: a refusal names its code and says what to fix (docs/spec/decisions.md §Exit codes).
+// Rule: a refusal names its code and says what to fix (docs/spec/choices.md §Exit codes).
 #pragma once
 
 #include <stdexcept>
@@ -27,7 +27,7 @@ private:
   std::string fix_;
 };
 
-// Exit codes of docs/spec/decisions.md §Exit codes.
+// Exit codes of docs/spec/choices.md §Exit codes.
 enum ExitCode : int { exit_ok = 0, exit_refused = 1, exit_usage = 2 };
 
 } // namespace mur

@@ -8,7 +8,7 @@
 // they never leave a process and never print. A test-only vocabulary may append its own block
 // after this one (`caf::id_block::mur::end`), as tests/sim/sim_atoms.hpp does.
 // Rule: one message vocabulary, whether the ports behind the actors are real or simulated
-// (docs/spec/decisions.md §Actors and ports).
+// (docs/spec/choices.md §Actors and ports).
 #pragma once
 
 #include <caf/fwd.hpp>

@@ -6,7 +6,7 @@
 // no fragment, and its path never ends with '/'. So `chat_completions_url()` is always
 // `<scheme>://<host>[:port]<path>/chat/completions`, and a key sent to it over plain HTTP never
 // leaves the machine.
-// Spec: docs/spec/decisions.md §Real models (`http://` only for loopback hosts).
+// Spec: docs/spec/choices.md §Real models (`http://` only for loopback hosts).
 #pragma once
 
 #include <optional>

@@ -10,7 +10,7 @@
 // JSON": callers never quote the input.
 // Rule: a token payload holds formation, from and to, and nothing else
 // (docs/spec/door.md §Formation tokens).
-// Rule (docs/spec/decisions.md §Hostile input): a body nested 70,000 deep must not kill a door.
+// Rule (docs/spec/choices.md §Hostile input): a body nested 70,000 deep must not kill a door.
 #pragma once
 
 #include <cstddef>

@@ -1,12 +1,12 @@
 // transcript.hpp — one task's conversation with its model, as typed messages: what a task actor
-// keeps and hands to a stateless model port (docs/spec/decisions.md §Transcript).
+// keeps and hands to a stateless model port (docs/spec/choices.md §Transcript).
 //
 // Invariant: a message is exactly one of four kinds, built only through the named constructors
 // below, so a tool result always carries the id of the call it answers and only an assistant
 // message carries tool calls. `arguments` is kept as the model sent it (a JSON text that may
 // not even be valid JSON: the runtime answers that with a tool error, it never crashes).
 // Rule: a model hands on work with call-member, a callee and the full task — the calls and
-// their results are what this records (docs/spec/decisions.md §Transcript).
+// their results are what this records (docs/spec/choices.md §Transcript).
 #pragma once
 
 #include <caf/meta/type_name.hpp>

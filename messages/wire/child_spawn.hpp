@@ -8,7 +8,7 @@
 // not start (`failure` set, no credential). EndChild ends the child — closing its spawner
 // lifeline — whatever it was doing; the port sends nothing more for that call.
 // Rule: a delegated child shares only the formation id and lives no longer than its parent,
-// whose process alone holds its spawner lifeline (docs/spec/decisions.md §Sub-capsules).
+// whose process alone holds its spawner lifeline (docs/spec/choices.md §Sub-capsules).
 #pragma once
 
 #include "messages/vocabulary/message_fields.hpp"

@@ -8,7 +8,7 @@
 // only when the list names it. A call's result becomes the tool message the model reads: its text
 // parts in order, every other part summarised by its type and size (never its bytes), cut at the
 // answer cap; `isError` is kept.
-// Rule: docs/spec/decisions.md §Tool servers; docs/spec/models-and-mcp.md (the MCP wire facts).
+// Rule: docs/spec/choices.md §Tool servers; docs/spec/model-and-tool-wire.md (the MCP wire facts).
 #pragma once
 
 #include "messages/wire/model_turn.hpp"

@@ -6,7 +6,7 @@
 // place (a server cannot list call-member: its names always hold `__`). A transport carries
 // whole JSON-RPC lines, one message each, in the order they came; it tells the hub once that
 // its server ended, with why (its exit and the tail of its stderr, secrets written out).
-// Rule: docs/spec/decisions.md §Tool servers.
+// Rule: docs/spec/choices.md §Tool servers.
 #pragma once
 
 #include "messages/vocabulary/message_fields.hpp"

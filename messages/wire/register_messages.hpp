@@ -4,7 +4,7 @@
 // (messages/vocabulary/message_types.hpp), each under its block name, and the transport error
 // category; it lives with the wire because registering a type needs the whole struct.
 // Rule: one message vocabulary, whether the ports behind the actors are real or simulated
-// (docs/spec/decisions.md §Actors and ports).
+// (docs/spec/choices.md §Actors and ports).
 #pragma once
 
 #include <caf/fwd.hpp>

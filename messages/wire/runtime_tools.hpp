@@ -8,7 +8,7 @@
 // object, an unknown tool, a member outside the enum or a missing field become a tool error
 // that says what was wrong and that nothing was sent; nothing the model sends can crash the
 // runtime (arguments are parsed with the depth bound of strict_json).
-// Rule (docs/spec/decisions.md §Real models): the runtime's tools are function tools —
+// Rule (docs/spec/choices.md §Real models): the runtime's tools are function tools —
 // call-member {member: enum, task}, end-without-answer {reason}, delegate {capsule: enum, task}.
 // Rule: call-member names a callee and carries the whole task; the model never answers in a
 // callee's place (docs/spec/formation.md §How a member gives another work).

@@ -6,7 +6,7 @@
 // request timeout as `timed_out` and any other error as `other` with CAF's rendering. The reason
 // is a few plain words ("connection refused", "timed out", …) and never holds a URL, a header or
 // a token.
-// Rule (docs/spec/decisions.md §Faults are named): a refused connection is named as such at once.
+// Rule (docs/spec/choices.md §Faults are named): a refused connection is named as such at once.
 #pragma once
 
 #include <caf/fwd.hpp>

@@ -18,7 +18,8 @@
 #    - nothing quotes the seeds: the citation forms `Seed:` and `Seed "…"` are reported (the
 #      seeds are not in the repository; docs/spec/ states their rules in our own words, and a
 #      comment cites it, `Rule: … (docs/spec/<page>.md §<heading>)`). Other mentions of the
-#      seeds ("the seed documents") are fine.
+#      seeds ("the seed documents") are fine. No page of docs/spec/ bears the name of a page
+#      outside (OUTSIDE_PAGES below): a citation of ours must not read as one of those.
 # 2. Codes. The E-/W- codes the program can print (those in string literals of the product
 #    sources, tests/ excluded) are exactly the codes that head a section (`### E-ROS-001 …`) of
 #    docs/errors.md; and a code named anywhere else (docs, comments, tests) is one of them or is
@@ -47,6 +48,10 @@ ROOT_DIRS = ("actors", "capsule", "docs", "examples", "http", "launcher", "membe
              "os", "scripts", "tests")
 # Files of this project that live outside the repository: a comment must not send a reader there.
 OUTSIDE_NAMES = ("formations.txt", "formation_credentials.txt")
+# Pages of the project's documents outside the repository: docs/spec/ must not hold a page of the
+# same name, or a citation of ours reads as a citation of theirs.
+OUTSIDE_PAGES = ("README.md", "decisions.md", "models-and-mcp.md", "a2a-v1.md", "murmur-capsule.md",
+                 "murmur-door.md", "murmur-formation.md", "ARCHITECTURE.md", "toolchain.md")
 
 findings = []
 def finding(path, line, text):
@@ -438,6 +443,10 @@ for no, raw in enumerate(readme, 1):
                         " passes " + " ".join(f"'{w}'" for w in words + flags)); continue
         if "--readme" in sys.argv[1:]:
             print(f"README.md:{no}: {part}  <-  {where}")
+
+for page in OUTSIDE_PAGES:
+    if os.path.exists("docs/spec/" + page):
+        finding("docs/spec/" + page, 1, "has the name of a page outside the repository: rename it")
 
 for f in findings:
     print("check_docs.sh: " + f, file=sys.stderr)

@@ -1,4 +1,4 @@
-// The `mur` command line says what it means (docs/spec/decisions.md §A usable command line),
+// The `mur` command line says what it means (docs/spec/choices.md §A usable command line),
 // checked on the real binary: an
 // unknown command or flag is named with the nearest known one (E-CLI-001, exit 2); `mur help`
 // prints help; a flag that does not apply to the chosen mode is refused with why (E-CLI-002);

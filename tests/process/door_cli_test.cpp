@@ -1,4 +1,4 @@
-// A session's door as a user outside mur reaches it (docs/spec/decisions.md §A usable command
+// A session's door as a user outside mur reaches it (docs/spec/choices.md §A usable command
 // line), with real processes:
 // `mur token NAME --session` prints a declared credential's token from the 0600 running record,
 // and that token reaches exactly its scopes (GetTask yes, CancelTask 403 insufficient_scope) and

@@ -1,4 +1,4 @@
-// Faults named right and seen, with real `mur` processes (docs/spec/decisions.md §Faults are
+// Faults named right and seen, with real `mur` processes (docs/spec/choices.md §Faults are
 // named): a peer SIGKILLed
 // mid-call is named in the caller's answer as refusing the connection, and the launcher ends the
 // formation with 69 naming the member and its signal; a peer SIGSTOPped mid-call is named as not

@@ -1,4 +1,4 @@
-// `mur new` and `mur formations rm` with real processes (docs/spec/decisions.md §Command line): a
+// `mur new` and `mur formations rm` with real processes (docs/spec/choices.md §Command line): a
 // scaffolded
 // project installs, passes doctor and answers offline with its two capsules (the entry calls the
 // worker), from the commands it prints; `--model http` scaffolds capsules that install and that

@@ -1,4 +1,4 @@
-// Delegation to sub-capsules (docs/spec/decisions.md §Sub-capsules) in whole simulated
+// Delegation to sub-capsules (docs/spec/choices.md §Sub-capsules) in whole simulated
 // formations: the `delegate` tool of a
 // script, the child started through the (simulated) child port, its answer fenced as
 // capsule:<name> in the same one continuation as member answers, and how children end.

@@ -1,6 +1,6 @@
 // One whole formation scenario, run twice: with the seeded clock and id source (IdClockSpec,
 // simulated) every member's trace — event ids, session ids, task and call ids, timestamps — is
-// byte-identical between the runs (docs/spec/decisions.md §Determinism).
+// byte-identical between the runs (docs/spec/choices.md §Determinism).
 #include "formation_fixture.hpp"
 
 using namespace mur;

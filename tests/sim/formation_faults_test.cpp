@@ -1,4 +1,4 @@
-// Faults named right and seen (docs/spec/decisions.md §Faults are named), in whole simulated
+// Faults named right and seen (docs/spec/choices.md §Faults are named), in whole simulated
 // formations: a callee
 // that held a call and then answers nothing (as SIGSTOP) ends the call timed_out or unreachable
 // in words that say so, never busy; a killed callee is named as refusing the connection, and the

@@ -1,4 +1,4 @@
-// Input an attacker sends a door (docs/spec/decisions.md §Hostile input): JSON nested far deeper
+// Input an attacker sends a door (docs/spec/choices.md §Hostile input): JSON nested far deeper
 // than any
 // A2A message (a 140 KB body nested 70,000 deep used to overflow the stack), lenient shapes,
 // and HTTP framing, all through the same door_intake the RESTinio server calls.

@@ -1,5 +1,5 @@
 // The runtime's tools as a model sees them, and a model's tool calls read back: `delegate`
-// beside `call-member` and `end-without-answer` (docs/spec/decisions.md §Real models).
+// beside `call-member` and `end-without-answer` (docs/spec/choices.md §Real models).
 #include "messages/wire/runtime_tools.hpp"
 
 #include <catch2/catch.hpp>
