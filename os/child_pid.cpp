@@ -35,6 +35,12 @@ void ChildPid::kill(Target target) {
 }
 
 int ChildPid::reap() {
+  const int status = reap_status();
+  if (status < 0) return 1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int ChildPid::reap_status() {
   const pid_t pid = get();
   siginfo_t si{};
   while (::waitid(P_PID, static_cast<id_t>(pid), &si, WEXITED | WNOWAIT) != 0 && errno == EINTR) {
@@ -45,8 +51,7 @@ int ChildPid::reap() {
   while ((r = ::waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
   }
   reaped_ = true;
-  if (r < 0) return 1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r < 0 ? -1 : status;
 }
 
 } // namespace mur

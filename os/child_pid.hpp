@@ -1,5 +1,6 @@
 // child_pid.hpp — a started child's pid with the one lock that every signal to it and its
-// reaping take (a member process as the launcher sees it, a delegated child as its parent does).
+// reaping take (a member process as the launcher sees it, a delegated child as its parent does,
+// an agent program's turn and a stdio tool server as their member does).
 //
 // Invariant: no signal is sent before the pid is set or once the child was reaped (a reaped pid
 // may already name another process); reap() waits for the end without reaping (waitid WNOWAIT)
@@ -27,6 +28,8 @@ public:
   // Waits for it to end and reaps it: its exit code, 128+N when signal N ended it, 1 when it
   // could not be reaped.
   int reap();
+  // The same, as waitpid's status (-1 when it could not be reaped).
+  int reap_status();
 
 private:
   mutable std::mutex mu_;

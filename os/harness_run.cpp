@@ -16,7 +16,7 @@ struct HarnessRun::Impl {
   HarnessStart start;
   std::function<void()> on_output;
   std::function<void(HarnessEnd)> on_end;
-  pid_t pid = -1;
+  ChildPid pid; // leads its own process group
   std::atomic<bool> ended{false};
   std::thread thread;
 
@@ -71,8 +71,8 @@ void HarnessRun::Impl::run(PipedProgram child) {
     if (fds.events(pid_at) & POLLIN) {
       exited = true;
       in.reset();
-      ::kill(-pid, SIGKILL); // whatever it started in its group ends with the turn; the unreaped
-                             // leader still holds the group id, so it names no other group
+      pid.kill(ChildPid::Target::group); // whatever it started in its group ends with the turn; the
+                                         // unreaped leader still holds the group id
       reap_into(pid, end);
     }
     if (exited && r == 0) break; // nothing more is waiting in the pipes
@@ -100,9 +100,9 @@ HarnessRun::~HarnessRun() {
 }
 
 void HarnessRun::kill() {
-  if (impl_->pid > 0 && !impl_->ended) ::kill(-impl_->pid, SIGKILL);
+  impl_->pid.kill(ChildPid::Target::group); // nothing once it was reaped
 }
 
-pid_t HarnessRun::pid() const { return impl_->pid; }
+pid_t HarnessRun::pid() const { return impl_->pid.get(); }
 
 } // namespace mur

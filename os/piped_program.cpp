@@ -13,6 +13,16 @@
 
 namespace mur {
 
+namespace {
+
+// SIGKILL to `pid` (its whole group when `own_group`), then reaps it: a child that cannot be waited on.
+void kill_and_reap(pid_t pid, bool own_group) {
+  ::kill(own_group ? -pid : pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+}
+
+} // namespace
+
 PipedProgram start_piped(const ProgramStart& start, bool own_group) {
   PipeEnds in = make_pipe(), out = make_pipe(), err = make_pipe();
   SpawnRequest req;
@@ -41,14 +51,10 @@ PipedProgram start_piped(const ProgramStart& start, bool own_group) {
   return child; // the child's ends close with `in`, `out` and `err` here
 }
 
-void kill_and_reap(pid_t pid, bool own_group) {
-  ::kill(own_group ? -pid : pid, SIGKILL);
-  ::waitpid(pid, nullptr, 0);
-}
 
-void reap_into(pid_t pid, ProgramEnd& end) {
-  int status = 0;
-  ::waitpid(pid, &status, 0);
+void reap_into(ChildPid& pid, ProgramEnd& end) {
+  const int status = pid.reap_status();
+  if (status < 0) return;
   if (WIFEXITED(status)) end.exit_status = WEXITSTATUS(status);
   else if (WIFSIGNALED(status)) end.signal = WTERMSIG(status);
 }

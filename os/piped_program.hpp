@@ -11,6 +11,7 @@
 // member's isolation with only the environment the capsule declared).
 #pragma once
 
+#include "os/child_pid.hpp"
 #include "os/harness_isolation.hpp"
 #include "os/read_now.hpp" // what every user of a piped program reads with
 #include "os/unique_fd.hpp"
@@ -54,12 +55,8 @@ struct PipedProgram {
 // std::system_error or Failure (E-ISO-001).
 PipedProgram start_piped(const ProgramStart& start, bool own_group);
 
-// SIGKILL to `pid` (its whole group when `own_group`), then reaps it: for a child whose run
-// cannot go on.
-void kill_and_reap(pid_t pid, bool own_group);
-
-// Reaps the exited child `pid` into `end` (exit_status or signal).
-void reap_into(pid_t pid, ProgramEnd& end);
+// Reaps the exited child `pid` into `end` (exit_status or signal), under its lock.
+void reap_into(ChildPid& pid, ProgramEnd& end);
 
 // Keeps the last `cap` bytes of what reached it.
 void keep_tail(std::string& tail, const char* data, std::size_t n, std::size_t cap);
@@ -90,16 +87,19 @@ std::thread report_not_started(OnEnd on_end, const std::exception& why) {
 
 // Starts `impl.start` and runs `impl.run(child)` on a thread of its own without SIGPIPE (only
 // that thread writes to the child); a start that fails marks `impl.ended` and reports the
-// not-started `End` to `impl.on_end` on that thread instead. `Impl` holds start, pid, ended,
+// not-started `End` to `impl.on_end` on that thread instead. `Impl` holds start, pid (a ChildPid), ended,
 // thread, on_end and run(PipedProgram).
 template <class End, class Impl>
 void start_on_thread(Impl& impl, bool own_group) {
   try {
     PipedProgram child = start_piped(impl.start, own_group);
-    impl.pid = child.pid;
+    impl.pid.set(child.pid);
     impl.thread = thread_without_sigpipe([&impl, child = std::move(child)]() mutable { impl.run(std::move(child)); });
   } catch (const std::exception& ex) {
-    if (impl.pid > 0) kill_and_reap(impl.pid, own_group); // started, but its thread could not be
+    if (impl.pid.get() > 0) { // started, but its thread could not be
+      impl.pid.kill(own_group ? ChildPid::Target::group : ChildPid::Target::process);
+      impl.pid.reap();
+    }
     impl.ended = true;
     impl.thread = report_not_started<End>(std::move(impl.on_end), ex);
   }

@@ -19,7 +19,7 @@ struct StdioProcess::Impl {
   StdioStart start;
   std::function<void(std::string)> on_line;
   std::function<void(StdioEnd)> on_end;
-  pid_t pid = -1;
+  ChildPid pid; // in the caller's process group
   std::atomic<bool> ended{false};
   std::atomic<bool> stopping{false};
   std::mutex mu;
@@ -50,7 +50,7 @@ void StdioProcess::Impl::run(PipedProgram child) {
     lines.feed(data, n, [&](std::string line) {
       if (line.size() >= start.line_cap) {
         end.line_too_long = true;
-        if (!exited) ::kill(pid, SIGKILL); // once reaped, its pid may be another's
+        pid.kill(ChildPid::Target::process); // nothing once it was reaped
         return;
       }
       if (!end.line_too_long) on_line(std::move(line));
@@ -76,7 +76,7 @@ void StdioProcess::Impl::run(PipedProgram child) {
       char drain[64];
       while (::read(wake.fd(), drain, sizeof drain) > 0) {
       }
-      if (stopping && !exited) ::kill(pid, SIGKILL); // once reaped, its pid may be another's
+      if (stopping) pid.kill(ChildPid::Target::process); // nothing once it was reaped
     }
     if (fds.events(in_at) & (POLLOUT | POLLERR | POLLHUP)) {
       const ssize_t w = ::write(in.get(), pending.data(), pending.size());
@@ -121,6 +121,6 @@ void StdioProcess::send(std::string line) {
   impl_->wake.wake();
 }
 
-pid_t StdioProcess::pid() const { return impl_->pid; }
+pid_t StdioProcess::pid() const { return impl_->pid.get(); }
 
 } // namespace mur
