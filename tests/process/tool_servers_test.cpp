@@ -15,6 +15,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 #include <tuple>
 
 using namespace mur::test;
@@ -235,7 +236,16 @@ TEST_CASE("kill -9 of the launcher while a member's tool server runs: the server
   std::ofstream(f.project.path + "/roster.yaml", std::ios::trunc)
     << "roster_version: 1\nmembers:\n  - {name: keeper, capsule: t-tooled, version: 1.0.0, entry: true}\n";
   LaunchedMur run({MUR_BINARY, "run", "--roster", f.project.path, "--json"}, f.env); // serves until ended
-  const std::vector<pid_t> servers = processes_with_env("MUR_TEST_TOOL_MARK=" + value);
+  // The server itself: `python3` may be a shim (pyenv) whose short-lived shells carry the mark
+  // on their way to it, so only a python process counts, once it is the one left.
+  std::vector<pid_t> servers;
+  for (const auto until = std::chrono::steady_clock::now() + generous;;) {
+    servers.clear();
+    for (pid_t p : processes_with_env("MUR_TEST_TOOL_MARK=" + value))
+      if (read_bytes("/proc/" + std::to_string(p) + "/comm").rfind("python", 0) == 0) servers.push_back(p);
+    if (servers.size() == 1 || std::chrono::steady_clock::now() >= until) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50)); // a process appearing is no event to wait on
+  }
   REQUIRE(servers.size() == 1);
   run.signal(SIGKILL);
   run.wait();
