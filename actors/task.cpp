@@ -200,15 +200,28 @@ void enter(task_ptr self, TaskPhase phase) {
 void on_response(task_ptr self, ModelTurn t);
 
 // Asks the model with the whole transcript (the current turn, the current step).
-void ask(task_ptr self) {
+void ask_model(task_ptr self) {
   auto& st = self->state;
-  enter(self, TaskPhase::asking);
   ModelTurnRequest req{st.setup.task.id, st.setup.task.request, st.turn,     st.step,
                        st.setup.member,  st.setup.callees,       st.setup.capsules, st.answers,
                        st.continuation,  st.transcript,          st.setup.own_tools};
   self->request(st.setup.model, caf::infinite, std::move(req))
     .then([=](ModelTurn& t) { on_response(self, std::move(t)); },
           [=](caf::error& err) { fail(self, "the model did not answer: " + self->system().render(err), TaskExit::failed); });
+}
+
+// Each turn offers the capsule's own tools as the hub lists them now (a server that said
+// notifications/tools/list_changed was listed again), then asks the model.
+void ask(task_ptr self) {
+  enter(self, TaskPhase::asking);
+  if (!self->state.setup.tools) return ask_model(self);
+  self->request(self->state.setup.tools, caf::infinite, tools_atom_v)
+    .then(
+      [=](ToolsListed& l) {
+        if (l.code.empty()) self->state.setup.own_tools = std::move(l.tools);
+        ask_model(self);
+      },
+      [=](caf::error&) { ask_model(self); }); // the hub is gone: its tools answer as tool errors
 }
 
 // Starts the next turn, if max_turns leaves one.

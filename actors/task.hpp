@@ -63,7 +63,7 @@ struct TaskSetup {
   task_owner door;                    // receives TaskWorking, TaskFinished
   IdClockSpec ids;                    // call ids (mcl_), stream "<task id>/task"
   tool_port tools;                    // the capsule's own tools (null: none)
-  std::vector<OwnTool> own_tools;     // offered to the model beside the runtime's; calls go to `tools`
+  std::vector<OwnTool> own_tools;     // offered to the model beside the runtime's (each turn: as `tools` lists them then); calls go to `tools`
 };
 
 // True when a task's submitter credential is a formation member (`member:<name>`).

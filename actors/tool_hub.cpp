@@ -42,6 +42,12 @@ struct ServerState {
   std::vector<OwnTool> tools;
   std::vector<std::string> bare_names;
   std::string why_ended;
+  // notifications/tools/list_changed: the list is read again into these, then replaces the one
+  // offered; a change said while that reading is out is read once more after it.
+  bool relisting = false;
+  bool relist_again = false;
+  std::vector<OwnTool> next_tools;
+  std::vector<std::string> next_bare_names;
 };
 
 struct ToolHubState {
@@ -72,8 +78,9 @@ void answer_listeners(hub_ptr self) {
   if (!st.failure.empty()) {
     listed.code = "E-TOOL-001";
     listed.failure = st.failure;
-    listed.fix = "run its command by hand in the capsule folder, correct tools[].command or tools[].env in "
-                 "murmur.yaml, and reinstall the capsule";
+    listed.fix = "run its command by hand in the capsule folder (or check that the server at its url runs and "
+                 "takes its headers), correct tools[].command, env, url or headers in murmur.yaml, and reinstall "
+                 "the capsule";
   } else {
     for (const auto& s : st.servers) listed.tools.insert(listed.tools.end(), s.tools.begin(), s.tools.end());
   }
@@ -141,13 +148,18 @@ void list_page(hub_ptr self, std::int32_t index, const std::optional<std::string
   send_request(self, index, Outstanding{Outstanding::Kind::list, "", {}}, "tools/list", params);
 }
 
+void relisted(hub_ptr self, std::int32_t index, const std::vector<std::string>& left_out);
+
 void on_listed(hub_ptr self, std::int32_t index, const json& result) {
   auto& s = self->state.servers[static_cast<std::size_t>(index)];
   const auto* allow = s.setup.allow ? &*s.setup.allow : nullptr;
   auto page = mcp_client::read_tool_page(s.setup.name, result, allow);
-  s.tools.insert(s.tools.end(), page.tools.begin(), page.tools.end());
-  s.bare_names.insert(s.bare_names.end(), page.bare_names.begin(), page.bare_names.end());
+  auto& tools = s.relisting ? s.next_tools : s.tools;
+  auto& bare_names = s.relisting ? s.next_bare_names : s.bare_names;
+  tools.insert(tools.end(), page.tools.begin(), page.tools.end());
+  bare_names.insert(bare_names.end(), page.bare_names.begin(), page.bare_names.end());
   if (page.next_cursor) return list_page(self, index, page.next_cursor);
+  if (s.relisting) return relisted(self, index, page.left_out);
   if (allow)
     for (const auto& a : *allow)
       if (std::find(s.bare_names.begin(), s.bare_names.end(), a) == s.bare_names.end())
@@ -161,6 +173,38 @@ void on_listed(hub_ptr self, std::int32_t index, const json& result) {
   trace(self, "tool_server_ready", {{"server", s.setup.name}, {"tools", names}, {"left_out", page.left_out}});
   answer_listeners(self);
   next_waiting(self, index);
+}
+
+// The server said its tools changed: read them again (once more if it says so while reading).
+void relist(hub_ptr self, std::int32_t index) {
+  auto& s = self->state.servers[static_cast<std::size_t>(index)];
+  if (s.phase != ServerPhase::ready) return; // the first listing reads the list as it is then
+  if (s.relisting) {
+    s.relist_again = true;
+    return;
+  }
+  s.relisting = true;
+  s.next_tools.clear();
+  s.next_bare_names.clear();
+  list_page(self, index, std::nullopt);
+}
+
+// The list read again replaces the one offered from the next model turn on; a tool the allow
+// list names but the server no longer lists is simply not offered (the server keeps serving).
+void relisted(hub_ptr self, std::int32_t index, const std::vector<std::string>& left_out) {
+  auto& s = self->state.servers[static_cast<std::size_t>(index)];
+  s.relisting = false;
+  s.tools = std::move(s.next_tools);
+  s.bare_names = std::move(s.next_bare_names);
+  s.next_tools.clear();
+  s.next_bare_names.clear();
+  json names = json::array();
+  for (const auto& t : s.tools) names.push_back(t.name);
+  trace(self, "tool_server_relisted", {{"server", s.setup.name}, {"tools", names}, {"left_out", left_out}});
+  if (s.relist_again) {
+    s.relist_again = false;
+    relist(self, index);
+  }
 }
 
 void on_response(hub_ptr self, std::int32_t index, const mcp_client::Message& m) {
@@ -177,6 +221,11 @@ void on_response(hub_ptr self, std::int32_t index, const mcp_client::Message& m)
     s.phase = ServerPhase::listing;
     return list_page(self, index, std::nullopt);
   case Outstanding::Kind::list:
+    if (failed && s.relisting) { // the list offered stays as it was
+      s.relisting = false;
+      trace(self, "tool_server_relisted", {{"server", s.setup.name}, {"failed", m.error_text}});
+      return;
+    }
     if (failed) return server_ended(self, index, "refused tools/list: " + m.error_text, "E-TOOL-001");
     return on_listed(self, index, m.result);
   case Outstanding::Kind::call:
@@ -204,8 +253,10 @@ void on_line(hub_ptr self, const McpLine& l) {
     if (m.method == "ping") send_line(self, l.server, mcp_client::result(m.raw_id, json::object()));
     else send_line(self, l.server, mcp_client::error(m.raw_id, -32601, "the client does not offer " + m.method));
     return;
-  case Kind::notification: // progress, logging, list_changed: the list is read once, at start
-  case Kind::invalid:      // a line that is not a message (servers should write none): passed over
+  case Kind::notification: // list_changed: read the list again; progress, logging: passed over
+    if (m.method == "notifications/tools/list_changed") relist(self, l.server);
+    return;
+  case Kind::invalid: // a line that is not a message (servers should write none): passed over
     return;
   }
 }

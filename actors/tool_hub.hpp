@@ -7,7 +7,10 @@
 // and is answered exactly once: with the server's result, or a tool error when the server ended
 // (E-TOOL-002), passed the call's timeout (E-TOOL-003, and the server is told the call is
 // cancelled) or never listed that tool. Nothing a server writes reaches the model but a call's
-// result; a request a server makes of the client is answered (ping) or refused (-32601).
+// result; a request a server makes of the client is answered (ping) or refused (-32601). A ready
+// server's notifications/tools/list_changed has its list read again (every page), and the new
+// list replaces the old one whole once read: tools_atom answers it from then on (each model turn
+// asks), and a call to a tool no longer listed is a tool error.
 // Rule: docs/spec/choices.md §Tool servers.
 #pragma once
 

@@ -482,7 +482,8 @@ Manifest load_manifest_dir(const std::string& dir) {
   if (m.inference.transport == Transport::process)
     check_capsule_program(dir, path + ": inference.command[0]", m.inference.command.front());
   for (std::size_t i = 0; i < m.tools.size(); ++i)
-    check_capsule_program(dir, path + ": tools[" + std::to_string(i) + "].command[0]", m.tools[i].command.front());
+    if (!m.tools[i].command.empty())
+      check_capsule_program(dir, path + ": tools[" + std::to_string(i) + "].command[0]", m.tools[i].command.front());
   m.folder = dir;
   return m;
 }

@@ -2,10 +2,13 @@
 #include "capsule/tool_server_spec.hpp"
 
 #include "capsule/yaml_reader.hpp"
+#include "messages/credentials/virtual_address.hpp"
 #include "messages/vocabulary/model_endpoint.hpp"
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
+#include <variant>
 
 namespace mur {
 
@@ -30,13 +33,84 @@ std::vector<std::pair<std::string, std::string>> parse_env_map(const Value& v) {
   return out;
 }
 
+bool runtime_header(const std::string& n) {
+  static const char* const names[] = {"content-type", "accept", "host", "content-length", "transfer-encoding",
+                                      "connection", "expect", "mcp-session-id", "mcp-protocol-version",
+                                      "mcp-method", "mcp-name", "last-event-id"};
+  return std::any_of(std::begin(names), std::end(names), [&](const char* r) { return n == r; });
+}
+
 namespace {
+
+std::string lower_case(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
 
 bool server_name_ok(const std::string& n) {
   return !n.empty() && n.size() <= 32 && n.front() != '-' && n.back() != '-' &&
          n.find("__") == std::string::npos && std::all_of(n.begin(), n.end(), [](char c) {
            return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
          });
+}
+
+std::string parse_url(const Value& v) {
+  const std::string text = v.string();
+  // A formation's virtual address is never resolved or sent as written: only call-member reaches
+  // a member, so every answer is fenced (docs/spec/choices.md §Tool servers). Said before any
+  // other fault of the URL, which would send the user looking elsewhere.
+  const auto scheme_end = text.find("://");
+  if (scheme_end != std::string::npos) {
+    std::string host = text.substr(scheme_end + 3);
+    host = host.substr(0, host.find_first_of("/:"));
+    if (is_formation_host(host))
+      v.fail("names " + host + ", a formation's virtual address, which only call-member reaches",
+             "point url at the tool server; to hand another member work, call it with call-member");
+  }
+  auto parsed = parse_model_endpoint(text);
+  if (auto* p = std::get_if<EndpointProblem>(&parsed)) {
+    v.fail(p->problem, "write it like http://127.0.0.1:8811/mcp (plain http only on a loopback host) or "
+                       "https://tools.example.com/mcp; a key goes in headers, never in the URL");
+  }
+  const ModelEndpoint& ep = std::get<ModelEndpoint>(parsed);
+  if (ep.path.empty()) v.fail("has no path", "give the server's endpoint with its path, e.g. http://127.0.0.1:8811/mcp");
+  return text; // as written: a server may serve /mcp/ and not /mcp
+}
+
+bool header_name_ok(const std::string& n) {
+  return !n.empty() && n.size() <= 64 && std::all_of(n.begin(), n.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
+  });
+}
+
+// Every `${` opens a `${NAME}` of its own.
+bool references_ok(const std::string& text) {
+  for (std::size_t at = text.find("${"); at != std::string::npos; at = text.find("${", at + 2)) {
+    const auto end = text.find('}', at);
+    if (end == std::string::npos || !env_reference_name(text.substr(at, end - at + 1))) return false;
+  }
+  return true;
+}
+
+std::vector<std::pair<std::string, std::string>> parse_headers(const Value& v) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (auto& [name, value] : v.entries()) {
+    if (!header_name_ok(name))
+      value.fail("names a header '" + name + "' that is not 1-64 of letters, digits, - and _",
+                 "use a header name such as Authorization");
+    const std::string lower = lower_case(name);
+    if (runtime_header(lower)) value.fail("sets " + name + ", which mur sets itself on every request", "remove it");
+    for (const auto& [seen, ignored] : out)
+      if (lower_case(seen) == lower) value.fail("names " + name + " twice", "give each header once");
+    const std::string text = value.text();
+    if (std::any_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+      value.fail("holds a control character", "write the value on one line of printable text");
+    if (!references_ok(text))
+      value.fail("'" + text.substr(0, text.find("${") + 2) + "…' is not a ${NAME} of capitals, digits and _",
+                 "write each reference as ${NAME}, e.g. Bearer ${SEARCH_KEY}");
+    out.emplace_back(name, text);
+  }
+  return out;
 }
 
 ToolServerSpec parse_one(const Value& t) {
@@ -47,15 +121,23 @@ ToolServerSpec parse_one(const Value& t) {
   if (!server_name_ok(s.name))
     name.fail("'" + s.name + "' is not 1-32 of a-z, 0-9 and - (not starting or ending with -)",
               "name the server like files or web-search");
-  if (auto url = t.get("url"))
-    url->fail("streamable HTTP tool servers are not supported yet",
-              "run the server over stdio: give its command instead of url");
-  if (auto h = t.get("headers")) h->fail("applies to url, which is not supported yet", "remove headers");
-  Value cmd = t.require("command");
-  s.command = cmd.strings();
-  if (s.command.empty() || s.command.front().empty())
-    cmd.fail("is an empty list", "give the server's program and its arguments, e.g. [node, server.mjs]");
-  if (auto env = t.get("env")) s.env = parse_env_map(*env);
+  auto url = t.get("url");
+  auto cmd = t.get("command");
+  if (url && cmd)
+    url->fail("is given beside command, but a tool server is reached one way",
+              "keep command for a server this member starts, or url for one that already runs");
+  if (url) {
+    s.url = parse_url(*url);
+    if (auto env = t.get("env")) env->fail("applies to command, not url", "remove env, or use headers");
+    if (auto h = t.get("headers")) s.headers = parse_headers(*h);
+  } else {
+    if (!cmd) t.require("command"); // "command: is required"
+    s.command = cmd->strings();
+    if (s.command.empty() || s.command.front().empty())
+      cmd->fail("is an empty list", "give the server's program and its arguments, e.g. [node, server.mjs]");
+    if (auto h = t.get("headers")) h->fail("applies to url, not command", "remove headers, or pass them in env");
+    if (auto env = t.get("env")) s.env = parse_env_map(*env);
+  }
   if (auto a = t.get("allow")) {
     s.allow = a->strings();
     if (s.allow->empty()) a->fail("is empty", "name the tools to offer, or remove allow to offer them all");

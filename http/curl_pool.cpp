@@ -13,6 +13,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace mur {
@@ -100,23 +101,25 @@ std::size_t on_write(char* ptr, std::size_t size, std::size_t n, void* user) {
   return len;
 }
 
-// Keeps Retry-After (any case) of the last response's headers; notes that bytes arrived.
+// The value of header line [ptr, ptr+len) when it is `name` (lower case, with its colon), trimmed.
+std::optional<std::string> header_value(const char* ptr, std::size_t len, const std::string& name) {
+  if (len <= name.size()) return std::nullopt;
+  for (std::size_t i = 0; i < name.size(); ++i)
+    if (static_cast<char>(std::tolower(static_cast<unsigned char>(ptr[i]))) != name[i]) return std::nullopt;
+  std::string v(ptr + name.size(), len - name.size());
+  const auto b = v.find_first_not_of(" \t");
+  const auto e = v.find_last_not_of(" \t\r\n");
+  return b == std::string::npos ? std::string() : v.substr(b, e - b + 1);
+}
+
+// Keeps Retry-After and Mcp-Session-Id (any case) of the last response's headers; notes that
+// bytes arrived.
 std::size_t on_header(char* ptr, std::size_t size, std::size_t n, void* user) {
   auto& t = *static_cast<Transfer*>(user);
   const std::size_t len = size * n;
   t.meta.received = true;
-  static const std::string name = "retry-after:";
-  if (len > name.size()) {
-    bool match = true;
-    for (std::size_t i = 0; i < name.size() && match; ++i)
-      match = static_cast<char>(std::tolower(static_cast<unsigned char>(ptr[i]))) == name[i];
-    if (match) {
-      std::string v(ptr + name.size(), len - name.size());
-      const auto b = v.find_first_not_of(" \t");
-      const auto e = v.find_last_not_of(" \t\r\n");
-      t.meta.retry_after = b == std::string::npos ? "" : v.substr(b, e - b + 1);
-    }
-  }
+  if (auto v = header_value(ptr, len, "retry-after:")) t.meta.retry_after = std::move(*v);
+  else if (auto id = header_value(ptr, len, "mcp-session-id:")) t.meta.session_id = std::move(*id);
   return len;
 }
 
@@ -143,6 +146,8 @@ struct CurlPool::Impl {
       curl_easy_setopt(e, CURLOPT_POST, 1L);
       curl_easy_setopt(e, CURLOPT_POSTFIELDS, t->call.body.c_str());
       curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE, static_cast<long>(t->call.body.size()));
+    } else if (t->call.method == "DELETE") {
+      curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, "DELETE");
     } else {
       curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
     }
@@ -196,9 +201,12 @@ struct CurlPool::Impl {
             finish(e, 0, "canceled");
             break;
           }
-      if (stop) {
-        while (!live.empty()) finish(live.begin()->first, 0, "the client is stopping");
-        return;
+      if (stop) { // every call ends now but a farewell, which runs out its own (short) timeout
+        for (auto it = live.begin(); it != live.end();) {
+          CURL* e = (it++)->first;
+          if (!live.at(e)->call.farewell) finish(e, 0, "the client is stopping");
+        }
+        if (live.empty()) return;
       }
       bool any_paused = false;
       for (auto& [e, t] : live)

@@ -43,12 +43,13 @@ inline constexpr const char* event_too_large = "stream event too large"; // one 
 // What a reply said besides its status and body (for on_done_meta).
 struct HttpReplyMeta {
   std::string retry_after;  // the Retry-After header's value, "" when none
+  std::string session_id;   // the Mcp-Session-Id header's value (a streamable HTTP MCP server's), "" when none
   bool received = false;    // any byte of a reply (a header line or body) arrived
 };
 
 struct HttpCall {
   std::string url;
-  std::string method = "POST";                 // POST or GET
+  std::string method = "POST";                 // POST, GET or DELETE (no body)
   std::string body;
   std::vector<std::string> headers;            // "Name: value" lines
   std::chrono::milliseconds timeout{30000};    // whole call; streams: 0 (none) and a stall limit
@@ -67,12 +68,15 @@ struct HttpCall {
   // server cannot queue more than about window_bytes of events ahead of a slow reader.
   std::shared_ptr<std::atomic<std::size_t>> in_flight;
   std::size_t window_bytes = 0;
+  // A farewell (a tool server's session DELETE, sent as its member ends) is let finish when the
+  // pool stops, within its own timeout (keep it short); every other call ends at once then.
+  bool farewell = false;
 };
 
 class CurlPool {
 public:
   CurlPool();  // starts the thread
-  ~CurlPool(); // ends every open call (on_done with "the client is stopping") and joins
+  ~CurlPool(); // ends every open call (on_done with "the client is stopping") but farewells, and joins
   CurlPool(const CurlPool&) = delete;
   CurlPool& operator=(const CurlPool&) = delete;
 

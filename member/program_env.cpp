@@ -32,6 +32,28 @@ EnvList read_declared_env(const EnvList& declared, const EnvRead& env, SecretRed
   return out;
 }
 
+std::string fill_env_refs(const std::string& text, const EnvRead& env, SecretRedaction& secrets,
+                          const std::string& warning, const std::string& key_path, const std::string& whom) {
+  std::string out;
+  std::size_t from = 0;
+  for (std::size_t at = text.find("${"); at != std::string::npos; at = text.find("${", from)) {
+    const auto close = text.find('}', at);
+    auto ref = close == std::string::npos ? std::nullopt : env_reference_name(text.substr(at, close - at + 1));
+    if (!ref) break; // the manifest refused such a text; kept as written
+    out += text.substr(from, at - from);
+    auto v = env(*ref);
+    if (!v)
+      std::cerr << "warning " << warning << ": " << key_path << " reads ${" << *ref << "}, which is not set; "
+                << whom << " gets it empty\n";
+    if (v) {
+      secrets.add(*v);
+      out += *v;
+    }
+    from = close + 1;
+  }
+  return out + text.substr(from);
+}
+
 std::vector<std::string> program_env(const EnvList& declared) {
   std::vector<std::string> env;
   for (const char* name : {"PATH", "HOME", "LANG", "LC_ALL", "TZ", "USER", "TMPDIR"})

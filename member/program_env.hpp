@@ -33,6 +33,12 @@ using EnvList = std::vector<std::pair<std::string, std::string>>;
 EnvList read_declared_env(const EnvList& declared, const EnvRead& env, SecretRedaction& secrets,
                           const std::string& warning, const std::string& key_path, const std::string& whom);
 
+// `text` with each `${NAME}` in it read through `env` (its value added to `secrets`); an unset
+// one is empty, with `warning` and `key_path` on stderr as above. For tools[].headers, whose
+// values may hold a reference among other text ("Bearer ${KEY}").
+std::string fill_env_refs(const std::string& text, const EnvRead& env, SecretRedaction& secrets,
+                          const std::string& warning, const std::string& key_path, const std::string& whom);
+
 // The whole environment of the program: the minimal one, then `declared`.
 std::vector<std::string> program_env(const EnvList& declared);
 

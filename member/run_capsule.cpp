@@ -34,6 +34,7 @@
 #include "os/process_start.hpp"
 #include "os/signal_watch.hpp"
 
+#include <algorithm>
 #include <caf/all.hpp>
 #include <nlohmann/json.hpp>
 
@@ -258,7 +259,8 @@ Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manif
   s.workdir = o.workdir.empty() ? current_dir() : o.workdir;
   // Where the capsule's programs run and what they may reach (whether its sessions would be in
   // their reach), worked out once.
-  const bool has_programs = m.inference.transport == Transport::process || !m.tools.empty();
+  const bool has_programs = m.inference.transport == Transport::process ||
+                            std::any_of(m.tools.begin(), m.tools.end(), [](const ToolServerSpec& t) { return !t.command.empty(); });
   ProgramPlace programs;
   if (has_programs) programs.dir = program_dir_for(s.workdir, murmur_home());
   s.dir = open_session_dir(s.workdir, s.id, has_programs ? &programs.dir : nullptr);
@@ -280,7 +282,7 @@ Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manif
   s.trace = spawn_trace_recorder(sys, s.id, trace_file_sink(s.dir));
   const supervisor_port supervisor = spawn_result_writer(sys, s.dir, waiter);
   spawn_children(sys, s, m, o, formation);
-  StartedTools tools = start_tools(sys, m, own_env, s.workdir, programs, s.trace);
+  StartedTools tools = start_tools(sys, m, own_env, s.workdir, programs, s.trace, pool);
   s.tools = tools.port;
   MemberSetup ms = member_setup(m, launch, MemberPorts{s.trace, s.network, s.model, supervisor, IdClockSpec{},
                                                         s.children, tools.port, std::move(tools.tools)});

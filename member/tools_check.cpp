@@ -49,6 +49,7 @@ std::vector<OwnTool> list_capsule_tools(const Manifest& m, const EnvRead& env) {
                   "check that $TMPDIR and $MURMUR_HOME exist and can be read");
   }
   std::vector<OwnTool> tools;
+  const auto pool = std::make_shared<CurlPool>(); // outlives the system: a url server's session is ended through it
   {
     caf::actor_system_config cfg;
     register_message_types(cfg);
@@ -56,7 +57,7 @@ std::vector<OwnTool> list_capsule_tools(const Manifest& m, const EnvRead& env) {
     caf::actor_system sys{cfg};
     const trace_port trace = spawn_trace_recorder(sys, "doctor");
     try {
-      StartedTools started = start_tools(sys, m, env, scratch.path, place, trace);
+      StartedTools started = start_tools(sys, m, env, scratch.path, place, trace, pool);
       tools = std::move(started.tools);
       caf::anon_send_exit(started.port, caf::exit_reason::user_shutdown);
     } catch (...) { // start_tools has ended its hub

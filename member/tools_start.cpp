@@ -3,6 +3,7 @@
 
 #include "actors/tool_hub.hpp"
 #include "capsule/harness_program.hpp"
+#include "http/mcp_http_transport.hpp"
 #include "member/stdio_tool_server.hpp"
 #include "messages/vocabulary/failure.hpp"
 
@@ -11,7 +12,8 @@
 namespace mur {
 
 StartedTools start_tools(caf::actor_system& sys, const Manifest& m, const EnvRead& env, const std::string& workdir,
-                         const ProgramPlace& programs, const trace_port& trace) {
+                         const ProgramPlace& programs, const trace_port& trace,
+                         const std::shared_ptr<CurlPool>& pool) {
   StartedTools out;
   if (m.tools.empty()) return out;
   const std::string folder = capsule_folder(m);
@@ -20,17 +22,31 @@ StartedTools start_tools(caf::actor_system& sys, const Manifest& m, const EnvRea
   for (std::size_t i = 0; i < m.tools.size(); ++i) {
     const ToolServerSpec& t = m.tools[i];
     const std::string key = "tools[" + std::to_string(i) + "]";
-    StdioToolServerSetup s;
-    s.start.program = resolve_program(t.command.front(), m.name + ": " + key + ".command[0]", "E-TOOL-001", folder,
-                                      env("PATH").value_or("/usr/local/bin:/usr/bin:/bin"));
-    s.start.argv = {t.command.front()};
-    for (auto& a : capsule_args(t.command, folder)) s.start.argv.push_back(std::move(a));
-    s.start.env = program_env(read_declared_env(t.env, env, s.secrets, "W-TOOL-001", key + ".env",
-                                                "the tool server " + t.name));
-    s.start.cwd = programs.dir.dir.empty() ? workdir : programs.dir.dir;
-    s.start.isolation = programs.isolation;
-    hub.servers.push_back(ToolServerSetup{t.name, t.allow, std::chrono::seconds(t.timeout_secs),
-                                          spawn_stdio_tool_server(sys, std::move(s))});
+    const std::string whom = "the tool server " + t.name;
+    mcp_transport transport;
+    if (!t.url.empty()) {
+      McpHttpSetup h;
+      h.url = t.url;
+      for (const auto& [name, value] : t.headers) {
+        std::string filled = fill_env_refs(value, env, h.secrets, "W-TOOL-001", key + ".headers." + name, whom);
+        h.secrets.add(filled); // a header's value is taken for a credential, literal or not
+        h.headers.push_back(name + ": " + filled);
+      }
+      h.call_timeout = std::chrono::seconds(t.timeout_secs);
+      h.pool = pool;
+      transport = spawn_mcp_http_transport(sys, std::move(h));
+    } else {
+      StdioToolServerSetup s;
+      s.start.program = resolve_program(t.command.front(), m.name + ": " + key + ".command[0]", "E-TOOL-001", folder,
+                                        env("PATH").value_or("/usr/local/bin:/usr/bin:/bin"));
+      s.start.argv = {t.command.front()};
+      for (auto& a : capsule_args(t.command, folder)) s.start.argv.push_back(std::move(a));
+      s.start.env = program_env(read_declared_env(t.env, env, s.secrets, "W-TOOL-001", key + ".env", whom));
+      s.start.cwd = programs.dir.dir.empty() ? workdir : programs.dir.dir;
+      s.start.isolation = programs.isolation;
+      transport = spawn_stdio_tool_server(sys, std::move(s));
+    }
+    hub.servers.push_back(ToolServerSetup{t.name, t.allow, std::chrono::seconds(t.timeout_secs), transport});
   }
   const auto start_timeout = hub.start_timeout;
   out.port = spawn_tool_hub(sys, std::move(hub));

@@ -5,10 +5,10 @@
 // and a server ending with its formation when the launcher is killed.
 #include <catch2/catch.hpp>
 
-#include "capsule_folder.hpp"
 #include "formation_fixture.hpp"
 #include "launched_mur.hpp"
 #include "run_command.hpp"
+#include "tool_capsule.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -26,15 +26,6 @@ namespace {
 
 const std::string filesystem_server =
   std::string(MUR_SOURCE_DIR) + "/tests/tools/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js";
-
-const std::string everything_server =
-  std::string(MUR_SOURCE_DIR) + "/tests/tools/node_modules/@modelcontextprotocol/server-everything/dist/index.js";
-
-// The murmur.yaml of capsule `scribe` with tool servers `tools` (lines under tools:) and script
-// `turns` (lines under inference.turns).
-std::string tool_manifest(const std::string& tools, const std::string& turns) {
-  return "name: scribe\nversion: 1.0.0\ntools:\n" + tools + "inference:\n  turns:\n" + turns;
-}
 
 // The tools: entry of the reference filesystem server `files`, serving its working directory;
 // `more` lines follow its command.
@@ -61,36 +52,6 @@ std::string python_server(const std::string& text, const std::string& after_eof 
 std::string everything(const std::string& allow) {
   return "  - name: every\n    command: [" + std::string(MUR_NODE) + ", " + everything_server + ", stdio]\n    allow: [" +
          allow + "]\n";
-}
-
-// A capsule folder with `manifest`: its `mur run --manifest … --task` and its members' trace events.
-struct ToolCapsule : CapsuleFolder {
-  using CapsuleFolder::CapsuleFolder;
-  Ran run(const std::string& task) { return run_command(run_argv({"--task", task}), env); }
-  std::vector<json> events(const std::string& type) {
-    std::vector<json> out;
-    for (const auto& entry : fs::recursive_directory_iterator(home.path)) {
-      if (entry.path().filename() != "trace.jsonl") continue;
-      std::ifstream in(entry.path());
-      for (std::string line; std::getline(in, line);) {
-        auto j = json::parse(line, nullptr, false);
-        if (j.is_object() && j.value("event_type", "") == type) out.push_back(j);
-      }
-    }
-    return out;
-  }
-};
-
-// The last line of a --json run's stdout: the task's outcome (or the failure), after the ready line.
-json answer_of(const Ran& r) {
-  std::string last;
-  for (std::size_t at = 0, nl; at < r.out.size(); at = nl + 1) {
-    nl = r.out.find('\n', at);
-    if (nl == std::string::npos) nl = r.out.size();
-    if (nl > at) last = r.out.substr(at, nl - at);
-  }
-  auto j = json::parse(last, nullptr, false);
-  return j.is_object() ? j : json::object();
 }
 
 } // namespace

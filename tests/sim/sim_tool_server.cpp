@@ -48,7 +48,12 @@ void on_request(server_ptr self, const json& msg) {
     reply(self, id, {{"content", {{{"type", "text"}, {"text", tool + " got " + args}}}}});
   else if (behaviour == "error")
     reply(self, id, {{"content", {{{"type", "text"}, {"text", tool + " could not"}}}}, {"isError", true}});
-  else if (behaviour == "die")
+  else if (behaviour == "change") { // the tool goes, "extra" comes, and the server says so first
+    st.tools.erase(tool);
+    st.tools["extra"] = "echo";
+    self->send(st.hub, McpLine{st.index, json{{"jsonrpc", "2.0"}, {"method", "notifications/tools/list_changed"}}.dump()});
+    reply(self, id, {{"content", {{{"type", "text"}, {"text", "changed"}}}}});
+  } else if (behaviour == "die")
     self->send(st.hub, McpServerEnded{st.index, "exited with code 1"});
   else if (behaviour == "refuse")
     self->send(st.hub, McpLine{st.index, json{{"jsonrpc", "2.0"}, {"id", id},

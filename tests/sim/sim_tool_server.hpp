@@ -13,7 +13,9 @@
 namespace mur::sim {
 
 // What a tool does when called: "echo" answers "<tool> got <arguments>", "error" answers with
-// isError, "hang" never answers, "die" ends the server; "refuse" answers a JSON-RPC error.
+// isError, "hang" never answers, "die" ends the server; "refuse" answers a JSON-RPC error;
+// "change" removes itself, adds an "echo" tool named "extra", sends
+// notifications/tools/list_changed and then answers "changed".
 using SimTools = std::map<std::string, std::string>; // tool → behaviour
 
 struct SimToolServerLog {

@@ -152,3 +152,33 @@ TEST_CASE_METHOD(hub_scene, "tool hub: isError and a server's JSON-RPC error bot
   const auto& done = finished();
   CHECK(done.answer == "bad could not\ntool error: files__gone failed: unknown tool (code -32602).");
 }
+
+TEST_CASE_METHOD(hub_scene, "tool hub: notifications/tools/list_changed has the list read again, and the next turn is offered the new one",
+                 "[sim][tools]") {
+  start_hub({{"files", {{"change", "change"}, {"read", "echo"}}}});
+  start(script({use("files__change", "{}"), use("files__extra", "{\"text\":\"hi\"}"), use("files__change", "{}"),
+                reply("{{tool_results}}")}),
+        "operator", {});
+  const auto& done = finished();
+  CHECK(done.answer == "tool error: there is no tool named \"files__change\"; the tools are files__extra, files__read. "
+                      "Nothing was sent."); // the tool that went is no longer offered
+  auto& reqs = requests();
+  REQUIRE(reqs.size() == 4);
+  auto names = [](const ModelTurnRequest& r) {
+    std::vector<std::string> n;
+    for (const auto& t : r.tools) n.push_back(t.name);
+    return n;
+  };
+  CHECK(names(reqs[0]) == std::vector<std::string>{"files__change", "files__read"});
+  CHECK(names(reqs[1]) == std::vector<std::string>{"files__extra", "files__read"});
+  CHECK(tool_results(reqs[1]).at(0) == "changed");
+  CHECK(tool_results(reqs[2]).at(0) == "extra got {\"text\":\"hi\"}");
+  const auto relisted = events("tool_server_relisted");
+  REQUIRE(relisted.size() == 1);
+  CHECK(relisted[0]["tools"] == json::array({"files__extra", "files__read"}));
+  // the hub asked for the list exactly twice: at start and after the notification
+  int lists = 0;
+  for (const auto& line : mur::sim::sim_tool_server_log(servers[0]).lines)
+    if (json::parse(line).value("method", "") == "tools/list") ++lists;
+  CHECK(lists == 2);
+}

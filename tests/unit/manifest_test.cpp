@@ -339,7 +339,18 @@ TEST_CASE("tools: a capsule's tool servers are read with their keys, defaults an
     {"{name: a__b, command: [x]}", "tools[0].name: 'a__b'"},
     {"{name: files}", "tools[0].command: is required"},
     {"{name: files, command: []}", "tools[0].command: is an empty list"},
-    {"{name: files, url: 'http://127.0.0.1:1/mcp'}", "tools[0].url: streamable HTTP tool servers are not supported yet"},
+    {"{name: files, url: 'http://127.0.0.1:1/mcp', command: [x]}", "tools[0].url: is given beside command"},
+    {"{name: files, url: 'http://example.com/mcp'}", "tools[0].url: uses http:// with the host example.com, which is not loopback"},
+    {"{name: files, url: 'http://helper.formation.invalid/mcp'}", "tools[0].url: names helper.formation.invalid, a formation's virtual address"},
+    {"{name: files, url: 'https://u:p@example.com/mcp'}", "tools[0].url: holds user info"},
+    {"{name: files, url: 'http://127.0.0.1:1'}", "tools[0].url: has no path"},
+    {"{name: files, url: 'http://127.0.0.1:1/mcp', env: {A: b}}", "tools[0].env: applies to command, not url"},
+    {"{name: files, command: [x], headers: {A: b}}", "tools[0].headers: applies to url, not command"},
+    {"{name: files, url: 'http://127.0.0.1:1/mcp', headers: {'Bad Name': b}}", "names a header 'Bad Name'"},
+    {"{name: files, url: 'http://127.0.0.1:1/mcp', headers: {Mcp-Session-Id: b}}", "sets Mcp-Session-Id, which mur sets itself"},
+    {"{name: files, url: 'http://127.0.0.1:1/mcp', headers: {A: b, a: c}}", "names a twice"},
+    {"{name: files, url: 'http://127.0.0.1:1/mcp', headers: {A: 'Bearer ${lower}'}}", "is not a ${NAME} of capitals"},
+    {"{name: files, url: 'http://127.0.0.1:1/mcp', headers: {A: 'Bearer ${KEY'}}", "is not a ${NAME} of capitals"},
     {"{name: files, command: [x]}, {name: files, command: [y]}", "'files' is the name of another tool server"},
     {"{name: files, command: [x], env: {MURMUR_HOME: x}}", "MURMUR_ variables are the runtime's"},
     {"{name: files, command: [x], env: {T: 'a${B}'}}", "mixes ${…} with other text"},
@@ -348,6 +359,15 @@ TEST_CASE("tools: a capsule's tool servers are read with their keys, defaults an
     {"{name: files, command: [x], colour: red}", "colour: is not a known key"},
   });
   mur::test::manifest_refused(head + "tools: []\n", "E-MAN-002", "tools: is an empty list");
+  // a streamable HTTP server: its url as given, its headers in file order with their references
+  auto h = parse_manifest(head + "tools:\n  - {name: search, url: 'https://tools.example.com/mcp/', "
+                                 "headers: {Authorization: 'Bearer ${SEARCH_KEY}', X-Team: blue}, allow: [find]}\n",
+                          "murmur.yaml");
+  REQUIRE(h.tools.size() == 1);
+  CHECK(h.tools[0].command.empty());
+  CHECK(h.tools[0].url == "https://tools.example.com/mcp/"); // as written
+  CHECK(h.tools[0].headers ==
+        std::vector<std::pair<std::string, std::string>>{{"Authorization", "Bearer ${SEARCH_KEY}"}, {"X-Team", "blue"}});
   mur::test::manifest_refused(head + "inference: {turns: [{use: {tool: files__read}}]}\n", "E-MAN-003",
                    "inference.turns[0].use: 'files__read' names no tool server of this capsule");
   mur::test::manifest_refused(head + "tools: [{name: files, command: [x]}]\ninference: {turns: [{use: {tool: read}}]}\n", "E-MAN-002",

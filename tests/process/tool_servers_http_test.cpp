@@ -1,0 +1,145 @@
+// tool_servers_http_test.cpp — a capsule's own MCP tool servers over streamable HTTP (`url`), run
+// for real: the reference everything server (@modelcontextprotocol/server-everything, its
+// streamableHttp transport) and a probe server of the tests' own (tests/tools/http_probe_server.py)
+// that records what it was sent: the headers with their key, the session and protocol version on
+// every later request, the GET stream its notifications/tools/list_changed goes down, and the
+// session's DELETE when the member ends.
+#include <catch2/catch.hpp>
+
+#include "launched_mur.hpp"
+#include "raw_http.hpp"
+#include "run_command.hpp"
+#include "tool_capsule.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+using namespace mur::test;
+using json = nlohmann::json;
+
+namespace {
+
+// The reference everything server over streamable HTTP on a free loopback port; ended (SIGKILL,
+// reaped) with the object.
+struct EverythingOverHttp {
+  int port = free_port();
+  LaunchedMur node{{MUR_NODE, everything_server, "streamableHttp"}, {{"PORT", std::to_string(port)}}};
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port) + "/mcp"; }
+  EverythingOverHttp() {
+    if (!wait_listening(port, std::chrono::seconds(60))) throw std::runtime_error("the everything server did not listen: " + node.err());
+  }
+};
+
+// The probe server, logging to a file of its own; its key is `key`.
+struct ProbeOverHttp {
+  TempDir dir;
+  std::string log = dir.path + "/requests.jsonl";
+  LaunchedMur python;
+  std::string url;
+  explicit ProbeOverHttp(const std::string& key)
+      : python({"/usr/bin/env", "python3", std::string(MUR_SOURCE_DIR) + "/tests/tools/http_probe_server.py", log},
+               {{"PROBE_KEY", key}}),
+        url(python.read_line()) {
+    if (url.rfind("http://127.0.0.1:", 0) != 0) throw std::runtime_error("the probe printed no endpoint: " + python.err());
+  }
+  std::vector<json> requests() const {
+    std::vector<json> out;
+    std::ifstream in(log);
+    for (std::string line; std::getline(in, line);) out.push_back(json::parse(line));
+    return out;
+  }
+};
+
+std::string probe_entry(const std::string& url) {
+  return "  - name: probe\n    url: " + url + "\n    headers: {Authorization: 'Bearer ${PROBE_KEY}'}\n";
+}
+
+} // namespace
+
+TEST_CASE("tools: the reference everything server over streamable HTTP answers a member's calls", "[process][tools]") {
+  EverythingOverHttp every;
+  ToolCapsule c(tool_manifest("  - name: every\n    url: " + every.url() + "\n    allow: [echo, get-sum]\n",
+                              "    - use: {tool: every__echo, arguments: {message: over http}}\n"
+                              "    - use: {tool: every__get-sum, arguments: {a: 20, b: 22}}\n"
+                              "    - reply: 'echo said; then {{tool_results}}'\n"));
+  Ran r = c.run("go");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(answer_of(r).value("answer", "") == "echo said; then The sum of 20 and 22 is 42.");
+  auto ready = c.events("tool_server_ready");
+  REQUIRE(ready.size() == 1);
+  CHECK(ready[0]["tools"] == json::array({"every__echo", "every__get-sum"}));
+  auto calls = c.events("tool_call");
+  REQUIRE(calls.size() == 2);
+  CHECK(calls[0]["is_error"] == false);
+  CHECK(calls[1]["is_error"] == false);
+}
+
+TEST_CASE("tools: a streamable HTTP server gets its headers, the session on every later request, and its "
+          "tools/list_changed is heard", "[process][tools]") {
+  const std::string key = "sk-probe-5e3c1f0a9b7d4e21";
+  ProbeOverHttp probe(key);
+  ToolCapsule c(tool_manifest(probe_entry(probe.url), "    - use: {tool: probe__grow, arguments: {}}\n"
+                                                      "    - reply: '{{tool_results}}'\n"));
+  c.env["PROBE_KEY"] = key;
+  Ran r = c.run("go");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(answer_of(r).value("answer", "") == "grown");
+  // the list read again once the server said it changed
+  auto relisted = c.events("tool_server_relisted");
+  REQUIRE(relisted.size() == 1);
+  CHECK(relisted[0]["tools"] == json::array({"probe__grow", "probe__late"}));
+
+  const auto reqs = probe.requests();
+  REQUIRE(reqs.size() >= 6);
+  CHECK(reqs[0]["method"] == "initialize");
+  CHECK(reqs[0]["session"].is_null()); // none before the server gave one
+  std::size_t gets = 0, deletes = 0;
+  for (const auto& q : reqs) {
+    CHECK(q["auth"] == "Bearer " + key); // every request carries the header, its key filled in
+    if (q["method"] == "initialize") continue;
+    CHECK(q["session"] == "probe-session-1");
+    CHECK(q["version"] == "2025-11-25");
+    gets += q["verb"] == "GET";
+    deletes += q["verb"] == "DELETE";
+  }
+  CHECK(gets == 1);    // one stream listens for what the server sends unasked
+  CHECK(deletes == 1); // the session is ended with the member
+  // the key reached the server only: not the member's output, not its traces
+  CHECK(r.out.find(key) == std::string::npos);
+  CHECK(r.err.find(key) == std::string::npos);
+  for (const auto& type : {"tool_server_ready", "tool_server_relisted", "tool_call", "task_end"})
+    for (const auto& e : c.events(type)) CHECK(e.dump().find(key) == std::string::npos);
+}
+
+TEST_CASE("tools: a streamable HTTP server that refuses the member's key fails its start with E-TOOL-001",
+          "[process][tools]") {
+  ProbeOverHttp probe("the-right-key-0123456789");
+  ToolCapsule c(tool_manifest(probe_entry(probe.url), "    - reply: never\n"));
+  c.env["PROBE_KEY"] = "a-wrong-key-9876543210";
+  Ran r = c.run("go");
+  INFO(r.out << r.err);
+  CHECK(r.exit_code != 0);
+  const json failure = answer_of(r).value("error", json::object());
+  CHECK(failure.value("code", "") == "E-TOOL-001");
+  CHECK(failure.value("message", "") ==
+        "the tool server 'probe' did not start: answered initialize with HTTP 401: unauthorized: wrong key");
+  CHECK(failure.value("fix", "").find("url or headers") != std::string::npos);
+  CHECK((r.out + r.err).find("a-wrong-key-9876543210") == std::string::npos);
+}
+
+TEST_CASE("tools: a streamable HTTP server that is not there fails the member's start with E-TOOL-001",
+          "[process][tools]") {
+  const int port = free_port(); // nothing listens there
+  ToolCapsule c(tool_manifest("  - name: gone\n    url: http://127.0.0.1:" + std::to_string(port) + "/mcp\n",
+                              "    - reply: never\n"));
+  Ran r = c.run("go");
+  INFO(r.out << r.err);
+  CHECK(r.exit_code != 0);
+  const json failure = answer_of(r).value("error", json::object());
+  CHECK(failure.value("code", "") == "E-TOOL-001");
+  CHECK(failure.value("message", "") == "the tool server 'gone' did not start: could not be reached at http://127.0.0.1:" +
+                                          std::to_string(port) + "/mcp (connection refused)");
+}
