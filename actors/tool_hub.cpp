@@ -18,7 +18,10 @@ namespace {
 
 using json = nlohmann::json;
 
-enum class ServerPhase { starting, listing, ready, ended };
+enum class ServerPhase { discovering, starting, listing, ready, ended };
+
+constexpr std::int64_t start_deadline = 0;     // the tool_timeout id of the start's whole bound
+constexpr std::int64_t discover_deadline = -1; // and of the server/discover probe's
 
 struct WaitingCall {
   std::string tool; // the server's own name
@@ -27,15 +30,16 @@ struct WaitingCall {
 };
 
 struct Outstanding {
-  enum class Kind { initialize, list, call } kind = Kind::call;
+  enum class Kind { discover, initialize, list, call } kind = Kind::call;
   std::string tool;
   caf::typed_response_promise<ToolReply> promise;
 };
 
 struct ServerState {
   ToolServerSetup setup;
-  ServerPhase phase = ServerPhase::starting;
-  std::int64_t next_id = 1; // 0 is the start deadline's
+  ServerPhase phase = ServerPhase::discovering;
+  bool modern = false;      // it answered server/discover with 2026-07-28: every request names it
+  std::int64_t next_id = 1; // 0 and -1 are the deadlines' ids
   std::map<std::int64_t, Outstanding> outstanding;
   std::deque<WaitingCall> waiting;
   int calls_out = 0;
@@ -98,9 +102,19 @@ std::int64_t send_request(hub_ptr self, std::int32_t index, Outstanding o, const
   auto& s = self->state.servers[static_cast<std::size_t>(index)];
   const std::int64_t id = s.next_id++;
   s.outstanding.emplace(id, std::move(o));
+  const bool with_meta = s.modern || method == "server/discover";
   send_line(self, index, method == "initialize" ? mcp_client::initialize_request(id)
-                                                : mcp_client::request(id, method, params));
+                                                : mcp_client::request(id, method, with_meta ? mcp_client::modern_params(params) : params));
   return id;
+}
+
+// The legacy era's handshake: the server did not answer server/discover as a 2026-07-28 one.
+void initialize(hub_ptr self, std::int32_t index) {
+  auto& s = self->state.servers[static_cast<std::size_t>(index)];
+  s.phase = ServerPhase::starting;
+  for (auto it = s.outstanding.begin(); it != s.outstanding.end();) // a probe left unanswered is forgotten
+    it = it->second.kind == Outstanding::Kind::discover ? s.outstanding.erase(it) : std::next(it);
+  send_request(self, index, Outstanding{Outstanding::Kind::initialize, "", {}}, "initialize", nullptr);
 }
 
 // The server has ended (or never came up): every call out or waiting is answered with why.
@@ -170,7 +184,10 @@ void on_listed(hub_ptr self, std::int32_t index, const json& result) {
   s.phase = ServerPhase::ready;
   json names = json::array();
   for (const auto& t : s.tools) names.push_back(t.name);
-  trace(self, "tool_server_ready", {{"server", s.setup.name}, {"tools", names}, {"left_out", page.left_out}});
+  trace(self, "tool_server_ready", {{"server", s.setup.name},
+                                    {"protocol", s.modern ? mcp_client::modern_version : mcp_client::protocol_version},
+                                    {"tools", names},
+                                    {"left_out", page.left_out}});
   answer_listeners(self);
   next_waiting(self, index);
 }
@@ -215,6 +232,12 @@ void on_response(hub_ptr self, std::int32_t index, const mcp_client::Message& m)
   s.outstanding.erase(it);
   const bool failed = m.kind == mcp_client::Message::Kind::error;
   switch (o.kind) {
+  case Outstanding::Kind::discover:
+    if (s.phase != ServerPhase::discovering) return;
+    if (failed || !mcp_client::discover_says_modern(m.result)) return initialize(self, index); // any error: legacy
+    s.modern = true; // stateless: no handshake, straight to the list
+    s.phase = ServerPhase::listing;
+    return list_page(self, index, std::nullopt);
   case Outstanding::Kind::initialize:
     if (failed) return server_ended(self, index, "refused initialize: " + m.error_text, "E-TOOL-001");
     send_line(self, index, mcp_client::notification("notifications/initialized", nullptr));
@@ -265,7 +288,11 @@ void on_timeout(hub_ptr self, std::int32_t index, std::int64_t id) {
   auto& st = self->state;
   if (index < 0 || static_cast<std::size_t>(index) >= st.servers.size()) return;
   auto& s = st.servers[static_cast<std::size_t>(index)];
-  if (id == 0) { // the start deadline
+  if (id == discover_deadline) { // a legacy server may not answer a request before its handshake
+    if (s.phase == ServerPhase::discovering) initialize(self, index);
+    return;
+  }
+  if (id == start_deadline) {
     if (!settled(s))
       server_ended(self, index,
                    "did not answer initialize and tools/list within " +
@@ -325,8 +352,9 @@ tool_hub::behavior_type hub_actor(hub_ptr self, ToolHubSetup setup) {
   for (std::size_t i = 0; i < st.servers.size(); ++i) {
     const auto index = static_cast<std::int32_t>(i);
     self->send(st.servers[i].setup.transport, McpOpen{index});
-    send_request(self, index, Outstanding{Outstanding::Kind::initialize, "", {}}, "initialize", nullptr);
-    self->delayed_send(self, st.setup.start_timeout, tool_timeout_atom_v, index, std::int64_t{0});
+    send_request(self, index, Outstanding{Outstanding::Kind::discover, "", {}}, "server/discover", nullptr);
+    self->delayed_send(self, st.setup.discover_timeout, tool_timeout_atom_v, index, discover_deadline);
+    self->delayed_send(self, st.setup.start_timeout, tool_timeout_atom_v, index, start_deadline);
   }
   return {
     [=](const ToolRequest& req) { return on_call(self, req); },

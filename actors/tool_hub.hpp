@@ -1,7 +1,10 @@
 // tool_hub.hpp — the member's MCP client: one actor for all of a capsule's tool servers.
 //
-// Invariant: each server is started once per member session and asked `initialize`, then
-// `tools/list` page by page; tools_atom is answered once every server is ready or one of them
+// Invariant: each server is started once per member session and probed with `server/discover`
+// (its `_meta` naming 2026-07-28): a server that lists 2026-07-28 is spoken to statelessly, every
+// request naming that revision in `_meta`; any error, or no answer within discover_timeout, means
+// the legacy era: `initialize` (2025-11-25) and `notifications/initialized`. Then `tools/list`
+// page by page; tools_atom is answered once every server is ready or one of them
 // failed to start (E-TOOL-001, within start_timeout). A call goes to the server its name
 // `<server>__<tool>` names, at most calls_at_once per server at a time (the rest wait in order),
 // and is answered exactly once: with the server's result, or a tool error when the server ended
@@ -34,7 +37,8 @@ struct ToolServerSetup {
 
 struct ToolHubSetup {
   std::vector<ToolServerSetup> servers;            // manifest order
-  std::chrono::milliseconds start_timeout{30'000}; // initialize and every tools/list page
+  std::chrono::milliseconds start_timeout{30'000}; // the probe, initialize and every tools/list page
+  std::chrono::milliseconds discover_timeout{5'000}; // a probe unanswered this long: the legacy era
   int calls_at_once = 4;                           // per server
   trace_port trace;                                // tool_server_ready / tool_server_ended (may be null)
 };

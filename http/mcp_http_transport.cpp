@@ -52,11 +52,14 @@ struct McpHttpState {
   McpHttpState(const McpHttpState&) = delete;
   McpHttpState& operator=(const McpHttpState&) = delete;
 
-  std::vector<std::string> headers(bool with_body) const {
+  // `modern`: the 2026-07-28 request's version, method and name (its routing headers), none of
+  // the legacy session's.
+  std::vector<std::string> headers(bool with_body, const std::vector<std::string>& modern = {}) const {
     std::vector<std::string> h;
     if (with_body) h.emplace_back("Content-Type: application/json");
     h.emplace_back(with_body ? "Accept: application/json, text/event-stream" : "Accept: text/event-stream");
-    if (initialized) {
+    h.insert(h.end(), modern.begin(), modern.end());
+    if (initialized && modern.empty()) {
       h.push_back("MCP-Protocol-Version: " + (version.empty() ? std::string(mcp_client::protocol_version) : version));
       if (!session_id.empty()) h.push_back("Mcp-Session-Id: " + session_id);
     }
@@ -135,18 +138,32 @@ void listen(self_ptr self) {
   submit(self, Post{Post::Kind::listen, nullptr}, std::move(call));
 }
 
+// A request that names its revision in `_meta` (2026-07-28): the headers that repeat it, its
+// method and the name it acts on, as that revision's HTTP binding asks. None for a legacy one.
+std::vector<std::string> modern_headers(const json& j) {
+  const json* params = j.contains("params") && j["params"].is_object() ? &j["params"] : nullptr;
+  if (!params || !params->contains("_meta") || !(*params)["_meta"].is_object()) return {};
+  const auto& v = (*params)["_meta"].value(mcp_client::meta_version_key, json());
+  if (!v.is_string() || !j["method"].is_string()) return {};
+  std::vector<std::string> h{"MCP-Protocol-Version: " + v.get<std::string>(), "Mcp-Method: " + j["method"].get<std::string>()};
+  if (params->contains("name") && (*params)["name"].is_string()) h.push_back("Mcp-Name: " + (*params)["name"].get<std::string>());
+  return h;
+}
+
 void post(self_ptr self, const std::string& line) {
   auto& st = self->state;
   const auto j = parse_strict_json(line);
   Post p;
+  std::vector<std::string> modern;
   if (j && j->is_object() && j->contains("method") && j->contains("id")) {
     p.kind = (*j)["method"] == "initialize" ? Post::Kind::initialize : Post::Kind::request;
     p.id = (*j)["id"];
+    modern = modern_headers(*j);
   }
   if (p.kind == Post::Kind::initialize) st.initializing = true;
   HttpCall call;
   call.body = line;
-  call.headers = st.headers(true);
+  call.headers = st.headers(true, modern);
   call.timeout = st.setup.call_timeout + post_margin;
   submit(self, std::move(p), std::move(call));
 }

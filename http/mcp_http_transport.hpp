@@ -6,7 +6,8 @@
 // text/event-stream), in the hub's order; every message the server answers with — a JSON body, or
 // each event of an SSE stream — goes to the opener as one McpLine, in the order it came. Nothing
 // is sent while `initialize` is out: lines wait for its answer, whose Mcp-Session-Id and
-// protocol version every later request carries. A request whose POST brought no answer for its id
+// protocol version every later request carries. A 2026-07-28 request (its revision in `_meta`)
+// carries that revision, its method and name as headers instead, and no session. A request whose POST brought no answer for its id
 // (the server could not be reached, answered 4xx/5xx, or closed the stream first) is answered to
 // the hub as a JSON-RPC error naming why, so no call waits for ever; an `initialize` that fails
 // ends the server (McpServerEnded), as does a 404 for its session (the server dropped it). Once

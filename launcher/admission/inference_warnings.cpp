@@ -28,6 +28,28 @@ std::vector<Warning> inference_warnings(const Manifest& m, const std::string& wh
                      "set " + inf.api_key_env + " in the shell that runs mur run, e.g. export " +
                        inf.api_key_env + "=… (never write the key into murmur.yaml)"});
   }
+  // A tool server's ${NAME}s, read when the session starts: unset, it gets them empty.
+  for (std::size_t i = 0; i < m.tools.size(); ++i) {
+    const ToolServerSpec& t = m.tools[i];
+    const std::string key = "tools[" + std::to_string(i) + "]";
+    auto warn = [&](const std::string& where, const std::string& name) {
+      const auto value = env(name);
+      if (value) return;
+      out.push_back({"W-TOOL-001",
+                     who + ": " + key + "." + where + " reads ${" + name +
+                       "}, which is not set in this environment (members inherit it from mur run); the tool server '" +
+                       t.name + "' gets it empty",
+                     "set " + name + " in the shell that runs mur run, e.g. export " + name + "=…"});
+    };
+    for (const auto& [name, value] : t.env)
+      if (auto ref = env_reference_name(value)) warn("env." + name, *ref);
+    for (const auto& [name, value] : t.headers)
+      for (auto at = value.find("${"); at != std::string::npos; at = value.find("${", at + 2)) {
+        const auto close = value.find('}', at);
+        if (close == std::string::npos) break;
+        if (auto ref = env_reference_name(value.substr(at, close - at + 1))) warn("headers." + name, *ref);
+      }
+  }
   return out;
 }
 

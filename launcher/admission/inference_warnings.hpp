@@ -4,7 +4,9 @@
 // Invariant: doctor never passes silently what the launch would trip over. An `${ENV}` the
 // capsule reads when it starts (its api_key) that is unset in doctor's own environment — the
 // environment members inherit — is W-MOD-001; the message never holds a variable's value. (A
-// `${ENV}` of `inference.env` is read when a turn starts; unset, the program gets it empty.)
+// `${ENV}` of `inference.env` is read when a turn starts; unset, the program gets it empty.) A
+// `${ENV}` of a tool server's `env` or `headers` that is unset is W-TOOL-001: the server would
+// get it empty.
 // Rule (docs/spec/choices.md §Real models): `mur doctor` warns, with a Fix, when a `${ENV}` a
 // member needs is unset; it never passes what the launch then refuses.
 #pragma once

@@ -69,6 +69,21 @@ std::string initialize_request(std::int64_t id) {
                   {"clientInfo", {{"name", "mur"}, {"version", "1"}}}});
 }
 
+json modern_params(json params) {
+  if (!params.is_object()) params = json::object();
+  params["_meta"] = {{meta_version_key, modern_version},
+                     {"io.modelcontextprotocol/clientCapabilities", json::object()},
+                     {"io.modelcontextprotocol/clientInfo", {{"name", "mur"}, {"version", "1"}}}};
+  return params;
+}
+
+bool discover_says_modern(const json& result) {
+  if (!result.is_object()) return false;
+  auto it = result.find("supportedVersions");
+  if (it == result.end() || !it->is_array()) return false;
+  return std::any_of(it->begin(), it->end(), [](const json& v) { return v.is_string() && v.get<std::string>() == modern_version; });
+}
+
 Message read_line(const std::string& line) {
   Message m;
   auto parsed = parse_strict_json(line);
@@ -146,6 +161,11 @@ ToolReply read_call_result(const json& result) {
   ToolReply reply;
   if (!result.is_object()) {
     reply.text = "tool error: the tool server's result was not an object.";
+    reply.is_error = true;
+    return reply;
+  }
+  if (string_at(result, "resultType") == "input_required") {
+    reply.text = "tool error: the tool asked for input (input_required), which mur's client cannot give.";
     reply.is_error = true;
     return reply;
   }

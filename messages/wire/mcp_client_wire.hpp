@@ -23,8 +23,12 @@
 
 namespace mur::mcp_client {
 
-// The MCP revision the client asks for in `initialize`.
+// The MCP revision the client asks for in `initialize` (the legacy era, with its handshake).
 inline constexpr const char* protocol_version = "2025-11-25";
+// The stateless revision: no handshake; every request names it in `params._meta`. The client
+// probes for it with server/discover first and falls back to `initialize` on any error.
+inline constexpr const char* modern_version = "2026-07-28";
+inline constexpr const char* meta_version_key = "io.modelcontextprotocol/protocolVersion";
 
 // One line to a server (no trailing newline).
 std::string request(std::int64_t id, const std::string& method, const nlohmann::json& params);
@@ -32,6 +36,11 @@ std::string notification(const std::string& method, const nlohmann::json& params
 std::string result(const nlohmann::json& id, const nlohmann::json& result);
 std::string error(const nlohmann::json& id, int code, const std::string& message);
 std::string initialize_request(std::int64_t id);
+// `params` (an object, or null for none) with the modern era's `_meta`: its version, the client's
+// capabilities (none) and who it is.
+nlohmann::json modern_params(nlohmann::json params);
+// True when a server/discover result lists modern_version among its supportedVersions.
+bool discover_says_modern(const nlohmann::json& result);
 
 // One line from a server.
 struct Message {
@@ -55,7 +64,8 @@ struct ToolPage {
 ToolPage read_tool_page(const std::string& server, const nlohmann::json& result,
                         const std::vector<std::string>* allow);
 
-// A tools/call result as the model reads it.
+// A tools/call result as the model reads it (a 2026-07-28 `resultType: input_required` asks for
+// input the client cannot give: a tool error saying so).
 ToolReply read_call_result(const nlohmann::json& result);
 
 } // namespace mur::mcp_client

@@ -1,6 +1,6 @@
 // mcp_client_fuzz.cpp — the member's MCP client reading whatever a tool server writes: one line
 // as a message, a tools/list result as a page of tools, a tools/call result as the model's tool
-// message. No input may crash it, and a tool it offers always fits the function-name rule.
+// message, a server/discover result as its era. No input may crash it, and a tool it offers always fits the function-name rule.
 #include "messages/wire/mcp_client_wire.hpp"
 
 #include <cstddef>
@@ -21,6 +21,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     const auto reply = mur::mcp_client::read_call_result(m.result);
     if (reply.text.size() > 64 * 1024 + 64) std::abort();
+    (void)mur::mcp_client::discover_says_modern(m.result); // the 2026-07-28 probe's answer
+    if (m.result.is_object() && m.result.contains("resultType") && m.result["resultType"] == "input_required" &&
+        !reply.is_error)
+      std::abort(); // input mur cannot give is always a tool error
   }
   return 0;
 }

@@ -3,7 +3,9 @@
 // streamableHttp transport) and a probe server of the tests' own (tests/tools/http_probe_server.py)
 // that records what it was sent: the headers with their key, the session and protocol version on
 // every later request, the GET stream its notifications/tools/list_changed goes down, and the
-// session's DELETE when the member ends.
+// session's DELETE when the member ends. And a server on the official SDK v2
+// (@modelcontextprotocol/server, tests/tools/sdk2_server.mjs), which speaks the stateless
+// revision 2026-07-28: found by server/discover and called statelessly, over stdio and HTTP.
 #include <catch2/catch.hpp>
 
 #include "launched_mur.hpp"
@@ -14,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <memory>
 
 using namespace mur::test;
 using json = nlohmann::json;
@@ -47,6 +50,23 @@ struct ProbeOverHttp {
     std::vector<json> out;
     std::ifstream in(log);
     for (std::string line; std::getline(in, line);) out.push_back(json::parse(line));
+    return out;
+  }
+};
+
+const std::string sdk2_server = std::string(MUR_SOURCE_DIR) + "/tests/tools/sdk2_server.mjs";
+
+// The SDK v2 server over streamable HTTP; what it was sent is on its stderr, a JSON line each.
+struct Sdk2OverHttp {
+  LaunchedMur node{{MUR_NODE, sdk2_server, "http"}, {}};
+  std::string url = node.read_line();
+  std::vector<json> requests() const {
+    std::vector<json> out;
+    const std::string err = node.err();
+    for (std::size_t at = 0, nl; (nl = err.find('\n', at)) != std::string::npos; at = nl + 1) {
+      auto j = json::parse(err.substr(at, nl - at), nullptr, false);
+      if (j.is_object()) out.push_back(j);
+    }
     return out;
   }
 };
@@ -94,12 +114,15 @@ TEST_CASE("tools: a streamable HTTP server gets its headers, the session on ever
 
   const auto reqs = probe.requests();
   REQUIRE(reqs.size() >= 6);
-  CHECK(reqs[0]["method"] == "initialize");
-  CHECK(reqs[0]["session"].is_null()); // none before the server gave one
+  // the probe for 2026-07-28 (its revision in a header of its own), then the legacy handshake
+  CHECK(reqs[0]["method"] == "server/discover");
+  CHECK(reqs[0]["version"] == "2026-07-28");
+  CHECK(reqs[1]["method"] == "initialize");
+  CHECK(reqs[1]["session"].is_null()); // none before the server gave one
   std::size_t gets = 0, deletes = 0;
   for (const auto& q : reqs) {
     CHECK(q["auth"] == "Bearer " + key); // every request carries the header, its key filled in
-    if (q["method"] == "initialize") continue;
+    if (q["method"] == "initialize" || q["method"] == "server/discover") continue;
     CHECK(q["session"] == "probe-session-1");
     CHECK(q["version"] == "2025-11-25");
     gets += q["verb"] == "GET";
@@ -142,4 +165,37 @@ TEST_CASE("tools: a streamable HTTP server that is not there fails the member's 
   CHECK(failure.value("code", "") == "E-TOOL-001");
   CHECK(failure.value("message", "") == "the tool server 'gone' did not start: could not be reached at http://127.0.0.1:" +
                                           std::to_string(port) + "/mcp (connection refused)");
+}
+
+TEST_CASE("tools: a 2026-07-28 server (the official SDK v2) is found by server/discover and called statelessly",
+          "[process][tools]") {
+  const std::string transport = GENERATE(as<std::string>(), "stdio", "http");
+  std::unique_ptr<Sdk2OverHttp> over_http;
+  std::string entry;
+  if (transport == "stdio") {
+    entry = "  - name: loud\n    command: [" + std::string(MUR_NODE) + ", " + sdk2_server + ", stdio]\n";
+  } else {
+    over_http = std::make_unique<Sdk2OverHttp>();
+    REQUIRE(over_http->url.rfind("http://127.0.0.1:", 0) == 0);
+    entry = "  - name: loud\n    url: " + over_http->url + "\n";
+  }
+  ToolCapsule c(tool_manifest(entry, "    - use: {tool: loud__shout, arguments: {text: hey there}}\n"
+                                     "    - reply: '{{tool_results}}'\n"));
+  Ran r = c.run("go");
+  INFO(transport << "\n" << r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(answer_of(r).value("answer", "") == "HEY THERE");
+  auto ready = c.events("tool_server_ready");
+  REQUIRE(ready.size() == 1);
+  CHECK(ready[0]["protocol"] == "2026-07-28");
+  CHECK(ready[0]["tools"] == json::array({"loud__shout"}));
+  if (over_http) {
+    std::vector<std::string> methods;
+    for (const auto& q : over_http->requests()) {
+      methods.push_back(q.value("method", ""));
+      CHECK(q["version"] == "2026-07-28"); // no handshake: each request names its revision
+      CHECK(q["mcp_method"] == q["method"]);
+    }
+    CHECK(methods == std::vector<std::string>{"server/discover", "tools/list", "tools/call"});
+  }
 }

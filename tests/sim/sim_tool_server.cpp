@@ -13,6 +13,7 @@ using json = nlohmann::json;
 struct SimToolServerState {
   SimTools tools;
   bool silent = false;
+  SimEra era = SimEra::legacy;
   mcp_listener hub;
   std::int32_t index = 0;
   SimToolServerLog log;
@@ -30,6 +31,10 @@ void on_request(server_ptr self, const json& msg) {
   const std::string method = msg.value("method", "");
   if (!msg.contains("id")) return; // a notification
   const json id = msg["id"];
+  if (method == "server/discover" && st.era == SimEra::modern)
+    return reply(self, id, {{"supportedVersions", {"2026-07-28"}}, {"capabilities", {{"tools", json::object()}}},
+                            {"resultType", "complete"}});
+  if (method == "server/discover" && st.era == SimEra::mute_before_initialize) return;
   if (method == "initialize")
     return reply(self, id, {{"protocolVersion", "2025-11-25"}, {"capabilities", {{"tools", json::object()}}},
                             {"serverInfo", {{"name", "sim"}, {"version", "1"}}}});
@@ -40,7 +45,9 @@ void on_request(server_ptr self, const json& msg) {
                        {"inputSchema", {{"type", "object"}, {"properties", {{"text", {{"type", "string"}}}}}}}});
     return reply(self, id, {{"tools", tools}});
   }
-  if (method != "tools/call") return;
+  if (method != "tools/call")
+    return (void)self->send(st.hub, McpLine{st.index, json{{"jsonrpc", "2.0"}, {"id", id},
+                                                           {"error", {{"code", -32601}, {"message", "Method not found"}}}}.dump()});
   const std::string tool = msg["params"].value("name", "");
   const std::string behaviour = st.tools.count(tool) ? st.tools[tool] : "refuse";
   const std::string args = msg["params"].value("arguments", json::object()).dump();
@@ -61,9 +68,10 @@ void on_request(server_ptr self, const json& msg) {
   // "hang": nothing
 }
 
-mcp_transport::behavior_type sim_tool_server(server_ptr self, SimTools tools, bool silent) {
+mcp_transport::behavior_type sim_tool_server(server_ptr self, SimTools tools, bool silent, SimEra era) {
   self->state.tools = std::move(tools);
   self->state.silent = silent;
+  self->state.era = era;
   return {
     [=](const McpOpen& open) {
       self->state.hub = caf::actor_cast<mcp_listener>(self->current_sender());
@@ -78,8 +86,8 @@ mcp_transport::behavior_type sim_tool_server(server_ptr self, SimTools tools, bo
 
 } // namespace
 
-mcp_transport spawn_sim_tool_server(caf::actor_system& sys, SimTools tools, bool silent) {
-  return sys.spawn(sim_tool_server, std::move(tools), silent);
+mcp_transport spawn_sim_tool_server(caf::actor_system& sys, SimTools tools, bool silent, SimEra era) {
+  return sys.spawn(sim_tool_server, std::move(tools), silent, era);
 }
 
 const SimToolServerLog& sim_tool_server_log(const mcp_transport& server) {

@@ -22,8 +22,14 @@ struct SimToolServerLog {
   std::vector<std::string> lines; // every line the hub sent, in order
 };
 
+// Which MCP era it speaks: legacy (2025-11-25: server/discover is -32601, as for any method it
+// does not know), modern (2026-07-28: it answers server/discover, needs no handshake), or legacy
+// and mute to anything before its handshake (it never answers the probe).
+enum class SimEra { legacy, modern, mute_before_initialize };
+
 // `silent`: answers nothing at all (a server that never finishes starting).
-mcp_transport spawn_sim_tool_server(caf::actor_system& sys, SimTools tools, bool silent = false);
+mcp_transport spawn_sim_tool_server(caf::actor_system& sys, SimTools tools, bool silent = false,
+                                    SimEra era = SimEra::legacy);
 
 // The lines the server got (the actor must be a sim tool server).
 const SimToolServerLog& sim_tool_server_log(const mcp_transport& server);

@@ -7,6 +7,7 @@
 #include "sim_tool_server.hpp"
 
 using namespace task_scene;
+using mur::sim::SimEra;
 using mur::sim::SimTools;
 
 namespace {
@@ -21,18 +22,20 @@ struct hub_scene : scene {
   }
 
   // Spawns the hub over one simulated server per entry and waits until it is listed.
+  // `wait`: how far simulated time goes while it starts (the start deadline: 30 s).
   ToolsListed start_hub(std::vector<std::pair<std::string, SimTools>> specs,
-                        std::optional<std::vector<std::string>> allow = std::nullopt, bool silent = false) {
+                        std::optional<std::vector<std::string>> allow = std::nullopt, bool silent = false,
+                        SimEra era = SimEra::legacy, std::chrono::seconds wait = std::chrono::seconds(30)) {
     ToolHubSetup setup;
     for (auto& [name, sim_tools] : specs) {
-      servers.push_back(mur::sim::spawn_sim_tool_server(sys, sim_tools, silent));
+      servers.push_back(mur::sim::spawn_sim_tool_server(sys, sim_tools, silent, era));
       setup.servers.push_back(ToolServerSetup{name, allow, std::chrono::seconds(60), servers.back()});
     }
     setup.trace = caf::actor_cast<trace_port>(trace);
     own_tool_port = spawn_tool_hub(sys, std::move(setup));
     auto handle = self->request(own_tool_port, caf::infinite, tools_atom_v);
     sched.run();
-    sched.advance_time(std::chrono::seconds(30)); // the start deadline: decides only for a server that never answers
+    sched.advance_time(wait); // the start deadline: decides only for a server that never answers
     sched.run();
     ToolsListed listed;
     handle.receive([&](const ToolsListed& l) { listed = l; }, [&](const caf::error& e) { FAIL(sys.render(e)); });
@@ -59,12 +62,47 @@ TEST_CASE_METHOD(hub_scene, "tool hub: servers are initialized and listed once, 
   CHECK(names == std::vector<std::string>{"files__read", "files__write", "web__search"});
   CHECK(json::parse(listed.tools[0].input_schema)["type"] == "object");
   const auto& lines = mur::sim::sim_tool_server_log(servers[0]).lines;
-  REQUIRE(lines.size() == 3);
-  CHECK(json::parse(lines[0])["method"] == "initialize");
-  CHECK(json::parse(lines[0])["params"]["protocolVersion"] == "2025-11-25");
-  CHECK(json::parse(lines[1])["method"] == "notifications/initialized");
-  CHECK(json::parse(lines[2])["method"] == "tools/list");
-  CHECK(events("tool_server_ready").size() == 2);
+  REQUIRE(lines.size() == 4);
+  // the probe for 2026-07-28 first; its -32601 means the legacy era and its handshake
+  CHECK(json::parse(lines[0])["method"] == "server/discover");
+  CHECK(json::parse(lines[0])["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] == "2026-07-28");
+  CHECK(json::parse(lines[1])["method"] == "initialize");
+  CHECK(json::parse(lines[1])["params"]["protocolVersion"] == "2025-11-25");
+  CHECK(json::parse(lines[2])["method"] == "notifications/initialized");
+  CHECK(json::parse(lines[3])["method"] == "tools/list");
+  CHECK_FALSE(json::parse(lines[3])["params"].contains("_meta"));
+  REQUIRE(events("tool_server_ready").size() == 2);
+  CHECK(events("tool_server_ready")[0]["protocol"] == "2025-11-25");
+}
+
+TEST_CASE_METHOD(hub_scene, "tool hub: a server that answers server/discover with 2026-07-28 is spoken to statelessly",
+                 "[sim][tools]") {
+  auto listed = start_hub({{"files", {{"read", "echo"}}}}, std::nullopt, false, SimEra::modern);
+  REQUIRE(listed.tools.size() == 1);
+  start(script({use("files__read", "{\"text\":\"a\"}"), reply("{{tool_results}}")}), "operator", {});
+  CHECK(finished().answer == "read got {\"text\":\"a\"}");
+  const auto& lines = mur::sim::sim_tool_server_log(servers[0]).lines;
+  std::vector<std::string> methods;
+  for (const auto& l : lines) {
+    const auto j = json::parse(l);
+    methods.push_back(j["method"]);
+    // every request names its revision: no handshake stands for it
+    CHECK(j["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] == "2026-07-28");
+  }
+  CHECK(methods == std::vector<std::string>{"server/discover", "tools/list", "tools/call"});
+  CHECK(events("tool_server_ready").at(0)["protocol"] == "2026-07-28");
+}
+
+TEST_CASE_METHOD(hub_scene, "tool hub: a server mute to the probe gets initialize once 5 s have passed",
+                 "[sim][tools]") {
+  auto listed = start_hub({{"files", {{"read", "echo"}}}}, std::nullopt, false, SimEra::mute_before_initialize,
+                          std::chrono::seconds(5));
+  CHECK(listed.code.empty());
+  REQUIRE(listed.tools.size() == 1);
+  const auto& lines = mur::sim::sim_tool_server_log(servers[0]).lines;
+  REQUIRE(lines.size() == 4);
+  CHECK(json::parse(lines[0])["method"] == "server/discover");
+  CHECK(json::parse(lines[1])["method"] == "initialize");
 }
 
 TEST_CASE_METHOD(hub_scene, "tool hub: allow offers only the tools it names, and an allowed tool the server lacks fails the start",

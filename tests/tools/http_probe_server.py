@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A streamable HTTP MCP tool server (MCP 2025-11-25) written for the tests, standard library only.
+"""A streamable HTTP MCP tool server (MCP 2025-11-25 only) written for the tests, standard library only.
 
 It prints its endpoint on the first line of stdout, then serves until stopped. Every request it
 gets is one JSON line in the log file named by argv[1]: its verb, its JSON-RPC method, and the
@@ -87,6 +87,9 @@ class Handler(BaseHTTPRequestHandler):
             if "late" in tools:
                 relisted.set()
             return
+        if method != "tools/call":  # a legacy-only server: server/discover is unknown to it
+            body = json.dumps({"jsonrpc": "2.0", "id": m["id"], "error": {"code": -32601, "message": "Method not found"}})
+            return self.answer(200, body.encode(), [("Content-Type", "application/json")])
         name = m["params"]["name"]
         if name == "grow":
             tools.append("late")

@@ -208,6 +208,18 @@ TEST_CASE("doctor's model warnings: W-MOD-001 for an unset key, never its value"
   Manifest p = parse_manifest(head + "inference: {transport: process, command: [agent]}\n", "m");
   for (const auto& w : mur::inference_warnings(p, "x", lookup)) CHECK(w.message.find("sk-") == std::string::npos);
   CHECK(mur::inference_warnings(p, "x", lookup).empty());
+
+  // a tool server's ${NAME}s: W-TOOL-001 for each unset one, of env and of headers alike
+  Manifest tools = parse_manifest(head + "tools:\n"
+                                         "  - {name: files, command: [srv], env: {A: '${SET_KEY}', B: '${NO_FILES_TOKEN}', C: plain}}\n"
+                                         "  - {name: web, url: 'http://127.0.0.1:1/mcp', headers: {Authorization: 'Bearer ${NO_WEB_KEY}', "
+                                         "X-Key: '${SECRET_VALUE_KEY}'}}\n",
+                                  "m");
+  auto tw = mur::inference_warnings(tools, "capsule t@1", lookup);
+  REQUIRE(codes(tw) == std::vector<std::string>{"W-TOOL-001", "W-TOOL-001"});
+  CHECK(tw[0].message.find("capsule t@1: tools[0].env.B reads ${NO_FILES_TOKEN}, which is not set") == 0);
+  CHECK(tw[1].message.find("capsule t@1: tools[1].headers.Authorization reads ${NO_WEB_KEY}, which is not set") == 0);
+  for (const auto& w : tw) CHECK(w.message.find("sk-") == std::string::npos);
 }
 
 TEST_CASE("mur doctor passes an http capsule, warning W-MOD-001 with its Fix when its key variable is unset",
