@@ -10,6 +10,7 @@
 #include "messages/vocabulary/text_cut.hpp"
 #include "messages/wire/model_turn.hpp"
 #include "os/fd_limit.hpp"
+#include "member/harness_outcome.hpp"
 #include "member/program_env.hpp"
 #include "os/harness_run.hpp"
 #include "os/process_spawn.hpp"
@@ -139,42 +140,9 @@ void start_turn(self_ptr self, std::uint64_t id, const ModelTurnRequest& req) {
 }
 
 ModelTurn turn_of(const HarnessSetup& setup, const Turn& t, const HarnessEnd& end) {
-  ModelTurn out;
-  out.stats.model = setup.program.substr(setup.program.rfind('/') + 1);
+  ModelTurn out = harness_outcome(
+    HarnessTurnEnd{setup.program, &setup.secrets, t.grant.token, setup.turn_timeout, t.timed_out}, end);
   out.stats.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(steady::now() - t.started).count();
-  // The declared secrets and this turn's token (the program may print what it was handed) are
-  // written out of everything the program wrote, before it is cut.
-  SecretRedaction secrets = setup.secrets;
-  secrets.add(t.grant.token);
-  const std::string tail = clean_tail(secrets.redact(end.err_tail));
-  // "<code>: what happened[; its stderr ended: …]. Fix: …"
-  auto failed = [&](const std::string& code_and_what, const std::string& fix) {
-    out.fails = true;
-    out.failure = code_and_what + (tail.empty() ? std::string() : "; its stderr ended: " + tail) + ". Fix: " + fix;
-  };
-  if (!end.started) {
-    failed("E-HAR-001: the agent program " + setup.program + " could not start (" + secrets.redact(end.start_error) + ")",
-           "check inference.command and that the program is executable");
-  } else if (t.timed_out) {
-    failed("E-HAR-003: the agent program wrote nothing and called no tool for " +
-             std::to_string(setup.turn_timeout.count() / 1000) + " s, so it was ended",
-           "raise inference.turn_timeout_secs, or make the program print progress");
-  } else if (end.signal != 0) {
-    failed("E-HAR-002: the agent program was ended by signal " + std::to_string(end.signal),
-           "read its stderr, and run it by hand with the same stdin");
-  } else if (end.exit_status != 0) {
-    failed("E-HAR-002: the agent program exited with status " + std::to_string(end.exit_status),
-           "read its stderr, and run it by hand with the same stdin");
-  } else {
-    // Its answer is under the redaction rule too (it holds the values of its `${ENV}`s): a cut
-    // answer first loses an end that may be part of one, then the rest is redacted.
-    std::string text = end.out;
-    if (end.cut) text.resize(text.size() - secrets.held_back(text));
-    out.text = secrets.redact(text);
-    if (end.cut) out.text += answer_cut_marker;
-    out.stats.cut = end.cut;
-    out.stats.stderr_tail = tail; // in the trace: what a program says on the side, when it succeeded
-  }
   return out;
 }
 
