@@ -115,6 +115,9 @@ void trace_session_start(member_actor* self, const std::vector<std::string>& cal
   if (!setup.spawned_by.empty()) { // a delegated child: the formation's id and nothing else
     start["spawned_by"] = setup.spawned_by;
     start["delegation"] = setup.delegation_id;
+    start["delegation_depth"] = setup.delegation_depth;
+    if (!setup.spawnable.empty() && setup.delegation_depth >= setup.max_delegation_depth)
+      start["delegates"] = "no: the depth limit (" + std::to_string(setup.max_delegation_depth) + ")";
   }
   if (setup.bundle) { // a launcher-started member (a delegated child has only the id)
     start["formation_member"] = setup.member;
@@ -169,6 +172,10 @@ void spawn_member_door(member_actor* self, const std::vector<std::string>& calle
   each.ids = st.setup.ids;
   each.tools = st.setup.tools;
   each.own_tools = st.setup.own_tools;
+  if (!st.setup.spawnable.empty() && st.setup.delegation_depth >= st.setup.max_delegation_depth)
+    each.no_delegation = "delegation stops here: this member is a delegated child at depth " +
+                         std::to_string(st.setup.delegation_depth) + ", the limit (" +
+                         std::to_string(st.setup.max_delegation_depth) + "), so it may not delegate further.";
   d.start_task = [&sys, each = std::move(each)](const TaskView& t, const task_owner& door) {
     TaskSetup ts = each;
     ts.task = t;
@@ -212,7 +219,7 @@ member_handle::behavior_type member(member_actor* self, MemberSetup setup) {
   const auto callees = callees_of(st.setup);
   trace_session_start(self, callees);
   std::vector<std::string> capsules; // what `delegate` may name: spawn.allow, when a child port exists
-  if (st.setup.children)
+  if (st.setup.children && st.setup.delegation_depth < st.setup.max_delegation_depth)
     for (const auto& s : st.setup.spawnable) capsules.push_back(s.capsule);
   spawn_member_egress(self, callees, capsules);
   spawn_member_door(self, callees, capsules);

@@ -14,6 +14,10 @@
 //   winding down --door drained-->   session_end, tell the supervisor the exit code, quit
 // Wind-down: the door accepts nothing more, refuses queued tasks, cancels the running one (its
 // outstanding calls become abandoned); then `session_end`.
+// Delegation depth: a member at max_delegation_depth (a child of a child of a child, by default)
+// is offered no delegate tool, even when its capsule's spawn.allow lists capsules; a delegation it
+// tries anyway is a tool error naming the limit, and its session_start says so. So a capsule
+// that delegates to itself, or a chain that recurses, stops there.
 // Invariants: `formation_ended` is the first thing recorded after the lifeline closes; a lifeline
 // that closes after a SIGTERM records nothing; the supervisor hears the exit code exactly once.
 // Rule: on a closed lifeline a member records formation_ended first, then cancels what it was
@@ -59,6 +63,8 @@ struct MemberSetup {
   std::string spawned_by;                          // a delegated child: its parent's session ("" otherwise);
                                                    // its lifeline is then the spawner lifeline
   std::string delegation_id;                       // a delegated child: the dlg_ id it serves
+  int delegation_depth = 0;                        // a delegated child: how deep (its grant's depth); else 0
+  int max_delegation_depth = 3;                    // a member this deep delegates no further
   std::vector<SpawnTarget> spawnable;              // capabilities.spawn.allow, in its order
   child_port children;                             // starts them (null: no delegation)
   tool_port tools;                                 // the capsule's own tools (null: none)

@@ -439,6 +439,16 @@ void use_own_tool(task_ptr self, const ToolCall& call, std::function<void(ToolRe
           });
 }
 
+// A runtime tool call as this task reads it: a delegation past the depth limit is refused here.
+ToolUse read_use(const TaskSetup& s, const ToolCall& call) {
+  if (call.name == tool_name::delegate && !s.no_delegation.empty()) {
+    ToolUse refused;
+    refused.error = "tool error: " + s.no_delegation + " Nothing was sent.";
+    return refused;
+  }
+  return read_tool_call(call, s.callees, s.capsules, s.own_tools);
+}
+
 // Offering: each tool call of the response is answered at once or once its CallStart is in.
 void offer_calls(task_ptr self, std::vector<ToolCall> calls, bool asks_again) {
   auto& st = self->state;
@@ -456,7 +466,7 @@ void offer_calls(task_ptr self, std::vector<ToolCall> calls, bool asks_again) {
       });
       continue;
     }
-    const ToolUse use = read_tool_call(st.tools.calls[i], st.setup.callees, st.setup.capsules, st.setup.own_tools);
+    const ToolUse use = read_use(st.setup, st.tools.calls[i]);
     auto& result = st.tools.results[i];
     switch (use.kind) {
     case ToolUse::Kind::call_member:
@@ -497,7 +507,7 @@ caf::result<ToolReply> on_tool_request(task_ptr self, const ToolRequest& req) {
     use_own_tool(self, req.call, [rp](ToolReply r) mutable { rp.deliver(std::move(r)); });
     return rp;
   }
-  const ToolUse use = read_tool_call(req.call, st.setup.callees, st.setup.capsules, st.setup.own_tools);
+  const ToolUse use = read_use(st.setup, req.call);
   trace(self, "tool_call", {{"task_id", st.setup.task.id}, {"turn", st.turn}, {"tool", req.call.name}});
   switch (use.kind) {
   case ToolUse::Kind::error: return ToolReply{use.error, true};

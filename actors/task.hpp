@@ -64,6 +64,7 @@ struct TaskSetup {
   IdClockSpec ids;                    // call ids (mcl_), stream "<task id>/task"
   tool_port tools;                    // the capsule's own tools (null: none)
   std::vector<OwnTool> own_tools;     // offered to the model beside the runtime's (each turn: as `tools` lists them then); calls go to `tools`
+  std::string no_delegation;          // set: a delegate call is this tool error (the depth limit, actors/member.hpp)
 };
 
 // True when a task's submitter credential is a formation member (`member:<name>`).

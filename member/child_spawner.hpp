@@ -38,6 +38,7 @@ struct ChildSpawnerSetup {
   std::string store_root;             // the project whose stores resolve a child (as `mur run --capsule`)
   std::string session_dir;            // the parent's <workdir>/.murmur/<ses>
   std::string session_id;             // the parent's ses_ (the child's spawned_by)
+  int depth = 0;                      // the parent's own delegation depth (its children's is one more)
   std::string formation_id;           // "" outside a formation
   std::vector<std::string> env;       // the parent's environment, as it is (filtered per child)
   std::vector<SpawnTarget> allowed;   // capabilities.spawn.allow

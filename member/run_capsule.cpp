@@ -188,9 +188,10 @@ DoorTokens issue_door_tokens(const Manifest& m, const SpawnGrant* grant) {
 
 // The real child port, for a capsule that may delegate: this process starts and ends the children.
 void spawn_children(caf::actor_system& sys, Session& s, const Manifest& m, const RunCapsuleOptions& o,
-                    const JoinedFormation& formation) {
+                    const JoinedFormation& formation, int depth) {
   if (m.spawn_allow.empty()) return;
   ChildSpawnerSetup cs;
+  cs.depth = depth;
   cs.program = self_binary();
   cs.store_root = o.store_root.empty() ? current_dir() : o.store_root;
   cs.session_dir = s.dir.path;
@@ -281,7 +282,7 @@ Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manif
   s.network = spawn_door_network(sys, pool);
   s.trace = spawn_trace_recorder(sys, s.id, trace_file_sink(s.dir));
   const supervisor_port supervisor = spawn_result_writer(sys, s.dir, waiter);
-  spawn_children(sys, s, m, o, formation);
+  spawn_children(sys, s, m, o, formation, grant ? grant->depth : 0);
   StartedTools tools = start_tools(sys, m, own_env, s.workdir, programs, s.trace, pool);
   s.tools = tools.port;
   MemberSetup ms = member_setup(m, launch, MemberPorts{s.trace, s.network, s.model, supervisor, IdClockSpec{},
@@ -291,6 +292,7 @@ Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manif
   if (grant) {
     ms.spawned_by = grant->spawned_by;
     ms.delegation_id = grant->delegation;
+    ms.delegation_depth = grant->depth;
   }
   const bool takes_tasks = ms.acceptance.kind != AcceptancePolicy::Kind::none;
   s.member = spawn_member(sys, std::move(ms));

@@ -42,14 +42,16 @@ bool is_delegation_id(std::string_view id) {
   return true;
 }
 
-GrantLine render_spawn_grant(const DoorKey& key, const std::string& spawned_by, const std::string& delegation) {
+GrantLine render_spawn_grant(const DoorKey& key, const std::string& spawned_by, const std::string& delegation,
+                             int depth) {
   char hex[65];
   sodium_bin2hex(hex, sizeof hex, key.bytes(), sizeof key.bytes());
   std::string line = "{\"door_key\":\"";
   line.append(hex, 64);
   sodium_memzero(hex, sizeof hex);
   // Both ids are checked shapes (no character JSON would escape), so they are written as they are.
-  line += "\",\"spawned_by\":\"" + spawned_by + "\",\"delegation\":\"" + delegation + "\"}";
+  line += "\",\"spawned_by\":\"" + spawned_by + "\",\"delegation\":\"" + delegation +
+          "\",\"depth\":" + std::to_string(depth) + "}";
   return GrantLine::adopt(std::move(line));
 }
 
@@ -69,7 +71,7 @@ SpawnGrant parse_spawn_grant(std::string_view text) {
   if (text.find('\n') != std::string_view::npos) refuse("is more than one line");
   auto j = parse_strict_json(text);
   if (!j || !j->is_object()) refuse("is not one JSON object");
-  if (j->size() != 3) refuse("must have exactly the keys door_key, spawned_by and delegation");
+  if (j->size() != 4) refuse("must have exactly the keys door_key, spawned_by, delegation and depth");
   for (const char* k : {"door_key", "spawned_by", "delegation"})
     if (!j->contains(k) || !(*j)[k].is_string())
       refuse(std::string("has no string ") + k);
@@ -89,6 +91,10 @@ SpawnGrant parse_spawn_grant(std::string_view text) {
   if (!ids::is_valid(g.spawned_by, ids::session)) refuse("has a spawned_by that is not a session id (ses_ + 32 hex)");
   g.delegation = (*j)["delegation"].get<std::string>();
   if (!is_delegation_id(g.delegation)) refuse("has a delegation that is not a delegation id");
+  const auto& depth = (*j)["depth"];
+  if (!depth.is_number_integer() || depth.get<std::int64_t>() < 1 || depth.get<std::int64_t>() > SPAWN_GRANT_MAX_DEPTH)
+    refuse("has a depth that is not a whole number from 1 to " + std::to_string(SPAWN_GRANT_MAX_DEPTH));
+  g.depth = static_cast<int>(depth.get<std::int64_t>());
   return g;
 }
 

@@ -1,8 +1,9 @@
 // spawn_grant.hpp — the grant a delegating member hands its child on the child's stdin: the key
-// of the child's door tokens, who spawned it and for which delegation.
+// of the child's door tokens, who spawned it, for which delegation, and how deep it stands.
 //
 // Invariant: the grant is one JSON line `{"door_key":"<64 hex>","spawned_by":"ses_…",
-// "delegation":"dlg_…"}` — exactly those three keys, once each — and travels only through the
+// "delegation":"dlg_…","depth":N}` — exactly those four keys, once each; depth 1–64, the
+// parent's own depth plus one (a formation's members are at 0) — and travels only through the
 // child's stdin, never argv, environment, stdout, a trace or a log. The key is 32 random bytes
 // held in a DoorKey (zeroed on drop); the line is a GrantLine (a secret text: it cannot be
 // printed). A refused grant says why without quoting any of it (E-RUN-052).
@@ -46,13 +47,18 @@ struct SpawnGrant {
   DoorKey key;
   std::string spawned_by; // the parent's ses_ id
   std::string delegation; // the dlg_ id of the delegation this child serves
+  int depth = 1;          // how many delegations stand between it and its formation's member
 };
+
+// The deepest a grant may name (the limit of delegation is far below it: actors/member.hpp).
+inline constexpr int SPAWN_GRANT_MAX_DEPTH = 64;
 
 // Whether `id` can name a delegation (and so a directory): 1–64 of [a-z0-9_], not starting with '_'.
 bool is_delegation_id(std::string_view id);
 
 // The grant line, without its newline (os/channel_writer adds it).
-GrantLine render_spawn_grant(const DoorKey& key, const std::string& spawned_by, const std::string& delegation);
+GrantLine render_spawn_grant(const DoorKey& key, const std::string& spawned_by, const std::string& delegation,
+                             int depth);
 
 // Reads a grant line (one trailing newline allowed). Throws mur::Failure E-RUN-052 naming what is
 // wrong, never quoting the text.

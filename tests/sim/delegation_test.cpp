@@ -272,3 +272,31 @@ TEST_CASE_METHOD(delegation_fixture, "a child past delegation_deadline_secs ends
   CHECK(of_type(child, "task_end").at(0)["exit_status"] == "canceled");
   CHECK(!child_alive(port, dlg));
 }
+
+TEST_CASE_METHOD(delegation_fixture, "a chain of capsules that delegate round stops at the depth limit: the child at depth 3 may not delegate",
+                 "[sim][delegation]") {
+  // ping hands its task to pong and pong to ping (a capsule may not name itself): without a limit,
+  // a chain without end.
+  auto relay = [](const std::string& next) {
+    return "inference: {turns: [{delegate: {capsule: " + next + ", task: 'deeper {{task}}'}}, "
+           "{reply: 'from below: {{answer." + next + "}}{{tool_results}}'}]}\n"
+           "capabilities: {spawn: {allow: [" + next + "@1.0.0]}}\n";
+  };
+  launch({{"lead", delegating_lead("[{delegate: {capsule: ping, task: go}}, {reply: 'lead: {{answer.ping}}'}]",
+                                   "[ping@1.0.0]")}},
+         {}, "go", installed({{"ping", relay("pong")}, {"pong", relay("ping")}}));
+  run_for(10s);
+  const TaskView done = launch_task("lead");
+  REQUIRE(done.state == TaskState::completed);
+  // ping (1) → pong (2) → ping (3): the third's delegation is a tool error naming the limit
+  CHECK(done.answer.find("delegation stops here: this member is a delegated child at depth 3, the limit (3)") !=
+        std::string::npos);
+  // each child's answer holds the one below it: three of them, the innermost the refusal
+  CHECK(done.answer.rfind("lead: from below: from below: from below: tool error: delegation stops here", 0) == 0);
+  auto port = children("lead");
+  const std::string dlg = events("lead", "delegation_start").at(0)["call_id"];
+  auto first = child_trace(port, dlg);
+  CHECK(first.front()["delegation_depth"] == 1);
+  CHECK_FALSE(first.front().contains("delegates"));
+  CHECK(of_type(first, "delegation_start").size() == 1); // depth 1 and 2 delegate; only depth 3 may not
+}

@@ -79,6 +79,7 @@ sim_children_actor::behavior_type children(children_actor* self, SimChildrenSetu
       if (!m.spawn_allow.empty()) { // grandchildren: a child port of its own
         SimChildrenSetup grand = st.setup;
         grand.parent_session = launch.session_id;
+        grand.parent_depth = st.setup.parent_depth + 1;
         auto port = spawn_sim_children(sys, std::move(grand));
         st.setup.owned->push_back(caf::actor_cast<caf::actor>(port));
         ports.children = child_port{port};
@@ -87,6 +88,7 @@ sim_children_actor::behavior_type children(children_actor* self, SimChildrenSetu
       ms.authenticated = true; // a child's door always requires its operator credential
       ms.spawned_by = st.setup.parent_session;
       ms.delegation_id = sc.call_id;
+      ms.delegation_depth = st.setup.parent_depth + 1; // as the real port's grant says
       auto trace = ms.trace;
       auto member = spawn_member(sys, std::move(ms));
       self->monitor(member);

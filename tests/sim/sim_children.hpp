@@ -43,6 +43,7 @@ struct SimChildrenSetup {
   std::string formation_id;                  // the parent's ("" outside one)
   std::string parent_session;                // the parent's session id (the child's spawned_by)
   std::shared_ptr<std::vector<caf::actor>> owned; // ended by the fixture, whatever happens
+  int parent_depth = 0;                      // the parent's delegation depth (its children's: one more)
 };
 
 sim_children_actor spawn_sim_children(caf::actor_system& sys, SimChildrenSetup setup);

@@ -20,7 +20,7 @@ EnvRead env_of(std::map<std::string, std::string> vars) {
 
 } // namespace
 
-TEST_CASE("fill_env_refs: each ${NAME} of a header value is read, its value a secret; an unset one is empty",
+TEST_CASE("fill_env_refs: each ${NAME} of a header value is read, its value a secret, an unset one empty",
           "[unit][tools]") {
   SecretRedaction secrets;
   const auto env = env_of({{"SEARCH_KEY", "sk-live-0123456789"}, {"TEAM", "blue-team"}});

@@ -21,8 +21,10 @@ namespace {
 const std::string ses = "ses_0192f0c0a1b2c3d4e5f60718293a4b5c";
 const std::string key_hex(64, 'a');
 
-std::string grant_text(const std::string& key, const std::string& by, const std::string& dlg) {
-  return "{\"door_key\":\"" + key + "\",\"spawned_by\":\"" + by + "\",\"delegation\":\"" + dlg + "\"}";
+std::string grant_text(const std::string& key, const std::string& by, const std::string& dlg,
+                       const std::string& depth = "1") {
+  return "{\"door_key\":\"" + key + "\",\"spawned_by\":\"" + by + "\",\"delegation\":\"" + dlg +
+         "\",\"depth\":" + depth + "}";
 }
 
 // The refusal's code and message, or "accepted".
@@ -44,11 +46,12 @@ bool has(const std::vector<std::string>& env, const std::string& entry) {
 
 TEST_CASE("a rendered grant reads back: the same key opens the same operator token", "[delegation]") {
   DoorKey key = DoorKey::random();
-  GrantLine line = render_spawn_grant(key, ses, "dlg_0192f0c0a1b2c3d4e5f60718293a4b5c");
+  GrantLine line = render_spawn_grant(key, ses, "dlg_0192f0c0a1b2c3d4e5f60718293a4b5c", 2);
   CHECK(line.expose().find('\n') == std::string::npos);
   SpawnGrant g = parse_spawn_grant(line.expose() + "\n");
   CHECK(g.spawned_by == ses);
   CHECK(g.delegation == "dlg_0192f0c0a1b2c3d4e5f60718293a4b5c");
+  CHECK(g.depth == 2);
   // The parent mints the child's operator token from its key; the child's issuer opens it.
   DoorToken minted = DoorTokenIssuer(key.bytes()).issue({}).at(0).token;
   auto opened = DoorTokenIssuer(g.key.bytes()).open(minted.expose());
@@ -72,7 +75,12 @@ TEST_CASE("a bad grant is E-RUN-052 naming what is wrong and quoting none of it"
     {grant_text(key_hex, ses, dlg) + "\n{}", "more than one line"},
     {std::string(SPAWN_GRANT_MAX_BYTES + 1, ' '), "longer than"},
     {"{\"door_key\":\"" + key_hex + "\",\"spawned_by\":\"" + ses + "\"}", "exactly the keys"},
-    {"{\"door_key\":\"" + key_hex + "\",\"spawned_by\":\"" + ses + "\",\"delegation\":\"d\",\"extra\":1}", "exactly the keys"},
+    {"{\"door_key\":\"" + key_hex + "\",\"spawned_by\":\"" + ses + "\",\"delegation\":\"d\",\"extra\":1}", "depth that is not a whole number"},
+    {"{\"door_key\":\"" + key_hex + "\",\"spawned_by\":\"" + ses + "\",\"delegation\":\"d\"}", "exactly the keys"},
+    {grant_text(key_hex, ses, dlg, "0"), "depth that is not a whole number from 1 to 64"},
+    {grant_text(key_hex, ses, dlg, "65"), "depth that is not a whole number from 1 to 64"},
+    {grant_text(key_hex, ses, dlg, "1.5"), "depth that is not a whole number"},
+    {grant_text(key_hex, ses, dlg, "\"2\""), "depth that is not a whole number"},
     {"{\"door_key\":\"" + key_hex + "\",\"door_key\":\"" + key_hex + "\",\"delegation\":\"d\"}", "not one JSON object"},
     {"{\"door_key\":1,\"spawned_by\":\"" + ses + "\",\"delegation\":\"d\"}", "no string door_key"},
     {grant_text(std::string(63, 'a'), ses, dlg), "64 lowercase hex"},
