@@ -159,13 +159,13 @@ void on_mcp(self_ptr self, McpPost post) {
   Turn& t = st.turns.at(id);
   t.last_activity = steady::now();
   auto responder = post.responder;
-  const json rpc_id = call.call.id;
+  const McpToolCall rpc = call.call; // its id and era shape the answer
   self->request(t.task, caf::infinite, ToolRequest{t.task_id, call.call.call})
-    .then([responder, rpc_id](const ToolReply& r) { responder->answer(mcp_tool_answer(rpc_id, r)); },
-          [self, responder, rpc_id](const caf::error& err) {
+    .then([responder, rpc](const ToolReply& r) { responder->answer(mcp_tool_answer(rpc, r)); },
+          [self, responder, rpc](const caf::error& err) {
             responder->answer(mcp_tool_answer(
-              rpc_id, ToolReply{"tool error: the task did not take the call (" + self->system().render(err) +
-                                  "); nothing was sent.", true}));
+              rpc, ToolReply{"tool error: the task did not take the call (" + self->system().render(err) +
+                               "); nothing was sent.", true}));
           });
 }
 
