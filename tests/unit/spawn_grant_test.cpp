@@ -82,7 +82,7 @@ TEST_CASE("a bad grant is E-RUN-052 naming what is wrong and quoting none of it"
     {grant_text(key_hex, ses, dlg, "1.5"), "depth that is not a whole number"},
     {grant_text(key_hex, ses, dlg, "\"2\""), "depth that is not a whole number"},
     {"{\"door_key\":\"" + key_hex + "\",\"door_key\":\"" + key_hex + "\",\"delegation\":\"d\"}", "not one JSON object"},
-    {"{\"door_key\":1,\"spawned_by\":\"" + ses + "\",\"delegation\":\"d\"}", "no string door_key"},
+    {"{\"door_key\":1,\"spawned_by\":\"" + ses + "\",\"delegation\":\"d\",\"depth\":1}", "no string door_key"},
     {grant_text(std::string(63, 'a'), ses, dlg), "64 lowercase hex"},
     {grant_text(std::string(64, 'A'), ses, dlg), "64 lowercase hex"},
     {grant_text(std::string(64, 'g'), ses, dlg), "64 lowercase hex"},
