@@ -184,7 +184,7 @@ TEST_CASE("mcp: the capsule's own tools are listed and called under the names an
   CHECK(unknown["error"]["message"].get<std::string>().find("this turn's tools are files__read_file") != std::string::npos);
 }
 
-TEST_CASE("mcp: one list of versions; an unsupported MCP-Protocol-Version is -32022 listing it", "[mcp]") {
+TEST_CASE("mcp: one list of versions, an unsupported MCP-Protocol-Version is -32022 listing it", "[mcp]") {
   REQUIRE(mcp_protocol_versions.front() == v2026);
   json supported = json::array();
   for (const char* v : mcp_protocol_versions) supported.push_back(v);
