@@ -22,6 +22,9 @@ enum class ServerPhase { discovering, starting, listing, ready, ended };
 
 constexpr std::int64_t start_deadline = 0;     // the tool_timeout id of the start's whole bound
 constexpr std::int64_t discover_deadline = -1; // and of the server/discover probe's
+// A relisting's deadline is -(2 + its number), so a late one names a relisting that is over.
+constexpr std::int64_t relist_deadline_base = -2;
+constexpr int max_pages = 100; // of one listing: a server that pages without end is refused
 
 struct WaitingCall {
   std::string tool; // the server's own name
@@ -50,6 +53,8 @@ struct ServerState {
   // offered; a change said while that reading is out is read once more after it.
   bool relisting = false;
   bool relist_again = false;
+  std::int64_t relistings = 0; // how many were started (names each one's deadline)
+  int pages = 0;               // of the listing under way
   std::vector<OwnTool> next_tools;
   std::vector<std::string> next_bare_names;
 };
@@ -157,12 +162,14 @@ void next_waiting(hub_ptr self, std::int32_t index) {
 }
 
 void list_page(hub_ptr self, std::int32_t index, const std::optional<std::string>& cursor) {
+  ++self->state.servers[static_cast<std::size_t>(index)].pages;
   json params = json::object();
   if (cursor) params["cursor"] = *cursor;
   send_request(self, index, Outstanding{Outstanding::Kind::list, "", {}}, "tools/list", params);
 }
 
 void relisted(hub_ptr self, std::int32_t index, const std::vector<std::string>& left_out);
+void relist_failed(hub_ptr self, std::int32_t index, const std::string& why);
 
 void on_listed(hub_ptr self, std::int32_t index, const json& result) {
   auto& s = self->state.servers[static_cast<std::size_t>(index)];
@@ -172,6 +179,10 @@ void on_listed(hub_ptr self, std::int32_t index, const json& result) {
   auto& bare_names = s.relisting ? s.next_bare_names : s.bare_names;
   tools.insert(tools.end(), page.tools.begin(), page.tools.end());
   bare_names.insert(bare_names.end(), page.bare_names.begin(), page.bare_names.end());
+  if (page.next_cursor && s.pages >= max_pages) {
+    if (s.relisting) return relist_failed(self, index, "listed more than " + std::to_string(max_pages) + " pages");
+    return server_ended(self, index, "listed more than " + std::to_string(max_pages) + " pages of tools", "E-TOOL-001");
+  }
   if (page.next_cursor) return list_page(self, index, page.next_cursor);
   if (s.relisting) return relisted(self, index, page.left_out);
   if (allow)
@@ -201,9 +212,26 @@ void relist(hub_ptr self, std::int32_t index) {
     return;
   }
   s.relisting = true;
+  s.pages = 0;
   s.next_tools.clear();
   s.next_bare_names.clear();
+  ++s.relistings;
+  self->delayed_send(self, self->state.setup.start_timeout, tool_timeout_atom_v, index,
+                     relist_deadline_base - s.relistings);
   list_page(self, index, std::nullopt);
+}
+
+// The list could not be read again: the one offered stays; a change said meanwhile is read anew.
+void relist_failed(hub_ptr self, std::int32_t index, const std::string& why) {
+  auto& s = self->state.servers[static_cast<std::size_t>(index)];
+  s.relisting = false;
+  for (auto it = s.outstanding.begin(); it != s.outstanding.end();) // a page answered late is not read
+    it = it->second.kind == Outstanding::Kind::list ? s.outstanding.erase(it) : std::next(it);
+  trace(self, "tool_server_relisted", {{"server", s.setup.name}, {"failed", why}});
+  if (s.relist_again) {
+    s.relist_again = false;
+    relist(self, index);
+  }
 }
 
 // The list read again replaces the one offered from the next model turn on; a tool the allow
@@ -244,11 +272,7 @@ void on_response(hub_ptr self, std::int32_t index, const mcp_client::Message& m)
     s.phase = ServerPhase::listing;
     return list_page(self, index, std::nullopt);
   case Outstanding::Kind::list:
-    if (failed && s.relisting) { // the list offered stays as it was
-      s.relisting = false;
-      trace(self, "tool_server_relisted", {{"server", s.setup.name}, {"failed", m.error_text}});
-      return;
-    }
+    if (failed && s.relisting) return relist_failed(self, index, m.error_text); // the list offered stays
     if (failed) return server_ended(self, index, "refused tools/list: " + m.error_text, "E-TOOL-001");
     return on_listed(self, index, m.result);
   case Outstanding::Kind::call:
@@ -288,6 +312,12 @@ void on_timeout(hub_ptr self, std::int32_t index, std::int64_t id) {
   auto& st = self->state;
   if (index < 0 || static_cast<std::size_t>(index) >= st.servers.size()) return;
   auto& s = st.servers[static_cast<std::size_t>(index)];
+  if (id <= relist_deadline_base) { // a relisting's: only the one still under way
+    if (s.relisting && id == relist_deadline_base - s.relistings)
+      relist_failed(self, index, "did not answer tools/list within " +
+                                   std::to_string(st.setup.start_timeout.count() / 1000) + " s");
+    return;
+  }
   if (id == discover_deadline) { // a legacy server may not answer a request before its handshake
     if (s.phase == ServerPhase::discovering) initialize(self, index);
     return;

@@ -28,6 +28,7 @@ struct Post {
   enum class Kind { initialize, request, other, listen } kind = Kind::other;
   json id;                // a request's
   bool answered = false;  // a message with its id came back
+  bool had_session = false; // it carried the session the server gave (a 404 then means the session is gone)
   std::uint64_t pool_id = 0;
   std::chrono::steady_clock::time_point since;
 };
@@ -39,6 +40,8 @@ struct McpHttpState {
   std::string session_id;
   std::string version;        // as the server's initialize answer gave it
   bool initializing = false;  // initialize is out: lines wait
+  bool notifying = false;     // a notification (or a response of ours) is out: later lines wait, so
+                              // the server reads them in the hub's order
   bool initialized = false;   // its answer came: requests carry the session and version
   bool listening = false;     // the GET stream is open
   bool listened = false;      // it was opened once (after notifications/initialized)
@@ -105,7 +108,7 @@ std::string why_not(self_ptr self, const HttpDone& d, const char* what) {
   auto& st = self->state;
   if (d.status == 0) return "could not be reached at " + st.setup.url + " (" + d.error + ")";
   if (d.status >= 300) {
-    std::string body = terminal_safe(st.setup.secrets.redact(d.body.substr(0, 4096)));
+    std::string body = terminal_safe(st.setup.secrets.redact(d.body).substr(0, 4096)); // redacted, then cut
     if (body.size() > 200) body = body.substr(0, 200) + "…";
     return "answered " + std::string(what) + " with HTTP " + std::to_string(d.status) + (body.empty() ? "" : ": " + body);
   }
@@ -121,6 +124,7 @@ void submit(self_ptr self, Post p, HttpCall call) {
   call.max_event = max_message;
   report_to(call, http_transport{self}, local, true);
   p.since = std::chrono::steady_clock::now();
+  p.had_session = st.initialized && !st.session_id.empty();
   p.pool_id = st.setup.pool->submit(std::move(call));
   st.posts.emplace(local, std::move(p));
 }
@@ -161,11 +165,22 @@ void post(self_ptr self, const std::string& line) {
     modern = modern_headers(*j);
   }
   if (p.kind == Post::Kind::initialize) st.initializing = true;
+  if (p.kind == Post::Kind::other) st.notifying = true;
   HttpCall call;
   call.body = line;
   call.headers = st.headers(true, modern);
   call.timeout = st.setup.call_timeout + post_margin;
   submit(self, std::move(p), std::move(call));
+}
+
+// The lines held back, in order, until one holds the rest again.
+void release(self_ptr self) {
+  auto& st = self->state;
+  while (!st.held.empty() && !st.initializing && !st.notifying && !st.ended) {
+    std::string line = std::move(st.held.front());
+    st.held.pop_front();
+    post(self, line);
+  }
 }
 
 // One message of the server's, to the hub; notes what it answers.
@@ -177,7 +192,8 @@ void forward(self_ptr self, Post& p, const std::string& text) {
     p.answered = true;
     if (p.kind == Post::Kind::initialize && j->contains("result") && (*j)["result"].is_object()) {
       const auto& v = (*j)["result"].value("protocolVersion", json());
-      if (v.is_string()) st.version = v.get<std::string>();
+      // Only a revision mur knows goes into a header (never a text the server chose).
+      if (v.is_string() && (v == "2025-11-25" || v == "2025-06-18" || v == "2025-03-26")) st.version = v.get<std::string>();
     }
   }
   tell(self, McpLine{st.index, text});
@@ -198,34 +214,41 @@ void on_done(self_ptr self, const HttpDone& d) {
   if (st.ended) return;
   const bool ok = d.status >= 200 && d.status < 300;
   if (ok && !d.body.empty()) forward(self, p, d.body);
+  if (!ok && p.kind == Post::Kind::request && !d.body.empty()) { // a JSON-RPC error for it, said with a 4xx
+    const auto j = parse_strict_json(d.body);
+    if (j && j->is_object() && j->contains("error") && j->contains("id") && (*j)["id"] == p.id) forward(self, p, d.body);
+  }
   switch (p.kind) {
   case Post::Kind::listen: {
     st.listening = false;
     const bool lasted = std::chrono::steady_clock::now() - p.since >= listen_kept;
-    if ((ok && lasted) || d.error == transport_reason::stalled) listen(self);
-    return; // 405 (the server sends nothing unasked), a refusal or a quick close: no more listening
+    // One that served a while is opened again (a proxy's idle close included); 405 (the server
+    // sends nothing unasked), a refusal or a quick close: no more listening, so no busy loop.
+    if ((lasted && (ok || d.status == 0)) || d.error == transport_reason::stalled) listen(self);
+    return;
   }
   case Post::Kind::initialize: {
     st.initializing = false;
     if (!p.answered) return end(self, why_not(self, d, "initialize"));
+    // A session id is visible ASCII (it goes into every later request's headers).
+    for (char c : d.session_id)
+      if (c < 0x21 || c > 0x7e) return end(self, "gave a session id that is not visible ASCII");
     st.session_id = d.session_id;
     st.initialized = true;
-    std::deque<std::string> held;
-    held.swap(st.held);
-    for (const auto& line : held) post(self, line);
-    return;
+    return release(self);
   }
   case Post::Kind::request:
-    if (d.status == 404 && !st.session_id.empty())
+    if (d.status == 404 && p.had_session)
       return end(self, "no longer knows its session (HTTP 404)");
     if (!p.answered)
       tell(self, McpLine{st.index, mcp_client::error(p.id, -32000, "the server " + why_not(self, d, "the request"))});
     return;
   case Post::Kind::other: // a notification or a response of ours: 202 and no body
-    if (d.status == 404 && !st.session_id.empty())
+    st.notifying = false;
+    if (d.status == 404 && p.had_session)
       return end(self, "no longer knows its session (HTTP 404)");
     if (ok && st.initialized && !st.listened) listen(self); // the first one after initialize is notifications/initialized
-    return;
+    return release(self);
   }
 }
 
@@ -242,7 +265,7 @@ http_transport::behavior_type mcp_http_transport(self_ptr self, McpHttpSetup set
     [=](const McpLine& l) {
       auto& st = self->state;
       if (st.index < 0 || st.ended) return;
-      if (st.initializing) st.held.push_back(l.line);
+      if (st.initializing || st.notifying || !st.held.empty()) st.held.push_back(l.line);
       else post(self, l.line);
     },
     [=](const HttpEvent& ev) { on_event(self, ev); },

@@ -3,7 +3,8 @@
 // CurlPool.
 //
 // Invariant: each line the hub writes is POSTed on its own (Accept: application/json,
-// text/event-stream), in the hub's order; every message the server answers with — a JSON body, or
+// text/event-stream), in the hub's order: nothing is sent while initialize or a notification is
+// out (requests may then run side by side, as calls do); every message the server answers with — a JSON body, or
 // each event of an SSE stream — goes to the opener as one McpLine, in the order it came. Nothing
 // is sent while `initialize` is out: lines wait for its answer, whose Mcp-Session-Id and
 // protocol version every later request carries. A 2026-07-28 request (its revision in `_meta`)

@@ -29,6 +29,11 @@ StartedTools start_tools(caf::actor_system& sys, const Manifest& m, const EnvRea
       h.url = t.url;
       for (const auto& [name, value] : t.headers) {
         std::string filled = fill_env_refs(value, env, h.secrets, "W-TOOL-001", key + ".headers." + name, whom);
+        for (char c : filled) // a variable read from a file with CRLF endings, say: never sent (nor quoted)
+          if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+            throw Failure("E-TOOL-001",
+                          m.name + ": " + key + ".headers." + name + " holds a control character once its ${NAME}s are read",
+                          "set the variables it reads without a line ending or other control character");
         h.secrets.add(filled); // a header's value is taken for a credential, literal or not
         h.headers.push_back(name + ": " + filled);
       }

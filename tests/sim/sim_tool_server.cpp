@@ -14,6 +14,7 @@ struct SimToolServerState {
   SimTools tools;
   bool silent = false;
   SimEra era = SimEra::legacy;
+  bool mute_lists = false; // after "change_then_mute": tools/list is never answered again
   mcp_listener hub;
   std::int32_t index = 0;
   SimToolServerLog log;
@@ -38,6 +39,7 @@ void on_request(server_ptr self, const json& msg) {
   if (method == "initialize")
     return reply(self, id, {{"protocolVersion", "2025-11-25"}, {"capabilities", {{"tools", json::object()}}},
                             {"serverInfo", {{"name", "sim"}, {"version", "1"}}}});
+  if (method == "tools/list" && st.mute_lists) return;
   if (method == "tools/list") {
     json tools = json::array();
     for (const auto& [name, behaviour] : st.tools)
@@ -55,7 +57,11 @@ void on_request(server_ptr self, const json& msg) {
     reply(self, id, {{"content", {{{"type", "text"}, {"text", tool + " got " + args}}}}});
   else if (behaviour == "error")
     reply(self, id, {{"content", {{{"type", "text"}, {"text", tool + " could not"}}}}, {"isError", true}});
-  else if (behaviour == "change") { // the tool goes, "extra" comes, and the server says so first
+  else if (behaviour == "change_then_mute") { // says its tools changed, then never lists them
+    st.mute_lists = true;
+    self->send(st.hub, McpLine{st.index, json{{"jsonrpc", "2.0"}, {"method", "notifications/tools/list_changed"}}.dump()});
+    reply(self, id, {{"content", {{{"type", "text"}, {"text", "changed"}}}}});
+  } else if (behaviour == "change") { // the tool goes, "extra" comes, and the server says so first
     st.tools.erase(tool);
     st.tools["extra"] = "echo";
     self->send(st.hub, McpLine{st.index, json{{"jsonrpc", "2.0"}, {"method", "notifications/tools/list_changed"}}.dump()});

@@ -15,7 +15,8 @@ namespace mur::sim {
 // What a tool does when called: "echo" answers "<tool> got <arguments>", "error" answers with
 // isError, "hang" never answers, "die" ends the server; "refuse" answers a JSON-RPC error;
 // "change" removes itself, adds an "echo" tool named "extra", sends
-// notifications/tools/list_changed and then answers "changed".
+// notifications/tools/list_changed and then answers "changed"; "change_then_mute" says its tools
+// changed, answers "changed", and never answers tools/list again.
 using SimTools = std::map<std::string, std::string>; // tool → behaviour
 
 struct SimToolServerLog {

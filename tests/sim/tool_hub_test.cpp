@@ -220,3 +220,19 @@ TEST_CASE_METHOD(hub_scene, "tool hub: notifications/tools/list_changed has the 
     if (json::parse(line).value("method", "") == "tools/list") ++lists;
   CHECK(lists == 2);
 }
+
+TEST_CASE_METHOD(hub_scene, "tool hub: a relisting the server never answers ends after 30 s, and the list offered stays",
+                 "[sim][tools]") {
+  start_hub({{"files", {{"poke", "change_then_mute"}, {"read", "echo"}}}});
+  start(script({use("files__poke", "{}"), reply("{{tool_results}}")}), "operator", {});
+  CHECK(finished().answer == "changed");
+  CHECK(events("tool_server_relisted").empty()); // still reading
+  sched.advance_time(std::chrono::seconds(30));
+  sched.run();
+  const auto relisted = events("tool_server_relisted");
+  REQUIRE(relisted.size() == 1);
+  CHECK(relisted[0]["failed"] == "did not answer tools/list within 30 s");
+  auto handle = self->request(own_tool_port, caf::infinite, tools_atom_v);
+  sched.run();
+  handle.receive([](const ToolsListed& l) { CHECK(l.tools.size() == 2); }, [&](const caf::error& e) { FAIL(sys.render(e)); });
+}
