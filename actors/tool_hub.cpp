@@ -42,6 +42,7 @@ struct ServerState {
   ToolServerSetup setup;
   ServerPhase phase = ServerPhase::discovering;
   bool modern = false;      // it answered server/discover with 2026-07-28: every request names it
+  bool reopened = false;    // it ended at the probe and was started once more, for the handshake
   std::int64_t next_id = 1; // 0 and -1 are the deadlines' ids
   std::map<std::int64_t, Outstanding> outstanding;
   std::deque<WaitingCall> waiting;
@@ -396,8 +397,17 @@ tool_hub::behavior_type hub_actor(hub_ptr self, ToolHubSetup setup) {
     },
     [=](const McpLine& l) { on_line(self, l); },
     [=](const McpServerEnded& e) {
-      if (e.server >= 0 && static_cast<std::size_t>(e.server) < self->state.servers.size())
-        server_ended(self, e.server, e.why, "E-TOOL-002");
+      if (e.server < 0 || static_cast<std::size_t>(e.server) >= self->state.servers.size()) return;
+      auto& s = self->state.servers[static_cast<std::size_t>(e.server)];
+      if (s.phase == ServerPhase::discovering && !s.reopened) {
+        // A 2025 server may end at a first message that is not initialize: start it once more
+        // and greet it the old way.
+        s.reopened = true;
+        trace(self, "tool_server_reopened", {{"server", s.setup.name}, {"why", "ended at server/discover: " + e.why}});
+        self->send(s.setup.transport, McpOpen{e.server});
+        return initialize(self, e.server);
+      }
+      server_ended(self, e.server, e.why, "E-TOOL-002");
     },
     [=](tool_timeout_atom, std::int32_t index, std::int64_t id) { on_timeout(self, index, id); },
   };

@@ -3,7 +3,8 @@
 // Invariant: each server is started once per member session and probed with `server/discover`
 // (its `_meta` naming 2026-07-28): a server that lists 2026-07-28 is spoken to statelessly, every
 // request naming that revision in `_meta`; any error, or no answer within discover_timeout, means
-// the legacy era: `initialize` (2025-11-25) and `notifications/initialized`. Then `tools/list`
+// the legacy era: `initialize` (2025-11-25) and `notifications/initialized`; a server that ends at
+// the probe is opened once more (a new process, for stdio) and greeted with `initialize`. Then `tools/list`
 // page by page; tools_atom is answered once every server is ready or one of them
 // failed to start (E-TOOL-001, within start_timeout). A call goes to the server its name
 // `<server>__<tool>` names, at most calls_at_once per server at a time (the rest wait in order),

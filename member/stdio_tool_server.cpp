@@ -5,6 +5,7 @@
 
 #include <caf/all.hpp>
 
+#include <atomic>
 #include <memory>
 
 namespace mur {
@@ -14,6 +15,7 @@ namespace {
 struct StdioToolServerState {
   StdioToolServerSetup setup;
   std::unique_ptr<StdioProcess> process; // destroyed (killed, joined) with the actor
+  std::shared_ptr<std::atomic<bool>> ended; // its process's end was told (set on its thread)
   static inline const char* name = "mur.stdio_tool_server";
 };
 
@@ -24,7 +26,11 @@ mcp_transport::behavior_type stdio_tool_server(transport_ptr self, StdioToolServ
   return {
     [=](const McpOpen& open) {
       auto& st = self->state;
-      if (st.process) return;
+      // Opened again once its process ended (the hub's fallback for a server that would not
+      // take server/discover before its handshake): a new process; never two at once.
+      if (st.process && !(st.ended && st.ended->load())) return;
+      st.process.reset(); // ended: its thread is joined
+      st.ended = std::make_shared<std::atomic<bool>>(false);
       // Held weakly: the hub holds this transport, and its end ends this one (actors/tool_hub.cpp).
       auto listener = caf::actor_cast<caf::weak_actor_ptr>(self->current_sender());
       auto tell = [listener](auto msg) {
@@ -35,9 +41,10 @@ mcp_transport::behavior_type stdio_tool_server(transport_ptr self, StdioToolServ
       st.process = std::make_unique<StdioProcess>(
         st.setup.start,
         [tell, index](std::string line) { tell(McpLine{index, std::move(line)}); },
-        [tell, index, secrets](StdioEnd end) {
+        [tell, index, secrets, ended = st.ended](StdioEnd end) {
           end.err_tail = clean_tail(secrets->redact(end.err_tail));
           end.start_error = secrets->redact(end.start_error);
+          ended->store(true);
           tell(McpServerEnded{index, describe(end)});
         });
     },

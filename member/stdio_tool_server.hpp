@@ -1,7 +1,8 @@
 // stdio_tool_server.hpp — the real mcp_transport: one MCP tool server of the capsule, a child
 // process spoken to in JSON-RPC lines over its stdin and stdout (os/stdio_process.hpp).
 //
-// Invariant: the server starts when the hub opens it (McpOpen), once, in the member's program
+// Invariant: the server starts when the hub opens it (McpOpen) — once, or once more after it
+// ended, never two at once — in the member's program
 // directory under the same isolation as an agent program, with the environment of
 // member/program_env.hpp (no MURMUR_*, no formation token, no door URL); it ends with this actor
 // (the member's session), and with the member's process group. Every line it writes goes to the

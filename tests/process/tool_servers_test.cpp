@@ -106,6 +106,27 @@ TEST_CASE("tools: a server that cannot start fails the member's start with E-TOO
   CHECK(!error.value("fix", "").empty());
 }
 
+TEST_CASE("tools: a 2025 server that exits at a first message other than initialize is started again and greeted the old way",
+          "[process][tools]") {
+  ToolCapsule c(tool_manifest("  - name: probe\n    command: [python3, strict.py]\n",
+                              "    - use: {tool: probe__env}\n    - reply: '{{tool_results}}'\n"));
+  // It reads its first line itself: anything but initialize (the server/discover probe) ends it.
+  std::ofstream(c.folder.path + "/strict.py") << python_server(
+    "'strict and served'", "",
+    "first = json.loads(sys.stdin.readline())\n"
+    "if first.get('method') != 'initialize': sys.exit(3)\n"
+    "print(json.dumps({'jsonrpc': '2.0', 'id': first['id'], 'result': {'protocolVersion': '2025-11-25', "
+    "'capabilities': {'tools': {}}, 'serverInfo': {'name': 'strict', 'version': '1'}}}), flush=True)\n");
+  Ran r = c.run("go");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(answer_of(r).value("answer", "") == "strict and served");
+  auto reopened = c.events("tool_server_reopened");
+  REQUIRE(reopened.size() == 1);
+  CHECK(reopened[0]["why"].get<std::string>().rfind("ended at server/discover: exited with code 3", 0) == 0);
+  CHECK(c.events("tool_server_ready").at(0)["protocol"] == "2025-11-25");
+}
+
 TEST_CASE("tools: a server is handed its declared variables and nothing of the runtime's",
           "[process][tools][isolation]") {
   ToolCapsule c(tool_manifest("  - name: probe\n    command: [python3, probe.py]\n    env: {TOKEN: '${PROBE_TOKEN}'}\n",

@@ -36,6 +36,11 @@ void on_request(server_ptr self, const json& msg) {
     return reply(self, id, {{"supportedVersions", {"2026-07-28"}}, {"capabilities", {{"tools", json::object()}}},
                             {"resultType", "complete"}});
   if (method == "server/discover" && st.era == SimEra::mute_before_initialize) return;
+  if (method == "server/discover" && st.era == SimEra::dies_at_discover) {
+    st.era = SimEra::legacy; // the next process greets like any 2025 server
+    self->send(st.hub, McpServerEnded{st.index, "exited with code 1"});
+    return;
+  }
   if (method == "initialize")
     return reply(self, id, {{"protocolVersion", "2025-11-25"}, {"capabilities", {{"tools", json::object()}}},
                             {"serverInfo", {{"name", "sim"}, {"version", "1"}}}});
@@ -82,6 +87,7 @@ mcp_transport::behavior_type sim_tool_server(server_ptr self, SimTools tools, bo
     [=](const McpOpen& open) {
       self->state.hub = caf::actor_cast<mcp_listener>(self->current_sender());
       self->state.index = open.server;
+      ++self->state.log.opens;
     },
     [=](const McpLine& l) {
       self->state.log.lines.push_back(l.line);

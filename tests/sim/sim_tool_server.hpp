@@ -21,12 +21,14 @@ using SimTools = std::map<std::string, std::string>; // tool → behaviour
 
 struct SimToolServerLog {
   std::vector<std::string> lines; // every line the hub sent, in order
+  int opens = 0;                  // how often it was opened (started)
 };
 
 // Which MCP era it speaks: legacy (2025-11-25: server/discover is -32601, as for any method it
 // does not know), modern (2026-07-28: it answers server/discover, needs no handshake), or legacy
 // and mute to anything before its handshake (it never answers the probe).
-enum class SimEra { legacy, modern, mute_before_initialize };
+// dies_at_discover: a legacy server that ends at the probe (and, opened again, serves).
+enum class SimEra { legacy, modern, mute_before_initialize, dies_at_discover };
 
 // `silent`: answers nothing at all (a server that never finishes starting).
 mcp_transport spawn_sim_tool_server(caf::actor_system& sys, SimTools tools, bool silent = false,

@@ -236,3 +236,17 @@ TEST_CASE_METHOD(hub_scene, "tool hub: a relisting the server never answers ends
   sched.run();
   handle.receive([](const ToolsListed& l) { CHECK(l.tools.size() == 2); }, [&](const caf::error& e) { FAIL(sys.render(e)); });
 }
+
+TEST_CASE_METHOD(hub_scene, "tool hub: a server that ends at the probe is started once more and greeted with initialize",
+                 "[sim][tools]") {
+  auto listed = start_hub({{"files", {{"read", "echo"}}}}, std::nullopt, false, SimEra::dies_at_discover);
+  CHECK(listed.code.empty());
+  REQUIRE(listed.tools.size() == 1);
+  const auto& log = mur::sim::sim_tool_server_log(servers[0]);
+  CHECK(log.opens == 2);
+  REQUIRE(log.lines.size() == 4);
+  CHECK(json::parse(log.lines[0])["method"] == "server/discover");
+  CHECK(json::parse(log.lines[1])["method"] == "initialize");
+  CHECK(events("tool_server_reopened").size() == 1);
+  CHECK(events("tool_server_ended").empty());
+}
