@@ -260,6 +260,8 @@ void on_response(hub_ptr self, std::int32_t index, const mcp_client::Message& m)
   Outstanding o = std::move(it->second);
   s.outstanding.erase(it);
   const bool failed = m.kind == mcp_client::Message::Kind::error;
+  // What the server says is written out against its own secrets before it goes anywhere.
+  const std::string error_text = s.setup.secrets.redact(m.error_text);
   switch (o.kind) {
   case Outstanding::Kind::discover:
     if (s.phase != ServerPhase::discovering) return;
@@ -268,20 +270,23 @@ void on_response(hub_ptr self, std::int32_t index, const mcp_client::Message& m)
     s.phase = ServerPhase::listing;
     return list_page(self, index, std::nullopt);
   case Outstanding::Kind::initialize:
-    if (failed) return server_ended(self, index, "refused initialize: " + m.error_text, "E-TOOL-001");
+    if (failed) return server_ended(self, index, "refused initialize: " + error_text, "E-TOOL-001");
     send_line(self, index, mcp_client::notification("notifications/initialized", nullptr));
     s.phase = ServerPhase::listing;
     return list_page(self, index, std::nullopt);
   case Outstanding::Kind::list:
-    if (failed && s.relisting) return relist_failed(self, index, m.error_text); // the list offered stays
-    if (failed) return server_ended(self, index, "refused tools/list: " + m.error_text, "E-TOOL-001");
+    if (failed && s.relisting) return relist_failed(self, index, error_text); // the list offered stays
+    if (failed) return server_ended(self, index, "refused tools/list: " + error_text, "E-TOOL-001");
     return on_listed(self, index, m.result);
   case Outstanding::Kind::call:
     --s.calls_out;
     if (failed)
-      o.promise.deliver(tool_error(s.setup.name + "__" + o.tool + " failed: " + m.error_text + "."));
-    else
-      o.promise.deliver(mcp_client::read_call_result(m.result));
+      o.promise.deliver(tool_error(s.setup.name + "__" + o.tool + " failed: " + error_text + "."));
+    else {
+      ToolReply reply = mcp_client::read_call_result(m.result);
+      reply.text = s.setup.secrets.redact(reply.text);
+      o.promise.deliver(std::move(reply));
+    }
     return next_waiting(self, index);
   }
 }

@@ -11,7 +11,7 @@
 // and is answered exactly once: with the server's result, or a tool error when the server ended
 // (E-TOOL-002), passed the call's timeout (E-TOOL-003, and the server is told the call is
 // cancelled) or never listed that tool. Nothing a server writes reaches the model but a call's
-// result; a request a server makes of the client is answered (ping) or refused (-32601). A ready
+// result (its texts and error texts with its secrets written out); a request a server makes of the client is answered (ping) or refused (-32601). A ready
 // server's notifications/tools/list_changed has its list read again (every page), and the new
 // list replaces the old one whole once read: tools_atom answers it from then on (each model turn
 // asks), and a call to a tool no longer listed is a tool error.
@@ -19,6 +19,7 @@
 #pragma once
 
 #include "actors/ports.hpp"
+#include "messages/vocabulary/secret_redaction.hpp"
 
 #include <caf/fwd.hpp>
 
@@ -34,6 +35,8 @@ struct ToolServerSetup {
   std::optional<std::vector<std::string>> allow;   // only these of its tools
   std::chrono::milliseconds call_timeout{120'000}; // timeout_secs
   mcp_transport transport;
+  SecretRedaction secrets;                         // its env values and header values: written out of
+                                                   // every error text and result it sends
 };
 
 struct ToolHubSetup {

@@ -24,6 +24,7 @@ StartedTools start_tools(caf::actor_system& sys, const Manifest& m, const EnvRea
     const std::string key = "tools[" + std::to_string(i) + "]";
     const std::string whom = "the tool server " + t.name;
     mcp_transport transport;
+    SecretRedaction secrets; // the server's own: what it says is written out against them
     if (!t.url.empty()) {
       McpHttpSetup h;
       h.url = t.url;
@@ -39,6 +40,7 @@ StartedTools start_tools(caf::actor_system& sys, const Manifest& m, const EnvRea
       }
       h.call_timeout = std::chrono::seconds(t.timeout_secs);
       h.pool = pool;
+      secrets = h.secrets;
       transport = spawn_mcp_http_transport(sys, std::move(h));
     } else {
       StdioToolServerSetup s;
@@ -49,9 +51,11 @@ StartedTools start_tools(caf::actor_system& sys, const Manifest& m, const EnvRea
       s.start.env = program_env(read_declared_env(t.env, env, s.secrets, "W-TOOL-001", key + ".env", whom));
       s.start.cwd = programs.dir.dir.empty() ? workdir : programs.dir.dir;
       s.start.isolation = programs.isolation;
+      secrets = s.secrets;
       transport = spawn_stdio_tool_server(sys, std::move(s));
     }
-    hub.servers.push_back(ToolServerSetup{t.name, t.allow, std::chrono::seconds(t.timeout_secs), transport});
+    hub.servers.push_back(
+      ToolServerSetup{t.name, t.allow, std::chrono::seconds(t.timeout_secs), transport, std::move(secrets)});
   }
   const auto start_timeout = hub.start_timeout;
   out.port = spawn_tool_hub(sys, std::move(hub));

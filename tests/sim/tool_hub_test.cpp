@@ -14,6 +14,7 @@ namespace {
 
 struct hub_scene : scene {
   std::vector<mcp_transport> servers;
+  SecretRedaction secrets; // every server's (its env and header values)
 
   // The hub and its servers hold each other: the hub ends them when it ends, as a member's does.
   ~hub_scene() override {
@@ -29,7 +30,7 @@ struct hub_scene : scene {
     ToolHubSetup setup;
     for (auto& [name, sim_tools] : specs) {
       servers.push_back(mur::sim::spawn_sim_tool_server(sys, sim_tools, silent, era));
-      setup.servers.push_back(ToolServerSetup{name, allow, std::chrono::seconds(60), servers.back()});
+      setup.servers.push_back(ToolServerSetup{name, allow, std::chrono::seconds(60), servers.back(), secrets});
     }
     setup.trace = caf::actor_cast<trace_port>(trace);
     own_tool_port = spawn_tool_hub(sys, std::move(setup));
@@ -249,4 +250,13 @@ TEST_CASE_METHOD(hub_scene, "tool hub: a server that ends at the probe is starte
   CHECK(json::parse(log.lines[1])["method"] == "initialize");
   CHECK(events("tool_server_reopened").size() == 1);
   CHECK(events("tool_server_ended").empty());
+}
+
+TEST_CASE_METHOD(hub_scene, "tool hub: what a server answers has its own secrets written out before the model reads it",
+                 "[sim][tools]") {
+  secrets.add("sk-sim-secret-0123456789");
+  start_hub({{"files", {{"read", "echo"}}}});
+  start(script({use("files__read", "{\"text\":\"key sk-sim-secret-0123456789\"}"), reply("{{tool_results}}")}),
+        "operator", {});
+  CHECK(finished().answer == "read got {\"text\":\"key [redacted]\"}");
 }
