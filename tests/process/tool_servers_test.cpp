@@ -132,14 +132,17 @@ TEST_CASE("tools: a server is handed its declared variables and nothing of the r
   ToolCapsule c(tool_manifest("  - name: probe\n    command: [python3, probe.py]\n    env: {TOKEN: '${PROBE_TOKEN}'}\n",
                               "    - use: {tool: probe__env}\n    - reply: '{{tool_results}}'\n"));
   std::ofstream(c.folder.path + "/probe.py")
-    << python_server("' '.join(sorted(os.environ)) + ' | TOKEN=' + os.environ.get('TOKEN', '') + ' | ' + ' '.join(sys.argv)");
+    << python_server("' '.join(sorted(os.environ)) + ' | TOKEN=' + os.environ.get('TOKEN', '')[::-1] + ' | ' + "
+                     "' '.join(sys.argv) + ' | ' + os.environ.get('TOKEN', '')");
   c.env["PROBE_TOKEN"] = "probe-secret-4417";
   c.env["MURMUR_FORMATION_PEERS"] = "lead=http://127.0.0.1:1"; // as if a launcher had set it
   Ran r = c.run("look around");
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   const std::string seen = answer_of(r).value("answer", "");
-  CHECK(seen.find("| TOKEN=probe-secret-4417 |") != std::string::npos);
+  CHECK(seen.find("| TOKEN=7144-terces-eborp |") != std::string::npos); // it got it (shown reversed)
+  CHECK(seen.find("probe-secret-4417") == std::string::npos);           // as itself, it is written out
+  CHECK(seen.find("| [redacted]") != std::string::npos);
   CHECK(seen.find("MURMUR_") == std::string::npos);
   CHECK(seen.find("PROBE_TOKEN") == std::string::npos); // only what the manifest names
   CHECK(seen.find("probe.py") != std::string::npos);
