@@ -114,12 +114,17 @@ std::int64_t send_request(hub_ptr self, std::int32_t index, Outstanding o, const
   return id;
 }
 
+// Requests of `kind` still out are forgotten: an answer to one that comes later is passed over.
+void forget(ServerState& s, Outstanding::Kind kind) {
+  for (auto it = s.outstanding.begin(); it != s.outstanding.end();)
+    it = it->second.kind == kind ? s.outstanding.erase(it) : std::next(it);
+}
+
 // The legacy era's handshake: the server did not answer server/discover as a 2026-07-28 one.
 void initialize(hub_ptr self, std::int32_t index) {
   auto& s = self->state.servers[static_cast<std::size_t>(index)];
   s.phase = ServerPhase::starting;
-  for (auto it = s.outstanding.begin(); it != s.outstanding.end();) // a probe left unanswered is forgotten
-    it = it->second.kind == Outstanding::Kind::discover ? s.outstanding.erase(it) : std::next(it);
+  forget(s, Outstanding::Kind::discover); // a probe left unanswered
   send_request(self, index, Outstanding{Outstanding::Kind::initialize, "", {}}, "initialize", nullptr);
 }
 
@@ -226,8 +231,7 @@ void relist(hub_ptr self, std::int32_t index) {
 void relist_failed(hub_ptr self, std::int32_t index, const std::string& why) {
   auto& s = self->state.servers[static_cast<std::size_t>(index)];
   s.relisting = false;
-  for (auto it = s.outstanding.begin(); it != s.outstanding.end();) // a page answered late is not read
-    it = it->second.kind == Outstanding::Kind::list ? s.outstanding.erase(it) : std::next(it);
+  forget(s, Outstanding::Kind::list); // a page answered late is not read
   trace(self, "tool_server_relisted", {{"server", s.setup.name}, {"failed", why}});
   if (s.relist_again) {
     s.relist_again = false;

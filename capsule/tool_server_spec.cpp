@@ -83,15 +83,6 @@ bool header_name_ok(const std::string& n) {
   });
 }
 
-// Every `${` opens a `${NAME}` of its own.
-bool references_ok(const std::string& text) {
-  for (std::size_t at = text.find("${"); at != std::string::npos; at = text.find("${", at + 2)) {
-    const auto end = text.find('}', at);
-    if (end == std::string::npos || !env_reference_name(text.substr(at, end - at + 1))) return false;
-  }
-  return true;
-}
-
 std::vector<std::pair<std::string, std::string>> parse_headers(const Value& v) {
   std::vector<std::pair<std::string, std::string>> out;
   for (auto& [name, value] : v.entries()) {
@@ -105,7 +96,7 @@ std::vector<std::pair<std::string, std::string>> parse_headers(const Value& v) {
     const std::string text = value.text();
     if (std::any_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
       value.fail("holds a control character", "write the value on one line of printable text");
-    if (!references_ok(text)) // the value may hold a key: never quoted
+    if (!env_references(text)) // the value may hold a key: never quoted
       value.fail("holds a ${ that does not open a ${NAME} of capitals, digits and _",
                  "write each reference as ${NAME}, e.g. Bearer ${SEARCH_KEY}");
     out.emplace_back(name, text);

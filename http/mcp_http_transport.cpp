@@ -5,6 +5,7 @@
 #include "messages/vocabulary/strict_json.hpp"
 #include "messages/vocabulary/terminal_text.hpp"
 #include "messages/wire/mcp_client_wire.hpp"
+#include "messages/wire/mcp_revisions.hpp"
 
 #include <caf/all.hpp>
 #include <nlohmann/json.hpp>
@@ -193,7 +194,7 @@ void forward(self_ptr self, Post& p, const std::string& text) {
     if (p.kind == Post::Kind::initialize && j->contains("result") && (*j)["result"].is_object()) {
       const auto& v = (*j)["result"].value("protocolVersion", json());
       // Only a revision mur knows goes into a header (never a text the server chose).
-      if (v.is_string() && (v == "2025-11-25" || v == "2025-06-18" || v == "2025-03-26")) st.version = v.get<std::string>();
+      if (v.is_string() && mcp::handshake_era(v.get<std::string>())) st.version = v.get<std::string>();
     }
   }
   tell(self, McpLine{st.index, text});

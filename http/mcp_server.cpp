@@ -38,7 +38,7 @@ PlainAnswer rpc_error(const json& id, int code, const std::string& message, int 
 // The error codes and `_meta` keys of 2026-07-28.
 constexpr int header_mismatch = -32020;
 constexpr int unsupported_protocol_version = -32022;
-constexpr const char* meta_version = "io.modelcontextprotocol/protocolVersion";
+constexpr const char* meta_version = mcp::meta_version_key;
 constexpr const char* meta_capabilities = "io.modelcontextprotocol/clientCapabilities";
 constexpr const char* meta_server_info = "io.modelcontextprotocol/serverInfo";
 
@@ -61,13 +61,9 @@ bool same_token(const std::string& a, const std::string& b) {
   return a.size() == b.size() && !a.empty() && sodium_memcmp(a.data(), b.data(), a.size()) == 0;
 }
 
-bool supported_version(const std::string& v) {
-  return std::any_of(mcp_protocol_versions.begin(), mcp_protocol_versions.end(), [&](const char* s) { return v == s; });
-}
+bool supported_version(const std::string& v) { return mcp::known_revision(v); }
 
-bool stateless_version(const std::string& v) {
-  return supported_version(v) && v >= mcp_first_stateless_version;
-}
+bool stateless_version(const std::string& v) { return supported_version(v) && !mcp::handshake_era(v); }
 
 // The newest handshake version: what initialize answers when the client asks for another.
 std::string newest_handshake_version() {

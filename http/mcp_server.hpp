@@ -43,6 +43,7 @@
 #pragma once
 
 #include "http/loopback_listener.hpp"
+#include "messages/wire/mcp_revisions.hpp"
 #include "messages/wire/model_turn.hpp"
 #include "messages/wire/own_tools.hpp"
 
@@ -57,9 +58,9 @@
 namespace mur {
 
 // Every version this server speaks, newest first; the stateless ones are those from
-// mcp_first_stateless_version on (versions are dates: they order as strings).
-inline constexpr std::array<const char*, 4> mcp_protocol_versions{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"};
-inline constexpr const char* mcp_first_stateless_version = "2026-07-28";
+// mcp_first_stateless_version on (messages/wire/mcp_revisions.hpp names them for both sides).
+inline constexpr const auto& mcp_protocol_versions = mcp::revisions;
+inline constexpr const char* mcp_first_stateless_version = mcp::stateless_revision;
 
 // Which era a request is served in: its answer's shape follows it.
 enum class McpEra { handshake, stateless };

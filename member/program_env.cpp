@@ -34,22 +34,21 @@ EnvList read_declared_env(const EnvList& declared, const EnvRead& env, SecretRed
 
 std::string fill_env_refs(const std::string& text, const EnvRead& env, SecretRedaction& secrets,
                           const std::string& warning, const std::string& key_path, const std::string& whom) {
+  const auto refs = env_references(text);
+  if (!refs) return text; // the manifest refused such a text; kept as written
   std::string out;
   std::size_t from = 0;
-  for (std::size_t at = text.find("${"); at != std::string::npos; at = text.find("${", from)) {
-    const auto close = text.find('}', at);
-    auto ref = close == std::string::npos ? std::nullopt : env_reference_name(text.substr(at, close - at + 1));
-    if (!ref) break; // the manifest refused such a text; kept as written
-    out += text.substr(from, at - from);
-    auto v = env(*ref);
+  for (const auto& ref : *refs) {
+    out += text.substr(from, ref.at - from);
+    auto v = env(ref.name);
     if (!v)
-      std::cerr << "warning " << warning << ": " << key_path << " reads ${" << *ref << "}, which is not set; "
+      std::cerr << "warning " << warning << ": " << key_path << " reads ${" << ref.name << "}, which is not set; "
                 << whom << " gets it empty\n";
     if (v) {
       secrets.add(*v);
       out += *v;
     }
-    from = close + 1;
+    from = ref.at + ref.length;
   }
   return out + text.substr(from);
 }

@@ -44,11 +44,8 @@ std::vector<Warning> inference_warnings(const Manifest& m, const std::string& wh
     for (const auto& [name, value] : t.env)
       if (auto ref = env_reference_name(value)) warn("env." + name, *ref);
     for (const auto& [name, value] : t.headers)
-      for (auto at = value.find("${"); at != std::string::npos; at = value.find("${", at + 2)) {
-        const auto close = value.find('}', at);
-        if (close == std::string::npos) break;
-        if (auto ref = env_reference_name(value.substr(at, close - at + 1))) warn("headers." + name, *ref);
-      }
+      if (auto refs = env_references(value))
+        for (const auto& ref : *refs) warn("headers." + name, ref.name);
   }
   return out;
 }

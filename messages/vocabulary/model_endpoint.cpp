@@ -86,4 +86,16 @@ std::variant<ModelEndpoint, EndpointProblem> parse_model_endpoint(const std::str
   return e;
 }
 
+std::optional<std::vector<EnvReference>> env_references(const std::string& text) {
+  std::vector<EnvReference> out;
+  for (std::size_t at = text.find("${"); at != std::string::npos; at = text.find("${", at + 2)) {
+    const auto close = text.find('}', at);
+    if (close == std::string::npos) return std::nullopt;
+    auto name = env_reference_name(text.substr(at, close - at + 1));
+    if (!name) return std::nullopt;
+    out.push_back(EnvReference{at, close - at + 1, std::move(*name)});
+  }
+  return out;
+}
+
 } // namespace mur

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
 namespace mur {
 
@@ -40,5 +41,14 @@ bool is_loopback_host(const std::string& host);
 
 // `${NAME}` ⇒ NAME (capitals, digits, '_', not starting with a digit); anything else ⇒ nullopt.
 std::optional<std::string> env_reference_name(const std::string& text);
+
+// Each `${NAME}` within `text` (a tool server's header value: "Bearer ${KEY}"), in order, with its
+// place; nullopt when a `${` opens no such reference.
+struct EnvReference {
+  std::size_t at = 0;     // where its `${` starts
+  std::size_t length = 0; // of `${NAME}`
+  std::string name;
+};
+std::optional<std::vector<EnvReference>> env_references(const std::string& text);
 
 } // namespace mur

@@ -11,6 +11,7 @@
 // Rule: docs/spec/choices.md §Tool servers; docs/spec/model-and-tool-wire.md (the MCP wire facts).
 #pragma once
 
+#include "messages/wire/mcp_revisions.hpp"
 #include "messages/wire/model_turn.hpp"
 #include "messages/wire/own_tools.hpp"
 
@@ -24,11 +25,11 @@
 namespace mur::mcp_client {
 
 // The MCP revision the client asks for in `initialize` (the legacy era, with its handshake).
-inline constexpr const char* protocol_version = "2025-11-25";
+inline constexpr const char* protocol_version = mcp::handshake_revision;
 // The stateless revision: no handshake; every request names it in `params._meta`. The client
 // probes for it with server/discover first and falls back to `initialize` on any error.
-inline constexpr const char* modern_version = "2026-07-28";
-inline constexpr const char* meta_version_key = "io.modelcontextprotocol/protocolVersion";
+inline constexpr const char* modern_version = mcp::stateless_revision;
+inline constexpr const char* meta_version_key = mcp::meta_version_key;
 
 // One line to a server (no trailing newline).
 std::string request(std::int64_t id, const std::string& method, const nlohmann::json& params);

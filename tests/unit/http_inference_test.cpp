@@ -172,6 +172,17 @@ TEST_CASE("model endpoints: loopback hosts and the chat completions URL", "[mode
   CHECK(mur::env_reference_name("${OPENAI_API_KEY}") == std::optional<std::string>("OPENAI_API_KEY"));
   CHECK_FALSE(mur::env_reference_name("$OPENAI_API_KEY"));
   CHECK_FALSE(mur::env_reference_name("${1KEY}"));
+  // within a text (a tool server's header value): each reference with its place, or none at all
+  auto refs = mur::env_references("Bearer ${KEY} for ${TEAM_2}");
+  REQUIRE(refs);
+  REQUIRE(refs->size() == 2);
+  CHECK((*refs)[0].name == "KEY");
+  CHECK((*refs)[0].at == 7);
+  CHECK((*refs)[0].length == 6);
+  CHECK((*refs)[1].name == "TEAM_2");
+  CHECK(mur::env_references("plain")->empty());
+  CHECK_FALSE(mur::env_references("${OK} ${bad}"));
+  CHECK_FALSE(mur::env_references("${OPEN"));
 }
 
 TEST_CASE("doctor's model warnings: W-MOD-001 for an unset key, never its value", "[doctor][models]") {
