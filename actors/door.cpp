@@ -1,4 +1,5 @@
 #include "actors/door.hpp"
+#include "messages/vocabulary/call_chain.hpp"
 
 #include "actors/atoms.hpp"
 #include "actors/task_page.hpp"
@@ -170,6 +171,18 @@ bool has_room(const DoorState& st) {
   return false;
 }
 
+// The members above a task: a formation caller's chain, ending with the caller as its token
+// names it (a chain that does not is completed with it); nobody else's.
+std::vector<std::string> chain_of(const DoorRequest& req) {
+  const std::string prefix = "member:";
+  if (!req.verdict.is_formation || req.verdict.credential.rfind(prefix, 0) != 0) return {};
+  std::vector<std::string> chain = req.chain;
+  const std::string caller = req.verdict.credential.substr(prefix.size());
+  if (chain.empty() || chain.back() != caller) chain.push_back(caller);
+  if (chain.size() > static_cast<std::size_t>(max_chain_length)) chain.erase(chain.begin());
+  return chain;
+}
+
 DoorReply send_message(door_actor* self, const DoorRequest& req) {
   auto& st = self->state;
   if (st.setup.acceptance.kind == AcceptancePolicy::Kind::none)
@@ -192,6 +205,7 @@ DoorReply send_message(door_actor* self, const DoorRequest& req) {
   v.context_id = req.context_id.empty() ? st.clock->mint(ids::context) : req.context_id;
   v.request = req.text;
   v.submitter = req.verdict.credential;
+  v.chain = chain_of(req);
   v.created_ms = now_ms(self);
   v.updated_ms = v.created_ms;
   if (st.closing || !has_room(st)) {

@@ -218,6 +218,7 @@ DoorRequest send_request(const CallState& st) {
   r.peer_origin = !is_capsule_target(st.req.member); // a child takes its task from its operator, not a peer
   r.return_immediately = true;                      // the call returns as soon as the member holds the task
   r.text = st.req.text;
+  r.chain = st.req.chain;
   r.message_id = "msg_" + st.req.call_id.substr(4);
   return r;
 }

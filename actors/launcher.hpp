@@ -76,6 +76,7 @@ struct LauncherSetup {
   network_port network;                               // probes doors
   progress_port reporter;
   IdClockSpec ids;                                    // mints the formation id (stream "launcher")
+  ChainRule chain_rule;                               // roster.yaml's allow_cycles and max_depth, in every bundle
 };
 
 // Answers (caf::get_atom) with its formation id. `(sigterm_atom, int32 signal)` stops it.

@@ -350,6 +350,17 @@ std::optional<std::string> make_call(task_ptr self, const std::string& member, c
     if (std::find(callees.begin(), callees.end(), member) == callees.end())
       return refuse_call(self, member, "not_callable", task_texts::not_callable(member, callees));
   }
+  if (!child) {
+    const auto& above = st.setup.task.chain;
+    switch (judge_call(st.setup.chain_rule, above, st.setup.member, member)) {
+    case ChainVerdict::ok: break;
+    case ChainVerdict::cycle:
+      return refuse_call(self, member, "cycle", task_texts::call_cycle(chain_words(chain_below(above, st.setup.member), member)));
+    case ChainVerdict::depth:
+      return refuse_call(self, member, "depth",
+                         task_texts::call_too_deep(static_cast<int>(above.size()) + 1, st.setup.chain_rule.max_depth));
+    }
+  }
   if (const RoundCall* p = st.round.of_member(member))
     return refuse_call(self, member, "call_outstanding", task_texts::still_pending(member, p->call_id));
   if (child && st.round.children_out() >= max_children_at_once)
@@ -363,7 +374,9 @@ std::optional<std::string> make_call(task_ptr self, const std::string& member, c
   c.on_result = std::move(on_result);
   const std::string call_id = c.call_id;
   st.round.claim(std::move(c));
-  self->request(st.setup.egress, caf::infinite, CallMember{st.setup.task.id, call_id, member, text})
+  self->request(st.setup.egress, caf::infinite, CallMember{st.setup.task.id, call_id, member, text,
+                                                           child ? std::vector<std::string>{}
+                                                                 : chain_below(st.setup.task.chain, st.setup.member)})
     .then([=](CallStart& s) { on_start(self, call_id, member, std::move(s)); },
           [=](caf::error& err) {
             on_start(self, call_id, member,
@@ -561,13 +574,14 @@ task_handle::behavior_type task_actor(task_ptr self, TaskSetup setup) {
     self->monitor(st.setup.door);
     self->set_down_handler([=](const caf::down_msg&) { self->quit(); });
   }
-  trace(self, "task_start",
-        {{"task_id", st.setup.task.id},
-         {"context_id", st.setup.task.context_id},
-         {"source", "a2a"},
-         {"origin", st.member_sent ? "peer" : "user"},
-         {"submitter", st.setup.task.submitter},
-         {"text", capped(st.setup.task.request)}});
+  nlohmann::json start{{"task_id", st.setup.task.id},
+                       {"context_id", st.setup.task.context_id},
+                       {"source", "a2a"},
+                       {"origin", st.member_sent ? "peer" : "user"},
+                       {"submitter", st.setup.task.submitter},
+                       {"text", capped(st.setup.task.request)}};
+  if (!st.setup.task.chain.empty()) start["chain"] = st.setup.task.chain;
+  trace(self, "task_start", start);
   st.transcript.push_back(TranscriptMessage::system(st.setup.system_text));
   st.transcript.push_back(TranscriptMessage::user(st.setup.task.request));
   ask(self);

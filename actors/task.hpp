@@ -40,6 +40,7 @@
 #include "actors/actor_interfaces.hpp"
 #include "actors/id_clock.hpp"
 #include "actors/ports.hpp"
+#include "messages/vocabulary/call_chain.hpp"
 #include "messages/wire/a2a_task.hpp"
 
 #include <caf/fwd.hpp>
@@ -65,6 +66,7 @@ struct TaskSetup {
   tool_port tools;                    // the capsule's own tools (null: none)
   std::vector<OwnTool> own_tools;     // offered to the model beside the runtime's (each turn: as `tools` lists them then); calls go to `tools`
   std::string no_delegation;          // set: a delegate call is this tool error (the depth limit, actors/member.hpp)
+  ChainRule chain_rule;               // the roster's allow_cycles and max_depth (judged against task.chain)
 };
 
 // True when a task's submitter credential is a formation member (`member:<name>`).

@@ -83,6 +83,16 @@ std::string call_while_ending(const std::string& member) {
   return tool_error("this task is ending without an answer, so nothing was sent to " + member + ".");
 }
 
+std::string call_cycle(const std::string& path) {
+  return tool_error("the call would loop (" + path + "): that member is already waiting on this task further up, "
+                    "so nothing was sent. Answer from what you have; the roster's allow_cycles: true permits such calls.");
+}
+
+std::string call_too_deep(int depth, int max_depth) {
+  return tool_error("the call would start a task at depth " + std::to_string(depth) + ", past the formation's max_depth (" +
+                    std::to_string(max_depth) + "), so nothing was sent. Answer from what you have.");
+}
+
 std::string empty_after_refused_ending(const std::string& refusal) {
   return "completed with an empty answer; end-without-answer was refused: " + refusal;
 }

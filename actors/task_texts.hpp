@@ -28,6 +28,10 @@ std::string not_spawnable(const std::string& capsule, const std::vector<std::str
 std::string too_many_children(std::size_t at_once);
 std::string still_pending(const std::string& member, const std::string& call_id);
 std::string call_while_ending(const std::string& member);
+// A call that would loop back to a member above (`path` ends with the callee), or go deeper than
+// the formation's max_depth.
+std::string call_cycle(const std::string& path);
+std::string call_too_deep(int depth, int max_depth);
 
 // end-without-answer refusals, in the order they are checked, and its acceptance.
 std::string ewa_no_callees();

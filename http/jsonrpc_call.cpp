@@ -2,12 +2,16 @@
 #include "messages/vocabulary/iso_time.hpp"
 
 #include "http/a2a_json.hpp"
+#include "messages/credentials/formation_token.hpp"
+#include "messages/vocabulary/call_chain.hpp"
+#include "messages/wire/agent_card.hpp"
 #include "messages/credentials/door_scope.hpp"
 #include "messages/vocabulary/rpc_error_codes.hpp"
 #include "messages/vocabulary/strict_json.hpp"
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <set>
 
 namespace mur::a2a {
@@ -73,6 +77,23 @@ std::variant<std::string, RpcProblem> message_text(const json& id, const json& p
   return text;
 }
 
+// message.metadata.murmur.chain (the call extension, agent_card.hpp): at most 64 member names.
+std::optional<RpcProblem> read_chain(const json& id, const json* message_md, std::vector<std::string>& chain) {
+  if (!message_md) return std::nullopt;
+  auto murmur = message_md->find("murmur");
+  if (murmur == message_md->end()) return std::nullopt;
+  if (!murmur->is_object()) return invalid_params(id, "message.metadata.murmur must be an object");
+  auto c = murmur->find("chain");
+  if (c == murmur->end()) return std::nullopt;
+  const char* shape = "message.metadata.murmur.chain must be a list of at most 64 member names";
+  if (!c->is_array() || c->size() > static_cast<std::size_t>(max_chain_length)) return invalid_params(id, shape);
+  for (const auto& name : *c) {
+    if (!name.is_string() || !is_member_name(name.get_ref<const std::string&>())) return invalid_params(id, shape);
+    chain.push_back(name.get<std::string>());
+  }
+  return std::nullopt;
+}
+
 std::variant<DoorRequest, RpcProblem> send_message_request(const RpcCall& call) {
   const json& id = call.id;
   const json* m = field(call.params, "message", "message");
@@ -90,8 +111,10 @@ std::variant<DoorRequest, RpcProblem> send_message_request(const RpcCall& call) 
   const json* context_id = field(*m, "contextId", "context_id");
   if (task_id && !task_id->is_string()) return invalid_params(id, "message.taskId must be a string");
   if (context_id && !context_id->is_string()) return invalid_params(id, "message.contextId must be a string");
-  if (const json* md = field(*m, "metadata", "metadata"); md && !md->is_object())
-    return invalid_params(id, "message.metadata must be an object");
+  const json* message_md = field(*m, "metadata", "metadata");
+  if (message_md && !message_md->is_object()) return invalid_params(id, "message.metadata must be an object");
+  std::vector<std::string> chain;
+  if (auto problem = read_chain(id, message_md, chain)) return *problem;
   if (const json* ext = field(*m, "extensions", "extensions")) {
     if (!ext->is_array()) return invalid_params(id, "message.extensions must be an array of strings");
     for (const auto& e : *ext)
@@ -116,6 +139,7 @@ std::variant<DoorRequest, RpcProblem> send_message_request(const RpcCall& call) 
   req.message_id = mid->get<std::string>();
   req.text = std::get<std::string>(text);
   req.reference_task_ids = std::move(references);
+  req.chain = std::move(chain);
   if (context_id) req.context_id = context_id->get<std::string>();
   if (task_id) req.task_id = task_id->get<std::string>();
   if (const json* cfg = field(call.params, "configuration", "configuration")) {
@@ -290,6 +314,10 @@ json request_json(const json& id, const DoorRequest& req) {
              {"parts", json::array({json{{"text", req.text}}})}};
     if (!req.context_id.empty()) msg["contextId"] = req.context_id;
     if (!req.reference_task_ids.empty()) msg["referenceTaskIds"] = req.reference_task_ids;
+    if (!req.chain.empty()) {
+      msg["metadata"] = json{{"murmur", json{{"chain", req.chain}}}};
+      msg["extensions"] = json::array({call_extension_uri});
+    }
     params["message"] = msg;
     if (req.return_immediately && req.method == DoorMethod::send_message)
       params["configuration"] = json{{"returnImmediately", true}};

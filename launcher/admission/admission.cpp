@@ -1,4 +1,5 @@
 #include "launcher/admission/admission.hpp"
+#include "launcher/admission/cycle_warnings.hpp"
 
 #include "capsule/member_wiring.hpp"
 
@@ -274,6 +275,11 @@ Admission admit(const Roster& roster, const StoreRoots& stores) {
   warn_callers_without_localhost(a);
   warn_scripts_calling_outside(a);
   warn_callees_that_exit(a);
+  if (auto w = call_cycle_warning(a)) a.warnings.push_back(*w);
+  std::set<std::string> looked_at; // a capsule two members run is warned about once
+  for (const auto& m : a.members)
+    if (looked_at.insert(m.declared.capsule + "@" + m.declared.version).second)
+      if (auto w = spawn_cycle_warning(m.capsule.manifest, stores, ref(m.declared))) a.warnings.push_back(*w);
   return a;
 }
 

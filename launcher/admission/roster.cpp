@@ -70,7 +70,7 @@ Roster parse_roster(const std::string& text, const std::string& label) {
   const yaml::Origin origin{label, "E-ROS-001", roster_fix};
   Value top(yaml::load_text(text, origin), "", &origin);
   if (top.is_null()) top.fail("is empty", "declare roster_version: 1 and members");
-  top.expect_map({"roster_version", "members", "reachability"});
+  top.expect_map({"roster_version", "members", "reachability", "allow_cycles", "limits"});
 
   Value version = top.require("roster_version");
   if (!version.is_scalar() || version.node().Tag() != "?" || version.text() != "1")
@@ -93,6 +93,11 @@ Roster parse_roster(const std::string& text, const std::string& label) {
     } else {
       reach->fail("must be 'all' or a list of {from, to} rules");
     }
+  }
+  if (auto cycles = top.get("allow_cycles")) r.chain_rule.allow_cycles = cycles->boolean();
+  if (auto limits = top.get("limits")) {
+    limits->expect_map({"max_depth"});
+    if (auto depth = limits->get("max_depth")) r.chain_rule.max_depth = static_cast<int>(depth->integer(1, max_chain_length));
   }
   return r;
 }

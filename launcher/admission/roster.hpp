@@ -7,10 +7,12 @@
 // Parse order (docs/spec/formation.md §Parse order): YAML syntax → top level is a mapping → unknown
 // top-level keys → roster_version → members (present, list, non-empty; per member: unknown
 // keys, name, capsule, version, entry) → reachability (per rule: unknown keys, from, to,
-// `to` contains `from`).
+// `to` contains `from`) → allow_cycles → limits (unknown keys, max_depth).
 // Rule: the project's roster.yaml lists the members (capsule, exact version, one entry) and who
 // may call whom (docs/spec/formation.md §Roster).
 #pragma once
+
+#include "messages/vocabulary/call_chain.hpp"
 
 #include <string>
 #include <vector>
@@ -35,6 +37,7 @@ struct Roster {
   std::vector<RosterMember> members;
   bool reach_all = false;  // `reachability: all`
   std::vector<ReachabilityRule> rules;
+  ChainRule chain_rule;    // `allow_cycles` (a boolean) and `limits.max_depth` (1–64, default 8)
 };
 
 // Where a `--roster` / `mur doctor` argument points: an existing directory (its roster.yaml),

@@ -4,6 +4,7 @@
 
 #include "capsule/manifest.hpp"
 #include "launcher/admission/admission.hpp"
+#include "launcher/admission/cycle_warnings.hpp"
 #include "launcher/admission/inference_warnings.hpp"
 #include "launcher/admission/template_check.hpp"
 #include "launcher/base/project_path.hpp"
@@ -131,6 +132,8 @@ Report examine(const ProjectPath& where) {
       resolve_spawn_allow(m, StoreRoots::for_project(project), r.dir + "/murmur.yaml");
       ++r.passed;
       if (!r.has_roster) {
+        if (auto w = spawn_cycle_warning(m, StoreRoots::for_project(project), "capsule " + m.name + "@" + m.version))
+          r.warnings.push_back(std::move(*w));
         for (auto& w : inference_warnings(m, "capsule " + m.name + "@" + m.version, process_env_lookup()))
           r.warnings.push_back(std::move(w));
         list_tools(r, m, m.name);

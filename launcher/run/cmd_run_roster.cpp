@@ -185,6 +185,7 @@ struct LaunchPlan {
   std::vector<PlannedMember> planned;
   std::vector<MemberLaunch> launches;
   bool any_peer = false;
+  ChainRule chain_rule; // the roster's allow_cycles and max_depth, for every bundle
 };
 
 LaunchPlan plan_launch(const Admission& admission) {
@@ -196,6 +197,7 @@ LaunchPlan plan_launch(const Admission& admission) {
                                          m.capsule.stored.sha256});
     plan.any_peer = plan.any_peer || !m.declared.entry;
   }
+  plan.chain_rule = admission.roster.chain_rule;
   return plan;
 }
 
@@ -293,6 +295,7 @@ void run_formation(const FormationRun& run, Reporter& reporter, std::atomic<int>
 
   LauncherSetup ls;
   ls.members = run.plan.planned;
+  ls.chain_rule = run.plan.chain_rule;
   ls.formation_id = run.formation_id;
   ls.task = run.options.task; // its text: the command line read any @FILE
   if (!run.me_start.empty()) ls.identity = LauncherIdentity{::getpid(), run.me_start};

@@ -55,6 +55,12 @@ std::string render_bundle(const FormationBundle& bundle) {
     calls.push_back(std::move(entry));
   }
   line["calls"] = std::move(calls);
+  if (bundle.chain_rule.allow_cycles || bundle.chain_rule.max_depth != default_max_depth) {
+    nlohmann::ordered_json chain;
+    chain["allow_cycles"] = bundle.chain_rule.allow_cycles;
+    chain["max_depth"] = bundle.chain_rule.max_depth;
+    line["chain"] = std::move(chain);
+  }
   std::string text = line.dump();
   // The JSON tree held token copies; the string returned is the caller's to write and drop.
   return text;
@@ -67,9 +73,9 @@ FormationBundle parse_bundle(std::string_view line,
   if (!parsed) refuse("it is not JSON, or repeats a key");
   const nlohmann::json& doc = *parsed;
   if (!doc.is_object() ||
-      !has_exactly(doc, {"formation_id", "member", "verify_key", "calls"}, {"launcher"}))
+      !has_exactly(doc, {"formation_id", "member", "verify_key", "calls"}, {"launcher", "chain"}))
     refuse("it does not hold exactly formation_id, member, verify_key, calls and an optional "
-           "launcher");
+           "launcher and chain");
 
   FormationBundle bundle;
   const std::string* id = string_at(doc, "formation_id");
@@ -92,6 +98,16 @@ FormationBundle parse_bundle(std::string_view line,
     const std::string* start = string_at(l, "process_start");
     if (!start || start->empty()) refuse("launcher.process_start is not a non-empty string");
     bundle.launcher = LauncherIdentity{pid.get<std::int64_t>(), *start};
+  }
+
+  if (doc.contains("chain")) {
+    const auto& c = doc.at("chain");
+    if (!c.is_object() || !has_exactly(c, {"allow_cycles", "max_depth"}) || !c.at("allow_cycles").is_boolean())
+      refuse("chain does not hold exactly allow_cycles (a boolean) and max_depth");
+    const auto& depth = c.at("max_depth");
+    if (!depth.is_number_integer() || depth.get<std::int64_t>() < 1 || depth.get<std::int64_t>() > max_chain_length)
+      refuse("chain.max_depth is not a number from 1 to 64");
+    bundle.chain_rule = ChainRule{c.at("allow_cycles").get<bool>(), static_cast<int>(depth.get<std::int64_t>())};
   }
 
   const std::string* key = string_at(doc, "verify_key");

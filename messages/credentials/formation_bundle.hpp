@@ -1,7 +1,7 @@
 // formation_bundle.hpp — one member's credentials: its formation channel's first line.
 //
 // Invariant: rendered with its fields in the fixed order formation_id, member, launcher
-// (optional), verify_key, calls. A parsed bundle is one in which every call's token verifies
+// (optional), verify_key, calls, chain (optional: the roster's cycle rule and depth, 1–64). A parsed bundle is one in which every call's token verifies
 // under the bundle's own key as (this formation, this member → that callee), callee names are
 // member names listed once, and the line is at most 1 MiB of UTF-8. Tokens stay FormationToken
 // values; a refusal states a reason and never quotes the line or a token.
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "messages/credentials/formation_token.hpp"
+#include "messages/vocabulary/call_chain.hpp"
 
 namespace mur {
 
@@ -36,6 +37,7 @@ struct FormationBundle {
   std::optional<LauncherIdentity> launcher;
   FormationVerifyKey verify_key{};
   std::vector<FormationCall> calls; // roster order
+  ChainRule chain_rule;             // `chain` {allow_cycles, max_depth}: rendered only when not the default
 };
 
 // The line, without its `\n`. (This and `expose()` are the only places token text is written.)

@@ -27,6 +27,11 @@ json agent_card(const CardFacts& f, bool extended) {
                         {"required", false},
                         {"params", {{"sessionId", f.session_id}, {"methods", card_methods(f)},
                                     {"peerTasks", f.accepts_peer_tasks}}}});
+  if (f.authenticated)
+    extensions.push_back({{"uri", call_extension_uri},
+                          {"description", "Murmur call tree: a formation call's message names the members above it "
+                                          "(metadata.murmur.chain); a call that would loop is refused before it is sent"},
+                          {"required", false}});
   if (extended || !f.authenticated)
     extensions.push_back({{"uri", capsule_extension_uri},
                           {"description", "Murmur capsule: which capsule this session runs"},

@@ -19,6 +19,10 @@ inline constexpr const char* door_extension_uri = "https://docs.murmur.nexus/ref
 inline constexpr const char* capsule_extension_uri =
     "https://docs.murmur.nexus/reference/agent-card/#murmur-capsule-v1";
 
+// The call extension: a formation call's message carries `metadata.murmur.chain`, the members
+// above the task it starts (messages/vocabulary/call_chain.hpp); declared on authenticated doors.
+inline constexpr const char* call_extension_uri = "https://docs.murmur.nexus/reference/agent-card/#murmur-call-v1";
+
 struct CardFacts {
   std::string capsule_name;
   std::string capsule_version;

@@ -23,7 +23,8 @@ struct CallMember {
   std::string call_id;  // mcl_…
   std::string member;   // the callee's member name
   std::string text;     // the whole task: a call carries text only
-  MUR_FIELDS(task_id, call_id, member, text)
+  std::vector<std::string> chain; // the members above the callee's task (the caller last; messages/vocabulary/call_chain.hpp)
+  MUR_FIELDS(task_id, call_id, member, text, chain)
 };
 
 // How a call started: `started` (the member holds it), `busy` (turned away; still offered),
