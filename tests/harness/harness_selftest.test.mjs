@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
@@ -180,5 +181,47 @@ test('conformance_harness.mjs runs the server scenarios inside its turn with the
   assert.equal(one.out, 'conformance: ping passed\n');
   const wrong = await harness('conformance_harness.mjs', server, 'new', { tools: { url: server.url, token: 'wrong' } });
   assert.equal(wrong.code, 1);
-  assert.match(wrong.out, /conformance: server-initialize FAILED/);
+  assert.equal(wrong.out, '');
+  assert.match(wrong.err, /conformance: server-initialize FAILED/);
+  assert.match(wrong.err, /conformance: FAILED: server-initialize tools-list\n$/);
 }));
+
+// The preload's fetch and node:http paths (the undici one needs the runner's own undici, which
+// the newest runner's tree, tests/conformance, has: the process tests run it there).
+test('with_bearer.mjs gives the token to fetch and node:http requests to its origin only', async () => {
+  const start = () => new Promise((ok) => {
+    const s = http.createServer((q, r) => r.end(q.headers.authorization ?? '-'));
+    s.listen(0, '127.0.0.1', () => ok(s));
+  });
+  const [meant, other] = [await start(), await start()];
+  const url = (s) => `http://127.0.0.1:${s.address().port}/mcp`;
+  // Each way, to the URL in argv: plain, then with an Authorization of its own.
+  const probe = `
+    import http from 'node:http';
+    const body = (r, ok) => { let b = ''; r.on('data', (d) => { b += d; }); r.on('end', () => ok(b)); };
+    const viaHttp = (u, headers) => new Promise((ok) => http.request(u, { method: 'POST', headers }, (r) => body(r, ok)).end('{}'));
+    const viaOptions = (u) => new Promise((ok) => { const { hostname, port, pathname: path } = new URL(u);
+      http.request({ hostname, port, path, method: 'POST' }, (r) => body(r, ok)).end('{}'); });
+    const viaGet = (u) => new Promise((ok) => http.get(u, (r) => body(r, ok)));
+    const own = { Authorization: 'Bearer own' };
+    const seen = [];
+    for (const u of process.argv.slice(1))
+      seen.push(await (await fetch(u)).text(), await viaHttp(u, {}), await viaOptions(u), await viaGet(u),
+                await (await fetch(u, { headers: own })).text(), await viaHttp(u, own));
+    process.stdout.write(JSON.stringify(seen));`;
+  const dir = mkdtempSync(join(tmpdir(), 'mur-bearer-'));
+  try {
+    const tokenFile = join(dir, 'token');
+    writeFileSync(tokenFile, 'tok123\n', { mode: 0o600 });
+    const env = { ...process.env, MCP_BEARER_TOKEN_FILE: tokenFile, MCP_BEARER_ORIGIN: new URL(url(meant)).origin,
+                  NODE_OPTIONS: `--import=${join(here, 'with_bearer.mjs')}` };
+    const r = await run(process.execPath, ['--input-type=module', '-e', probe, url(meant), url(other)], { env });
+    assert.equal(r.code, 0, r.err);
+    const t = 'Bearer tok123';
+    assert.deepEqual(JSON.parse(r.out), [t, t, t, t, 'Bearer own', 'Bearer own', '-', '-', '-', '-', 'Bearer own', 'Bearer own']);
+  } finally {
+    meant.close();
+    other.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

