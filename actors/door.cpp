@@ -174,11 +174,9 @@ bool has_room(const DoorState& st) {
 // The members above a task: a formation caller's chain, ending with the caller as its token
 // names it (a chain that does not is completed with it); nobody else's.
 std::vector<std::string> chain_of(const DoorRequest& req) {
-  const std::string prefix = "member:";
-  if (!req.verdict.is_formation || req.verdict.credential.rfind(prefix, 0) != 0) return {};
+  if (!req.verdict.is_formation || req.verdict.caller.empty()) return {};
   std::vector<std::string> chain = req.chain;
-  const std::string caller = req.verdict.credential.substr(prefix.size());
-  if (chain.empty() || chain.back() != caller) chain.push_back(caller);
+  if (chain.empty() || chain.back() != req.verdict.caller) chain.push_back(req.verdict.caller);
   if (chain.size() > static_cast<std::size_t>(max_chain_length)) chain.erase(chain.begin());
   return chain;
 }

@@ -31,7 +31,9 @@
 // answer is undelivered, another call to it is a tool error and sends nothing:
 // actors/call_round.hpp); different members never block each other; every answer is delivered
 // fenced as `member:<name>` (`capsule:<name>`); a call that ends with no answer is named, with
-// the members further down that gave none.
+// the members further down that gave none; a call to a member on the task's chain (or deeper
+// than max_depth) is refused before anything is sent (messages/vocabulary/call_chain.hpp), and
+// every call carries the chain with this member at its end.
 // Rule: one call per callee at a time, outcomes fenced and delivered in one continuation
 // (docs/spec/formation.md §How a member gives another work); a delegated child is not a
 // member (docs/spec/choices.md §Sub-capsules).

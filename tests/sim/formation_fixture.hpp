@@ -42,6 +42,7 @@ struct formation_fixture : test_coordinator_fixture<sim_config> {
   progress_log_actor progress;
   launcher_handle launcher;
   IdClockSpec ids{true, 9}; // seeded: the same ids and timestamps every run
+  ChainRule chain_rule;     // roster.yaml's allow_cycles and limits.max_depth, for the next launch
 
   ~formation_fixture() override {
     // Whatever state the scenario left: nothing may keep the actor system from shutting down.
@@ -85,6 +86,7 @@ struct formation_fixture : test_coordinator_fixture<sim_config> {
     ls.ids = ids;
     ls.task = std::move(task);
     ls.deadline = deadline;
+    ls.chain_rule = chain_rule;
     launcher = spawn_launcher(sys, std::move(ls));
     sched.run();
   }

@@ -353,3 +353,25 @@ TEST_CASE("spawn.allow checks come after check 8, and 9 before 10", "[admission]
   t.callee("worker-c");
   CHECK(t.refusal(roster(m_lead + m_a, "  - {from: lead, to: [a]}\n")).code() == "E-ROS-009");
 }
+
+TEST_CASE("W-ROS-004 and W-ROS-005: calls and delegation that can go round are warned about", "[admission][chain]") {
+  Stores s;
+  s.capsule("lead-c", egress + "ping@1.0.0]}}\n" + auth_door);
+  s.capsule("ping", egress + "pong@1.0.0]}}\n");
+  s.capsule("pong", egress + "ping@1.0.0]}}\n");
+  s.callee("worker-c");
+  auto codes = [](const mur::Admission& a) {
+    std::vector<std::string> out;
+    for (const auto& w : a.warnings) out.push_back(w.code);
+    return out;
+  };
+  auto a = s.admit(roster(m_lead + m_a + m_b, "  - {from: lead, to: [a]}\n  - {from: a, to: [b]}\n  - {from: b, to: [a]}\n"));
+  REQUIRE(codes(a) == std::vector<std::string>{"W-ROS-004", "W-ROS-005"});
+  CHECK(a.warnings[0].message.find("a \u2192 b \u2192 a") != std::string::npos);
+  CHECK(a.warnings[1].message.find("member 'lead' (lead-c@1.0.0)") != std::string::npos);
+  CHECK(a.warnings[1].message.find("ping@1.0.0 \u2192 pong@1.0.0 \u2192 ping@1.0.0") != std::string::npos);
+  // Cycles allowed: no W-ROS-004 (the roster chose them; max_depth bounds them).
+  auto allowed = s.admit(roster(m_lead + m_a + m_b, "  - {from: lead, to: [a]}\n  - {from: a, to: [b]}\n  - {from: b, to: [a]}\n") +
+                         "allow_cycles: true\n");
+  CHECK(codes(allowed) == std::vector<std::string>{"W-ROS-005"});
+}
