@@ -39,7 +39,8 @@ using task_owner = caf::typed_actor<caf::reacts_to<TaskWorking>, caf::reacts_to<
 using call_listener = caf::typed_actor<caf::reacts_to<CallEnded>>;
 // ModelText: pushed by a streaming model port while a response arrives.
 // ToolRequest: a tool call an agent program makes during its turn (transport: process).
-using task_handle = call_listener::extend<caf::reacts_to<cancel_atom>, caf::reacts_to<ModelText>,
+// deadline_atom: (own timer) its caller's deadline passed.
+using task_handle = call_listener::extend<caf::reacts_to<cancel_atom>, caf::reacts_to<deadline_atom>, caf::reacts_to<ModelText>,
                                           caf::replies_to<ToolRequest>::with<ToolReply>>;
 
 // -- egress --------------------------------------------------------------------------------------

@@ -133,7 +133,10 @@ void start_next(door_actor* self) {
   st.queued.erase(st.queued.begin());
   auto& e = st.tasks[id];
   st.running = id;
-  e.task = st.setup.start_task(e.view, task_owner{door_handle{self}});
+  TaskView start = e.view;
+  if (start.deadline_ms > 0) // the time it waited in the queue is the caller's too
+    start.deadline_ms = std::max<std::int64_t>(1, start.deadline_ms - (now_ms(self) - start.created_ms));
+  e.task = st.setup.start_task(start, task_owner{door_handle{self}});
   if (e.task) {
     self->monitor(e.task);
     st.by_actor.emplace(e.task.address(), id);
@@ -204,6 +207,7 @@ DoorReply send_message(door_actor* self, const DoorRequest& req) {
   v.request = req.text;
   v.submitter = req.verdict.credential;
   v.chain = chain_of(req);
+  if (req.verdict.is_formation) v.deadline_ms = req.deadline_ms; // how long the caller still waits
   v.created_ms = now_ms(self);
   v.updated_ms = v.created_ms;
   if (st.closing || !has_room(st)) {

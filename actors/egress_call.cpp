@@ -42,6 +42,7 @@ struct CallState {
   std::optional<caf::actor_clock::time_point> tick_due; // following, polling: the next GetTask
   std::string member_task_id;
   caf::actor_clock::time_point began;
+  bool callers_deadline = false;             // the calling task's own deadline came before the call deadline
   bool child_started = false;                // a delegation whose child runs: ended with the call
   std::string child_session;
   static inline const char* name = "mur.egress_call";
@@ -212,13 +213,18 @@ void follow(call_actor* self) {
 
 void offer(call_actor* self);
 
-DoorRequest send_request(const CallState& st) {
+DoorRequest send_request(const call_actor* self) {
+  const CallState& st = self->state;
   DoorRequest r;
   r.method = DoorMethod::send_message;
   r.peer_origin = !is_capsule_target(st.req.member); // a child takes its task from its operator, not a peer
   r.return_immediately = true;                      // the call returns as soon as the member holds the task
   r.text = st.req.text;
   r.chain = st.req.chain;
+  if (r.peer_origin) { // how long this call still waits: the callee stops then (the call extension)
+    const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(self->clock().now() - st.began);
+    r.deadline_ms = std::max<std::int64_t>(1, (st.setup.call_deadline - waited).count());
+  }
   r.message_id = "msg_" + st.req.call_id.substr(4);
   return r;
 }
@@ -308,7 +314,7 @@ void on_offer_reply(call_actor* self, const DoorReply& r) {
 void offer(call_actor* self) {
   enter(self, CallPhase::offering);
   ++self->state.offers;
-  ask_callee(self, send_request(self->state))
+  ask_callee(self, send_request(self))
     .then([=](const DoorReply& r) { on_offer_reply(self, r); },
           [=](const caf::error& err) {
             if (self->state.phase == CallPhase::abandoning) return quit(self);
@@ -371,6 +377,10 @@ caf::result<CallStart> on_call(call_actor* self, const CallMember& req) {
   st.task = caf::actor_cast<call_listener>(self->current_sender()); // before the promise takes it over
   st.start = self->make_response_promise<CallStart>();
   st.began = self->clock().now();
+  if (req.deadline_ms > 0 && std::chrono::milliseconds(req.deadline_ms) < st.setup.call_deadline) {
+    st.setup.call_deadline = std::chrono::milliseconds(req.deadline_ms); // the caller's own caller stops waiting first
+    st.callers_deadline = true;
+  }
   self->delayed_send(self, st.setup.call_deadline, deadline_atom_v);
   if (is_child(self)) start_child(self);
   else if (st.setup.address) proceed(self, *st.setup.address);
@@ -383,25 +393,28 @@ caf::result<CallStart> on_call(call_actor* self, const CallMember& req) {
 void on_deadline(call_actor* self) {
   auto& st = self->state;
   const std::string& m = st.req.member;
-  const auto secs = std::to_string(st.setup.call_deadline.count() / 1000);
+  // "the call deadline of 600 s", or the calling task's own remaining time when that came first.
+  const std::string within = st.callers_deadline
+    ? "the " + std::to_string(st.setup.call_deadline.count()) + " ms its calling task could still wait"
+    : "the call deadline of " + std::to_string(st.setup.call_deadline.count() / 1000) + " s";
   const std::string silent = st.last_failure.empty() ? "" : "; its door stopped answering (" + st.last_failure + ")";
   switch (st.phase) {
   case CallPhase::waiting_address:
-    return refuse(self, "the address of " + m + " did not arrive within the call deadline of " + secs +
-                          " s, so nothing was sent; it may not have started");
+    return refuse(self, "the address of " + m + " did not arrive within " + within +
+                          ", so nothing was sent; it may not have started");
   case CallPhase::starting_child:
-    report_end(self, CallStatus::timed_out, m + " did not start within the call deadline of " + secs + " s");
+    report_end(self, CallStatus::timed_out, m + " did not start within " + within);
     return enter(self, CallPhase::abandoning); // a child that starts after all is ended
   case CallPhase::following:
   case CallPhase::polling:
     return end(self, CallStatus::timed_out,
-               m + " took the task but did not finish it within the call deadline of " + secs + " s" + silent);
+               m + " took the task but did not finish it within " + within + silent);
   default: break; // offering, busy, retrying: it never held the task
   }
   if (st.last_busy && st.last_failure.empty())
-    report_end(self, CallStatus::rejected, m + " stayed busy for the whole call deadline of " + secs + " s and never took the task");
+    report_end(self, CallStatus::rejected, m + " stayed busy for the whole of " + within + " and never took the task");
   else
-    report_end(self, CallStatus::timed_out, m + " did not answer the offer within the call deadline of " + secs + " s" + silent);
+    report_end(self, CallStatus::timed_out, m + " did not answer the offer within " + within + silent);
   if (st.phase == CallPhase::offering) return enter(self, CallPhase::abandoning); // its answer may still hold a task
   quit(self);
 }

@@ -66,6 +66,7 @@ struct TaskActorState {
   std::optional<std::string> ending;     // end-without-answer accepted: its reason
   std::string ending_refused;            // the latest end-without-answer refusal, if any
   std::optional<IdClock> ids;            // made at the first call: most tasks never mint
+  std::optional<caf::actor_clock::time_point> deadline; // when its caller stops waiting (task.deadline_ms)
   static inline const char* name = "mur.task";
 };
 
@@ -180,6 +181,24 @@ void end_without_answer_now(task_ptr self) {
   done.no_answer_below = self->state.ledger.report();
   done.exit_status = TaskExit::no_answer;
   finish(self, std::move(done));
+}
+
+// The caller's deadline passed: the task stops (its calls are abandoned), since nobody waits.
+void time_out(task_ptr self) {
+  TaskFinished done;
+  done.state = TaskState::failed;
+  done.status_text = "timed out: the caller stops waiting after " + std::to_string(self->state.setup.task.deadline_ms) +
+                     " ms, so the task stopped";
+  done.exit_status = TaskExit::timed_out;
+  finish(self, std::move(done));
+}
+
+// How long this task's caller still waits (0: it set no deadline).
+std::int64_t remaining_ms(task_ptr self) {
+  auto& st = self->state;
+  if (!st.deadline) return 0;
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*st.deadline - self->clock().now()).count();
+  return std::max<std::int64_t>(1, left);
 }
 
 void cancel(task_ptr self) {
@@ -376,7 +395,8 @@ std::optional<std::string> make_call(task_ptr self, const std::string& member, c
   st.round.claim(std::move(c));
   self->request(st.setup.egress, caf::infinite, CallMember{st.setup.task.id, call_id, member, text,
                                                            child ? std::vector<std::string>{}
-                                                                 : chain_below(st.setup.task.chain, st.setup.member)})
+                                                                 : chain_below(st.setup.task.chain, st.setup.member),
+                                                           remaining_ms(self)})
     .then([=](CallStart& s) { on_start(self, call_id, member, std::move(s)); },
           [=](caf::error& err) {
             on_start(self, call_id, member,
@@ -551,17 +571,18 @@ task_handle::behavior_type in_phase(task_ptr self, TaskPhase phase) {
     if (self->state.setup.door) self->send(self->state.setup.door, m);
   };
   auto canceled = [=](cancel_atom) { cancel(self); };
+  auto timed_out = [=](deadline_atom) { time_out(self); };
   switch (phase) {
   case TaskPhase::asking:
   case TaskPhase::offering: // an outcome that arrives before the turn is over waits for it
-    return {[=](const CallEnded& e) { arrive(self, e); }, tool, text, canceled};
+    return {[=](const CallEnded& e) { arrive(self, e); }, tool, text, canceled, timed_out};
   case TaskPhase::waiting_on_calls:
     break;
   }
   return {[=](const CallEnded& e) { // the last outcome continues the task
             if (arrive(self, e) && !self->state.round.any_out()) deliver(self);
           },
-          tool, text, canceled};
+          tool, text, canceled, timed_out};
 }
 
 task_handle::behavior_type task_actor(task_ptr self, TaskSetup setup) {
@@ -581,6 +602,11 @@ task_handle::behavior_type task_actor(task_ptr self, TaskSetup setup) {
                        {"submitter", st.setup.task.submitter},
                        {"text", capped(st.setup.task.request)}};
   if (!st.setup.task.chain.empty()) start["chain"] = st.setup.task.chain;
+  if (st.setup.task.deadline_ms > 0) {
+    start["deadline_ms"] = st.setup.task.deadline_ms;
+    st.deadline = self->clock().now() + std::chrono::milliseconds(st.setup.task.deadline_ms);
+    self->delayed_send(self, std::chrono::milliseconds(st.setup.task.deadline_ms), deadline_atom_v);
+  }
   trace(self, "task_start", start);
   st.transcript.push_back(TranscriptMessage::system(st.setup.system_text));
   st.transcript.push_back(TranscriptMessage::user(st.setup.task.request));

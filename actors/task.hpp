@@ -22,6 +22,8 @@
 //   asking            --response fails-->             finished: failed
 //   next turn         --turn == max_turns-->          finished: failed (max_turns_reached)
 //   any               --cancel_atom-->                finished: canceled (outstanding calls abandoned)
+//   any               --deadline_atom-->              finished: failed, timed_out (the caller's deadline, task.deadline_ms,
+//                                                     passed: nobody waits; outstanding calls abandoned)
 //   any               --its door is down-->           quits (nothing can read or cancel it)
 //   any               --ModelText-->                  the same phase; passed on to the door
 //   finished          = TaskFinished sent once, then the actor quits: nothing is handled after it

@@ -77,14 +77,21 @@ std::variant<std::string, RpcProblem> message_text(const json& id, const json& p
   return text;
 }
 
-// message.metadata.murmur.chain (the call extension, agent_card.hpp): at most 64 member names.
-std::optional<RpcProblem> read_chain(const json& id, const json* message_md, std::vector<std::string>& chain) {
+// The call extension's message metadata (agent_card.hpp): message.metadata.murmur.chain, at most
+// 64 member names, and .deadlineMs, how long the caller still waits (1 ms to 7 days).
+std::optional<RpcProblem> read_call_metadata(const json& id, const json* message_md, DoorRequest& req) {
   if (!message_md) return std::nullopt;
   auto murmur = message_md->find("murmur");
   if (murmur == message_md->end()) return std::nullopt;
   if (!murmur->is_object()) return invalid_params(id, "message.metadata.murmur must be an object");
+  if (auto d = murmur->find("deadlineMs"); d != murmur->end()) {
+    if (!d->is_number_integer() || d->get<std::int64_t>() < 1 || d->get<std::int64_t>() > max_deadline_ms)
+      return invalid_params(id, "message.metadata.murmur.deadlineMs must be a whole number of ms from 1 to 604800000");
+    req.deadline_ms = d->get<std::int64_t>();
+  }
   auto c = murmur->find("chain");
   if (c == murmur->end()) return std::nullopt;
+  std::vector<std::string>& chain = req.chain;
   const char* shape = "message.metadata.murmur.chain must be a list of at most 64 member names";
   if (!c->is_array() || c->size() > static_cast<std::size_t>(max_chain_length)) return invalid_params(id, shape);
   for (const auto& name : *c) {
@@ -113,8 +120,8 @@ std::variant<DoorRequest, RpcProblem> send_message_request(const RpcCall& call) 
   if (context_id && !context_id->is_string()) return invalid_params(id, "message.contextId must be a string");
   const json* message_md = field(*m, "metadata", "metadata");
   if (message_md && !message_md->is_object()) return invalid_params(id, "message.metadata must be an object");
-  std::vector<std::string> chain;
-  if (auto problem = read_chain(id, message_md, chain)) return *problem;
+  DoorRequest req;
+  if (auto problem = read_call_metadata(id, message_md, req)) return *problem;
   if (const json* ext = field(*m, "extensions", "extensions")) {
     if (!ext->is_array()) return invalid_params(id, "message.extensions must be an array of strings");
     for (const auto& e : *ext)
@@ -134,12 +141,10 @@ std::variant<DoorRequest, RpcProblem> send_message_request(const RpcCall& call) 
     return invalid_params(id, "metadata must be an object");
   auto text = message_text(id, *parts);
   if (auto* p = std::get_if<RpcProblem>(&text)) return *p;
-  DoorRequest req;
   req.method = call.door_method;
   req.message_id = mid->get<std::string>();
   req.text = std::get<std::string>(text);
   req.reference_task_ids = std::move(references);
-  req.chain = std::move(chain);
   if (context_id) req.context_id = context_id->get<std::string>();
   if (task_id) req.task_id = task_id->get<std::string>();
   if (const json* cfg = field(call.params, "configuration", "configuration")) {
@@ -314,8 +319,11 @@ json request_json(const json& id, const DoorRequest& req) {
              {"parts", json::array({json{{"text", req.text}}})}};
     if (!req.context_id.empty()) msg["contextId"] = req.context_id;
     if (!req.reference_task_ids.empty()) msg["referenceTaskIds"] = req.reference_task_ids;
-    if (!req.chain.empty()) {
-      msg["metadata"] = json{{"murmur", json{{"chain", req.chain}}}};
+    json murmur = json::object();
+    if (!req.chain.empty()) murmur["chain"] = req.chain;
+    if (req.deadline_ms > 0) murmur["deadlineMs"] = req.deadline_ms;
+    if (!murmur.empty()) {
+      msg["metadata"] = json{{"murmur", std::move(murmur)}};
       msg["extensions"] = json::array({call_extension_uri});
     }
     params["message"] = msg;

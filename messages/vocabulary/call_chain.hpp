@@ -17,6 +17,8 @@ namespace mur {
 
 inline constexpr int default_max_depth = 8;
 inline constexpr int max_chain_length = 64;
+// The longest deadline a call may carry (7 days, as delegation_deadline_secs).
+inline constexpr long long max_deadline_ms = 7LL * 86'400'000;
 
 struct ChainRule {
   bool allow_cycles = false;       // roster.yaml `allow_cycles`

@@ -53,11 +53,12 @@ struct TaskView {
   std::vector<NoAnswer> no_answer_below; // metadata.murmur.noAnswerBelow (≤ 8)
   std::string submitter;   // the credential that started it (never sent on the wire)
   std::vector<std::string> chain; // the members above it, root first, the caller last (messages/vocabulary/call_chain.hpp; never sent back)
+  std::int64_t deadline_ms = 0;   // how long its caller still waits, from created_ms (0: no caller's deadline; never sent back)
   std::int64_t created_ms = 0;
   std::int64_t updated_ms = 0; // unix ms of the last state change (TaskStatus.timestamp)
 
   MUR_FIELDS(id, context_id, state, status_text, answer, request, busy, no_answer, no_answer_below, submitter,
-             chain, created_ms, updated_ms)
+             chain, deadline_ms, created_ms, updated_ms)
 };
 
 // The door's status text for a busy refusal.

@@ -24,7 +24,8 @@ struct CallMember {
   std::string member;   // the callee's member name
   std::string text;     // the whole task: a call carries text only
   std::vector<std::string> chain; // the members above the callee's task (the caller last; messages/vocabulary/call_chain.hpp)
-  MUR_FIELDS(task_id, call_id, member, text, chain)
+  std::int64_t deadline_ms = 0;   // how long the calling task may still wait (its own caller's deadline); 0: only the call deadline
+  MUR_FIELDS(task_id, call_id, member, text, chain, deadline_ms)
 };
 
 // How a call started: `started` (the member holds it), `busy` (turned away; still offered),

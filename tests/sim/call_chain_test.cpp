@@ -92,3 +92,43 @@ TEST_CASE_METHOD(formation_fixture, "a chain of distinct members stops at max_de
   CHECK(tasks_received(*this, "c") == 0);
   CHECK(events("lead", "task_end").at(0)["answer"] == "lead: a: b without c");
 }
+
+TEST_CASE_METHOD(formation_fixture, "a deadline flows down the chain: no callee works past the moment its caller stops waiting", "[sim][chain][deadline]") {
+  // The lead waits 4 s for a; a would wait 600 s for b, but its own caller stops at 4 s.
+  launch({{"lead", entry_yaml("lead-c", "inference: {turns: [{call: {member: a, task: 'go'}}, {reply: 'lead: {{answer.a}}'}]}\n",
+                              "capabilities: {network: {allow: [localhost]}}\nlifecycle: {delegation_deadline_secs: 4}\n")},
+          {"a", callee_yaml("a-c", "inference: {turns: [{call: {member: b, task: 'go'}}, {reply: 'a: {{answer.b}}'}]}\n")},
+          {"b", callee_yaml("b-c", "inference: {turns: [{think_ms: 60000, reply: 'too late'}]}\n")}},
+         {{"lead", {"a"}}, {"a", {"b"}}}, "start");
+  run_for(3s);
+  auto a_start = events("a", "task_start");
+  auto b_start = events("b", "task_start");
+  REQUIRE(a_start.size() == 1);
+  REQUIRE(b_start.size() == 1);
+  const auto a_ms = a_start[0]["deadline_ms"].get<std::int64_t>();
+  const auto b_ms = b_start[0]["deadline_ms"].get<std::int64_t>();
+  CHECK(a_ms <= 4000);
+  CHECK(a_ms > 3000);
+  CHECK(b_ms <= a_ms); // what a could still wait when it called, not its 600 s call deadline
+  CHECK(b_ms > 3000);
+  CHECK(events("b", "task_end").empty()); // still working: nobody has stopped waiting yet
+
+  run_for(2s);
+  auto b_end = events("b", "task_end");
+  REQUIRE(b_end.size() == 1);
+  CHECK(b_end[0]["exit_status"] == "timed_out");
+  CHECK(b_end[0]["reason"].get<std::string>().find("the caller stops waiting") != std::string::npos);
+  auto a_end = events("a", "task_end");
+  REQUIRE(a_end.size() == 1);
+  CHECK(a_end[0]["exit_status"] == "timed_out");
+  auto lead_call = events("lead", "member_call");
+  REQUIRE(lead_call.size() == 1);
+  CHECK(lead_call[0]["status"] == "timed_out");
+}
+
+TEST_CASE_METHOD(formation_fixture, "a task the operator started carries no deadline of a caller", "[sim][chain][deadline]") {
+  launch_round(*this);
+  run_for(3s);
+  CHECK_FALSE(events("lead", "task_start").at(0).contains("deadline_ms"));
+  CHECK(events("a", "task_start").at(0)["deadline_ms"] == 600000); // the lead's call deadline, the default
+}

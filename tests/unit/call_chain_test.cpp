@@ -78,6 +78,19 @@ TEST_CASE("the chain crosses the wire as message.metadata.murmur.chain", "[chain
   CHECK(code(send_with(json{{"murmur", {{"chain", {1}}}}})) == -32602);
   CHECK(code(send_with(json{{"murmur", {{"chain", std::vector<std::string>(65, "a")}}}})) == -32602);
   CHECK(code(send_with(json{{"murmur", {{"chain", std::vector<std::string>(64, "a")}}}})) == 0);
+
+  // How long the caller still waits: deadlineMs, 1 ms to 7 days, beside or without the chain.
+  out.deadline_ms = 4000;
+  json timed = a2a::request_json("c-3", out);
+  CHECK(timed["params"]["message"]["metadata"] == json{{"murmur", {{"deadlineMs", 4000}}}});
+  auto read = a2a::door_request_from(std::get<a2a::RpcCall>(a2a::parse_envelope(timed.dump())));
+  REQUIRE(std::holds_alternative<DoorRequest>(read));
+  CHECK(std::get<DoorRequest>(read).deadline_ms == 4000);
+  CHECK(code(send_with(json{{"murmur", {{"deadlineMs", 0}}}})) == -32602);
+  CHECK(code(send_with(json{{"murmur", {{"deadlineMs", "4000"}}}})) == -32602);
+  CHECK(code(send_with(json{{"murmur", {{"deadlineMs", 1.5}}}})) == -32602);
+  CHECK(code(send_with(json{{"murmur", {{"deadlineMs", 604800001}}}})) == -32602);
+  CHECK(code(send_with(json{{"murmur", {{"deadlineMs", 604800000}, {"chain", {"lead"}}}}})) == 0);
 }
 
 TEST_CASE("an authenticated door's card declares the call extension", "[chain][a2a]") {
