@@ -40,7 +40,8 @@ using call_listener = caf::typed_actor<caf::reacts_to<CallEnded>>;
 // ModelText: pushed by a streaming model port while a response arrives.
 // ToolRequest: a tool call an agent program makes during its turn (transport: process).
 // deadline_atom: (own timer) its caller's deadline passed.
-using task_handle = call_listener::extend<caf::reacts_to<cancel_atom>, caf::reacts_to<deadline_atom>, caf::reacts_to<ModelText>,
+// (cancel_atom, by): canceled by `operator`, `caller:<member>` or `session_ending`.
+using task_handle = call_listener::extend<caf::reacts_to<cancel_atom>, caf::reacts_to<cancel_atom, std::string>, caf::reacts_to<deadline_atom>, caf::reacts_to<ModelText>,
                                           caf::replies_to<ToolRequest>::with<ToolReply>>;
 
 // -- egress --------------------------------------------------------------------------------------

@@ -230,7 +230,12 @@ DoorReply send_message(door_actor* self, const DoorRequest& req) {
   return with_task(entry.view);
 }
 
-DoorReply cancel(door_actor* self, Entry& e) {
+// Who a CancelTask comes from, as the task's trace names it.
+std::string canceller(const DoorRequest& req) {
+  return req.verdict.is_formation ? "caller:" + req.verdict.caller : "operator";
+}
+
+DoorReply cancel(door_actor* self, Entry& e, const std::string& by) {
   auto& st = self->state;
   if (is_terminal(e.view.state))
     return rpc_error(rpc::task_not_cancelable, "Task cannot be canceled: it has ended " + state_word(e.view.state),
@@ -238,7 +243,8 @@ DoorReply cancel(door_actor* self, Entry& e) {
   e.view.state = TaskState::canceled;
   e.view.status_text = "canceled";
   st.queued.erase(e.view.id);
-  if (e.task) self->send(e.task, cancel_atom_v);
+  if (e.task) self->send(e.task, cancel_atom_v, by);
+  trace(self, "task_cancel", {{"task_id", e.view.id}, {"canceled_by", by}, {"running", static_cast<bool>(e.task)}});
   publish(self, e);
   DoorReply r = with_task(e.view);
   if (st.running != e.view.id) retire(self, e); // a running one retires when its task actor ends
@@ -314,7 +320,7 @@ DoorReply handle(door_actor* self, const DoorRequest& req) {
   auto it = st.tasks.find(req.task_id);
   if (it == st.tasks.end() || !reachable(scoped, it->second)) return not_found(req.task_id);
   auto& e = it->second;
-  if (req.method == DoorMethod::cancel_task) return cancel(self, e);
+  if (req.method == DoorMethod::cancel_task) return cancel(self, e, canceller(req));
   if (req.method == DoorMethod::subscribe_to_task && !is_terminal(e.view.state)) subscribe(self, e);
   return with_task(e.view);
 }
@@ -440,7 +446,7 @@ caf::result<std::int32_t> wind_down(door_actor* self) {
     e.view.status_text = "canceled: the session is ending";
     publish(self, e);
   }
-  if (e.task) self->send(e.task, cancel_atom_v);
+  if (e.task) self->send(e.task, cancel_atom_v, std::string("session_ending"));
   auto rp = self->make_response_promise<std::int32_t>();
   st.drained.push_back(rp);
   return rp;

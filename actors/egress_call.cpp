@@ -421,15 +421,16 @@ void on_deadline(call_actor* self) {
 
 // -- the states -----------------------------------------------------------------------------------
 
-// AbandonCall where no request of the call is in flight: a child's held task is canceled; quits.
-void abandon(call_actor* self) {
-  if (is_child(self)) cancel_held(self);
+// AbandonCall where no request of the call is in flight: a child's held task is canceled, and a
+// member's when the calling task was canceled (cancel follows the tree); quits.
+void abandon(call_actor* self, const AbandonCall& a) {
+  if (is_child(self) || a.cancel) cancel_held(self);
   quit(self);
 }
 
 behavior in_phase(call_actor* self, CallPhase phase) {
   auto deadline = [=](deadline_atom) { on_deadline(self); };
-  auto abandoned = [=](const AbandonCall&) { abandon(self); };
+  auto abandoned = [=](const AbandonCall& a) { abandon(self, a); };
   auto wait_for_answer = [=](const AbandonCall&) { enter(self, CallPhase::abandoning); };
   auto tick = [=](retry_atom) { on_tick(self); };
   auto stream_event = [=](const TaskEvent& ev) {

@@ -67,6 +67,7 @@ struct TaskActorState {
   std::string ending_refused;            // the latest end-without-answer refusal, if any
   std::optional<IdClock> ids;            // made at the first call: most tasks never mint
   std::optional<caf::actor_clock::time_point> deadline; // when its caller stops waiting (task.deadline_ms)
+  std::string canceled_by;               // who canceled it (operator, caller:<member>, session_ending)
   static inline const char* name = "mur.task";
 };
 
@@ -116,13 +117,15 @@ void trace_member_call(task_ptr self, const RoundCall& c, const std::string& sta
 void finish(task_ptr self, TaskFinished done) {
   auto& st = self->state;
   const auto now = self->clock().now();
+  // A canceled task cancels what it has out, and each callee its own: cancel follows the tree.
+  const bool cancels = done.exit_status == TaskExit::canceled;
   for (const auto& c : st.round.calls()) {
     if (c.ended) {
       const std::string status = c.ended->status == CallStatus::completed ? "abandoned" : to_string(c.ended->status);
       trace_member_call(self, c, status, c.ended->duration_ms, c.ended->output, c.truncated, false);
     } else {
-      if (st.setup.egress) self->send(st.setup.egress, AbandonCall{c.call_id});
-      trace_member_call(self, c, "abandoned", ms_between(c.made, now), "", false, false);
+      if (st.setup.egress) self->send(st.setup.egress, AbandonCall{c.call_id, cancels});
+      trace_member_call(self, c, cancels ? "canceled" : "abandoned", ms_between(c.made, now), "", false, false);
     }
   }
   st.round.clear();
@@ -131,6 +134,7 @@ void finish(task_ptr self, TaskFinished done) {
                      {"turns", st.turns_answered}, {"state", state_word(done.state)}};
   if (done.state == TaskState::completed) end["answer"] = capped(done.answer);
   else end["reason"] = capped(done.status_text);
+  if (cancels) end["canceled_by"] = st.canceled_by;
   if (!done.no_answer_below.empty()) {
     nlohmann::json below = nlohmann::json::array();
     for (const auto& n : done.no_answer_below) below.push_back({{"member", n.member}, {"status", n.status}});
@@ -201,7 +205,8 @@ std::int64_t remaining_ms(task_ptr self) {
   return std::max<std::int64_t>(1, left);
 }
 
-void cancel(task_ptr self) {
+void cancel(task_ptr self, std::string by) {
+  self->state.canceled_by = std::move(by);
   TaskFinished done;
   done.state = TaskState::canceled;
   done.status_text = "the task was canceled";
@@ -570,19 +575,20 @@ task_handle::behavior_type in_phase(task_ptr self, TaskPhase phase) {
   auto text = [=](const ModelText& m) { // a streaming model's text, on to the door's subscribers
     if (self->state.setup.door) self->send(self->state.setup.door, m);
   };
-  auto canceled = [=](cancel_atom) { cancel(self); };
+  auto canceled = [=](cancel_atom) { cancel(self, "operator"); };
+  auto canceled_by = [=](cancel_atom, const std::string& by) { cancel(self, by); };
   auto timed_out = [=](deadline_atom) { time_out(self); };
   switch (phase) {
   case TaskPhase::asking:
   case TaskPhase::offering: // an outcome that arrives before the turn is over waits for it
-    return {[=](const CallEnded& e) { arrive(self, e); }, tool, text, canceled, timed_out};
+    return {[=](const CallEnded& e) { arrive(self, e); }, tool, text, canceled, canceled_by, timed_out};
   case TaskPhase::waiting_on_calls:
     break;
   }
   return {[=](const CallEnded& e) { // the last outcome continues the task
             if (arrive(self, e) && !self->state.round.any_out()) deliver(self);
           },
-          tool, text, canceled, timed_out};
+          tool, text, canceled, canceled_by, timed_out};
 }
 
 task_handle::behavior_type task_actor(task_ptr self, TaskSetup setup) {

@@ -51,9 +51,12 @@ struct CallEnded {
   MUR_FIELDS(call_id, member, status, output, member_task_id, below, duration_ms)
 };
 
+// `cancel`: the calling task was canceled, so the callee's task is canceled too (CancelTask with
+// the caller's own credential, on the task it took); otherwise it is left to finish.
 struct AbandonCall {
   std::string call_id;
-  MUR_FIELDS(call_id)
+  bool cancel = false;
+  MUR_FIELDS(call_id, cancel)
 };
 
 } // namespace mur

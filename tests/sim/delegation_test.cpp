@@ -188,7 +188,7 @@ TEST_CASE_METHOD(delegation_fixture, "the parent's task canceled: the child's ta
   run_for(1s);
   auto ended = events("lead", "delegation");
   REQUIRE(ended.size() == 1);
-  CHECK(ended[0]["status"] == "abandoned");
+  CHECK(ended[0]["status"] == "canceled");
   child_canceled_and_gone(port, dlg, child_trace(port, dlg));
 }
 
@@ -219,7 +219,7 @@ TEST_CASE_METHOD(delegation_fixture, "the launcher killed: members and their chi
   sched.run();
   run_for(1s);
   CHECK(!member_actor("lead"));
-  CHECK(events("lead", "delegation").at(0)["status"] == "abandoned");
+  CHECK(events("lead", "delegation").at(0)["status"] == "canceled");
   CHECK(!child_alive(port, dlg));
 }
 

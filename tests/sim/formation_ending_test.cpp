@@ -63,7 +63,7 @@ TEST_CASE_METHOD(formation_fixture, "the launcher dies mid-call: every member re
   CHECK(events("idle", "session_end").at(0)["exit_status"] == "ok");
   auto lead_calls = events("lead", "member_call");
   REQUIRE(lead_calls.size() == 1);
-  CHECK(lead_calls[0]["status"] == "abandoned");
+  CHECK(lead_calls[0]["status"] == "canceled"); // the session's end cancels what it had out
   CHECK(lead_calls[0]["delivered"] == false);
   // Every member is gone.
   for (const char* m : {"lead", "coder", "idle"}) CHECK(!member_actor(m));
@@ -89,7 +89,7 @@ TEST_CASE_METHOD(formation_fixture, "an address that never arrives is refused af
   CHECK(launch_task("lead").answer == "got coder: ");
 }
 
-TEST_CASE_METHOD(formation_fixture, "a call that outlives its deadline ends timed out, the callee is not canceled",
+TEST_CASE_METHOD(formation_fixture, "a call that outlives its deadline ends timed out, and so does the callee's task",
                  "[sim][formation][ending]") {
   lead_over_slow_coder(*this,
                        "inference: {turns: [{call: {member: coder, task: w}}, {think_ms: 10000, reply: '{{answer.coder}}'}]}\n"
@@ -102,7 +102,10 @@ TEST_CASE_METHOD(formation_fixture, "a call that outlives its deadline ends time
   REQUIRE(calls.size() == 1);
   CHECK(calls[0]["status"] == "timed_out");
   CHECK(calls[0]["delivered"] == true);
-  CHECK(events("coder", "task_end").empty()); // still working: a timed-out call never cancels the callee
+  // The deadline went down with the call: the callee stopped when its caller stopped waiting.
+  auto coder_end = events("coder", "task_end");
+  REQUIRE(coder_end.size() == 1);
+  CHECK(coder_end[0]["exit_status"] == "timed_out");
 }
 
 TEST_CASE_METHOD(formation_fixture, "a peer that cannot start fails the launch with E-RUN-045 and nothing stays up",
@@ -223,7 +226,7 @@ TEST_CASE_METHOD(formation_fixture, "ListTasks at the entry's door shows its lau
   CHECK(done.answer == "got late");
 }
 
-TEST_CASE_METHOD(formation_fixture, "a call abandoned by its canceled task leaves the callee's task running, and the formation goes on",
+TEST_CASE_METHOD(formation_fixture, "cancel follows the tree: a canceled task's call cancels the callee's task, and the formation goes on",
                  "[sim][formation][ending]") {
   // Serve mode: the operator hands the entry a task, which calls the slow coder.
   lead_over_slow_coder(*this, calls_coder);
@@ -244,23 +247,21 @@ TEST_CASE_METHOD(formation_fixture, "a call abandoned by its canceled task leave
   run_for(1s);
   auto calls = events("lead", "member_call");
   REQUIRE(calls.size() == 1);
-  CHECK(calls[0]["status"] == "abandoned");
+  CHECK(calls[0]["status"] == "canceled");
   CHECK(calls[0]["delivered"] == false);
-  // The callee's task was not canceled: it still works, and nothing ended.
+  CHECK(events("lead", "task_end").at(0)["canceled_by"] == "operator");
+  // The callee's task was canceled by its caller, with the caller's own credential.
   auto coder_tasks = tasks_of("coder");
   REQUIRE(coder_tasks.size() == 1);
   CHECK(coder_tasks[0].id == coder_task);
-  CHECK(coder_tasks[0].state == TaskState::working);
-  CHECK(events("coder", "task_end").empty());
+  CHECK(coder_tasks[0].state == TaskState::canceled);
+  auto coder_end = events("coder", "task_end");
+  REQUIRE(coder_end.size() == 1);
+  CHECK(coder_end[0]["state"] == "canceled");
+  CHECK(coder_end[0]["canceled_by"] == "caller:lead");
   CHECK_FALSE(progress_event("ended"));
   CHECK(member_actor("lead"));
   CHECK(member_actor("coder"));
-
-  // The callee finishes the abandoned task in its own time; its answer goes to no one.
-  run_for(60s);
-  auto coder_end = events("coder", "task_end");
-  REQUIRE(coder_end.size() == 1);
-  CHECK(coder_end[0]["state"] == "completed");
   CHECK(tasks_of("lead").at(0).state == TaskState::canceled);
 
   // The formation goes on: the entry takes its next task, whose call the coder answers.

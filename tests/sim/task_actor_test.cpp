@@ -192,10 +192,10 @@ TEST_CASE_METHOD(scene, "cancel abandons the calls still out", "[task]") {
   CHECK(egress_log().abandoned[0].call_id == call_to("coder").call_id);
   const auto calls = events("member_call");
   REQUIRE(calls.size() == 2);
-  for (const auto& c : calls) {
-    CHECK(c["delivered"] == false);
-    CHECK(c["status"] == "abandoned"); // an undelivered completed answer counts as abandoned too
-  }
+  for (const auto& c : calls) CHECK(c["delivered"] == false);
+  CHECK(calls[0]["status"] == "canceled");  // still out: canceled with the task (cancel follows the tree)
+  CHECK(calls[1]["status"] == "abandoned"); // an undelivered completed answer is abandoned
+  CHECK(egress_log().abandoned[0].cancel);
   CHECK(calls[0]["member"] == "coder"); // in the order the calls were made
   CHECK(calls[1]["member"] == "tester");
   CHECK(calls[1]["output"] == "arrived but never delivered");

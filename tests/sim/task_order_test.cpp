@@ -35,7 +35,7 @@ TEST_CASE_METHOD(scene, "a cancel abandons the calls still out before the task r
   REQUIRE(egress_log().calls.size() == 1);
   self->send(task, cancel_atom_v);
   expect((cancel_atom), from(self).to(task));
-  expect((AbandonCall), from(task).to(egress).with(AbandonCall{call_to("coder").call_id}));
+  expect((AbandonCall), from(task).to(egress).with(AbandonCall{call_to("coder").call_id, true}));
   expect((TaskFinished), from(task).to(door));
   CHECK(finished().state == TaskState::canceled);
 }
