@@ -36,12 +36,16 @@ namespace mur {
 // ModelText: the answer's text as the model streams it, for the task's subscribers.
 using task_owner = caf::typed_actor<caf::reacts_to<TaskWorking>, caf::reacts_to<TaskFinished>, caf::reacts_to<ModelText>>;
 // Where an egress delivers a call's end (the calling task).
-using call_listener = caf::typed_actor<caf::reacts_to<CallEnded>>;
+// CallCanceled: what a canceled call undid, when the task asked for confirmation (AbandonCall).
+using call_listener = caf::typed_actor<caf::reacts_to<CallEnded>, caf::reacts_to<CallCanceled>>;
 // ModelText: pushed by a streaming model port while a response arrives.
 // ToolRequest: a tool call an agent program makes during its turn (transport: process).
 // deadline_atom: (own timer) its caller's deadline passed.
-// (cancel_atom, by): canceled by `operator`, `caller:<member>` or `session_ending`.
-using task_handle = call_listener::extend<caf::reacts_to<cancel_atom>, caf::reacts_to<cancel_atom, std::string>, caf::reacts_to<deadline_atom>, caf::reacts_to<ModelText>,
+// (cancel_atom, by, within_ms): canceled by `operator`, `caller:<member>` or `session_ending`,
+// whose canceller waits within_ms for the answer (0: default_confirm_ms); cancel_atom alone: by
+// the operator. confirm_atom: (own timer) the callees' confirmations are no longer waited for.
+using task_handle = call_listener::extend<caf::reacts_to<cancel_atom>, caf::reacts_to<cancel_atom, std::string, std::int64_t>,
+                                          caf::reacts_to<confirm_atom>, caf::reacts_to<deadline_atom>, caf::reacts_to<ModelText>,
                                           caf::replies_to<ToolRequest>::with<ToolReply>>;
 
 // -- egress --------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 #include "actors/door.hpp"
 #include "messages/vocabulary/call_chain.hpp"
+#include "messages/vocabulary/cancel_confirm.hpp"
 
 #include "actors/atoms.hpp"
 #include "actors/task_page.hpp"
@@ -30,6 +31,8 @@ struct Entry {
   task_handle task; // the task actor while it runs
   std::vector<caf::strong_actor_ptr> subscribers;
   std::vector<caf::typed_response_promise<DoorReply>> waiters; // blocking SendMessage callers
+  std::vector<caf::typed_response_promise<DoorReply>> cancels; // CancelTask callers, while its task cancels its calls
+  bool canceling = false; // a cancel reached the running task: it answers once its calls confirm
   bool retired = false; // ended with no task actor left: counted by the retention policy
 };
 
@@ -75,6 +78,11 @@ DoorReply with_task(const TaskView& v) {
   return r;
 }
 
+DoorReply not_cancelable(const TaskView& v) {
+  return rpc_error(rpc::task_not_cancelable, "Task cannot be canceled: it has ended " + state_word(v.state),
+                   "TASK_NOT_CANCELABLE");
+}
+
 void trace(door_actor* self, const char* type, json fields) {
   if (self->state.setup.trace) self->send(self->state.setup.trace, TraceEvent{type, fields.dump()});
 }
@@ -110,6 +118,13 @@ void publish(door_actor* self, Entry& e) {
     for (auto& w : e.waiters) w.deliver(with_task(e.view));
     e.waiters.clear();
   }
+}
+
+// The CancelTask callers of a task whose actor has ended: the canceled task (with what was
+// canceled below it), or not cancelable when it ended otherwise first.
+void answer_cancels(Entry& e, bool canceled) {
+  for (auto& rp : e.cancels) rp.deliver(canceled ? with_task(e.view) : not_cancelable(e.view));
+  e.cancels.clear();
 }
 
 // Whether `caller` may see task `e` (formation callers see only their own).
@@ -235,16 +250,23 @@ std::string canceller(const DoorRequest& req) {
   return req.verdict.is_formation ? "caller:" + req.verdict.caller : "operator";
 }
 
-DoorReply cancel(door_actor* self, Entry& e, const std::string& by) {
+// A running task is told, and answers the canceller (on_request) once the calls it had out have
+// confirmed their own cancel or the bound the canceller gave has passed; a queued one ends now.
+DoorReply cancel(door_actor* self, Entry& e, const std::string& by, std::int64_t within_ms) {
   auto& st = self->state;
-  if (is_terminal(e.view.state))
-    return rpc_error(rpc::task_not_cancelable, "Task cannot be canceled: it has ended " + state_word(e.view.state),
-                     "TASK_NOT_CANCELABLE");
+  if (is_terminal(e.view.state)) return not_cancelable(e.view);
+  if (e.task) {
+    if (!e.canceling) {
+      e.canceling = true;
+      self->send(e.task, cancel_atom_v, by, within_ms > 0 ? within_ms : default_confirm_ms);
+      trace(self, "task_cancel", {{"task_id", e.view.id}, {"canceled_by", by}, {"running", true}});
+    }
+    return with_task(e.view);
+  }
   e.view.state = TaskState::canceled;
   e.view.status_text = "canceled";
   st.queued.erase(e.view.id);
-  if (e.task) self->send(e.task, cancel_atom_v, by);
-  trace(self, "task_cancel", {{"task_id", e.view.id}, {"canceled_by", by}, {"running", static_cast<bool>(e.task)}});
+  trace(self, "task_cancel", {{"task_id", e.view.id}, {"canceled_by", by}, {"running", false}});
   publish(self, e);
   DoorReply r = with_task(e.view);
   if (st.running != e.view.id) retire(self, e); // a running one retires when its task actor ends
@@ -320,7 +342,7 @@ DoorReply handle(door_actor* self, const DoorRequest& req) {
   auto it = st.tasks.find(req.task_id);
   if (it == st.tasks.end() || !reachable(scoped, it->second)) return not_found(req.task_id);
   auto& e = it->second;
-  if (req.method == DoorMethod::cancel_task) return cancel(self, e, canceller(req));
+  if (req.method == DoorMethod::cancel_task) return cancel(self, e, canceller(req), req.deadline_ms);
   if (req.method == DoorMethod::subscribe_to_task && !is_terminal(e.view.state)) subscribe(self, e);
   return with_task(e.view);
 }
@@ -363,6 +385,7 @@ void on_down(door_actor* self, const caf::down_msg& dm) {
     e.view.status_text = "the task ended unexpectedly: " + self->system().render(dm.reason);
     publish(self, e);
   }
+  answer_cancels(e, false);
   task_gone(self, id);
   retire(self, e);
 }
@@ -373,6 +396,11 @@ caf::result<DoorReply> on_request(door_actor* self, const DoorRequest& req) {
   if (!r.ok() || is_terminal(r.task.state) || r.task.id.empty()) return r;
   auto it = self->state.tasks.find(r.task.id);
   if (it == self->state.tasks.end()) return r;
+  if (req.method == DoorMethod::cancel_task && it->second.canceling) {
+    auto rp = self->make_response_promise<DoorReply>();
+    it->second.cancels.push_back(rp);
+    return rp;
+  }
   if (req.method == DoorMethod::send_streaming_message) {
     subscribe(self, it->second);
   } else if (req.method == DoorMethod::send_message && !req.return_immediately) {
@@ -419,6 +447,7 @@ void on_finished(door_actor* self, const TaskFinished& f) {
     e.view.no_answer_below = f.no_answer_below;
     publish(self, e);
   }
+  answer_cancels(e, f.state == TaskState::canceled);
   if (st.setup.owner) self->send(st.setup.owner, task_end_atom_v, e.view);
   task_gone(self, f.task_id);
   retire(self, e);
@@ -446,7 +475,7 @@ caf::result<std::int32_t> wind_down(door_actor* self) {
     e.view.status_text = "canceled: the session is ending";
     publish(self, e);
   }
-  if (e.task) self->send(e.task, cancel_atom_v, std::string("session_ending"));
+  if (e.task && !e.canceling) self->send(e.task, cancel_atom_v, std::string("session_ending"), session_ending_confirm_ms);
   auto rp = self->make_response_promise<std::int32_t>();
   st.drained.push_back(rp);
   return rp;

@@ -3,6 +3,8 @@
 
 #include "actors/atoms.hpp"
 #include "actors/state_behavior.hpp"
+#include "messages/vocabulary/cancel_confirm.hpp"
+#include "messages/vocabulary/rpc_error_codes.hpp"
 #include "messages/vocabulary/text_cut.hpp"
 #include "messages/wire/door_call.hpp"
 #include "messages/wire/door_request.hpp"
@@ -45,6 +47,8 @@ struct CallState {
   bool callers_deadline = false;             // the calling task's own deadline came before the call deadline
   bool child_started = false;                // a delegation whose child runs: ended with the call
   std::string child_session;
+  std::int64_t confirm_ms = 0;               // a cancel that asks for confirmation within this bound
+  bool confirm_sent = false;                 // its CallCanceled is sent
   static inline const char* name = "mur.egress_call";
 };
 
@@ -73,8 +77,19 @@ void answer_start(call_actor* self, CallStatus status, const std::string& messag
   if (st.start.pending()) st.start.deliver(CallStart{st.req.call_id, status, st.member_task_id, message});
 }
 
-// The call is over for this actor: its child (if it started one) ends with it.
+// Tells a canceling task what canceling this call undid (once).
+void report_canceled(call_actor* self, const std::string& outcome, std::vector<NoAnswer> below = {},
+                     const std::string& detail = "") {
+  auto& st = self->state;
+  if (st.confirm_ms <= 0 || st.confirm_sent) return;
+  st.confirm_sent = true;
+  self->send(st.task, CallCanceled{st.req.call_id, st.req.member, outcome, st.member_task_id, std::move(below), detail});
+}
+
+// The call is over for this actor: its child (if it started one) ends with it; a cancel that
+// waits for confirmation and found no task taken hears so.
 void quit(call_actor* self) {
+  report_canceled(self, "not_held");
   if (self->state.child_started && self->state.setup.children)
     self->send(self->state.setup.children, EndChild{self->state.req.call_id});
   self->quit();
@@ -112,7 +127,7 @@ void cancel_held(call_actor* self) {
 
 std::vector<NoAnswer> below_of(const TaskView& v) {
   static const std::vector<std::string> statuses{"failed", "canceled", "rejected", "timed_out",
-                                                 "unreachable", "abandoned", "no_answer"};
+                                                 "unreachable", "abandoned", "no_answer", "unconfirmed"};
   std::vector<NoAnswer> out;
   for (const auto& n : v.no_answer_below)
     if (out.size() < max_no_answer_below &&
@@ -120,6 +135,38 @@ std::vector<NoAnswer> below_of(const TaskView& v) {
         std::find(statuses.begin(), statuses.end(), n.status) != statuses.end())
       out.push_back(n);
   return out;
+}
+
+// The held task is canceled with confirmation: CancelTask says how long this call waits
+// (confirmWithinMs), and its answer, or none within that bound, is what the task hears.
+void cancel_and_confirm(call_actor* self) {
+  auto& st = self->state;
+  if (st.member_task_id.empty()) return quit(self);
+  enter(self, CallPhase::canceling);
+  DoorRequest cancel;
+  cancel.method = DoorMethod::cancel_task;
+  cancel.task_id = st.member_task_id;
+  cancel.deadline_ms = st.confirm_ms;
+  const auto bound = std::chrono::milliseconds(st.confirm_ms + hop_margin_ms / 4);
+  self->request(st.setup.network, bound, DoorCallTo{st.url}, st.bearer, cancel)
+    .then(
+      [=](const DoorReply& r) {
+        if (r.ok() && r.task.state == TaskState::canceled) report_canceled(self, "canceled", below_of(r.task));
+        else if (r.ok() || r.rpc_code == rpc::task_not_cancelable || r.rpc_code == rpc::task_not_found)
+          report_canceled(self, "ended");
+        else
+          report_canceled(self, "unconfirmed", {},
+                          r.refused() ? "its door refused the cancel: " + to_string(r.refusal) : "its door answered " + r.rpc_message);
+        quit(self);
+      },
+      [=](const caf::error& err) {
+        const TransportFault fault = transport_fault_of(err, self->system());
+        report_canceled(self, "unconfirmed", {},
+                        fault.kind == TransportFailure::refused
+                          ? "its door is gone"
+                          : "no answer within " + std::to_string(self->state.confirm_ms) + " ms");
+        quit(self);
+      });
 }
 
 // The callee's task reached a terminal state: the call ends with its outcome.
@@ -270,6 +317,7 @@ bool is_held(const DoorReply& r) { return r.ok() && r.task.state != TaskState::r
 void take_back(call_actor* self, const DoorReply& r) {
   if (is_held(r)) {
     self->state.member_task_id = r.task.id;
+    if (self->state.confirm_ms > 0) return cancel_and_confirm(self);
     cancel_held(self);
   }
   quit(self);
@@ -424,6 +472,10 @@ void on_deadline(call_actor* self) {
 // AbandonCall where no request of the call is in flight: a child's held task is canceled, and a
 // member's when the calling task was canceled (cancel follows the tree); quits.
 void abandon(call_actor* self, const AbandonCall& a) {
+  if (a.cancel && a.confirm_within_ms > 0) {
+    self->state.confirm_ms = a.confirm_within_ms;
+    return cancel_and_confirm(self);
+  }
   if (is_child(self) || a.cancel) cancel_held(self);
   quit(self);
 }
@@ -431,7 +483,10 @@ void abandon(call_actor* self, const AbandonCall& a) {
 behavior in_phase(call_actor* self, CallPhase phase) {
   auto deadline = [=](deadline_atom) { on_deadline(self); };
   auto abandoned = [=](const AbandonCall& a) { abandon(self, a); };
-  auto wait_for_answer = [=](const AbandonCall&) { enter(self, CallPhase::abandoning); };
+  auto wait_for_answer = [=](const AbandonCall& a) {
+    if (a.cancel) self->state.confirm_ms = a.confirm_within_ms;
+    enter(self, CallPhase::abandoning);
+  };
   auto tick = [=](retry_atom) { on_tick(self); };
   auto stream_event = [=](const TaskEvent& ev) {
     if (is_terminal(ev.task.state)) end_from(self, ev.task);
@@ -454,6 +509,9 @@ behavior in_phase(call_actor* self, CallPhase phase) {
   case CallPhase::polling: // a stream that failed as it opened may still report its loss: polled already
     return state_behavior<egress_call_handle>(stream_event, tick, abandoned, deadline, [](const TaskStreamLost&) {});
   case CallPhase::abandoning: break;
+  case CallPhase::canceling: // only the CancelTask's answer matters now
+    return state_behavior<egress_call_handle>([](const AbandonCall&) {}, [](deadline_atom) {}, [](retry_atom) {},
+                                              [](const TaskEvent&) {}, [](const TaskStreamLost&) {});
   }
   // abandoning: nobody waits for the call any more (an AbandonCall can still follow its deadline's
   // CallEnded); the answer in flight decides what is undone.

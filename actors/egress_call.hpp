@@ -24,10 +24,15 @@
 //                                                            undone (a held task canceled, a started
 //                                                            child ended), then the actor quits
 //   any other        --AbandonCall-->                        quits (a child's held task is canceled)
+//   following, polling --AbandonCall asking confirmation-->  canceling: CancelTask (confirmWithinMs)
+//                                                            on the held task, its answer awaited
+//   canceling        --the answer, or no answer in time-->   CallCanceled (canceled, ended or
+//                                                            unconfirmed), then the actor quits
 //   ended            = the actor quits, after its CallEnded (never after an AbandonCall)
 // Invariants: the CallStart is answered once and the CallEnded sent at most once, both by this
 // actor; no timer outlives the state that set it except the deadline, which every state handles;
-// an abandoned call sends nothing to its task.
+// an abandoned call sends nothing to its task, except the one CallCanceled a cancel that asks for
+// confirmation gets, however the call is found (not_held when no task was taken).
 // Rule: a busy callee answers at once and the egress re-offers until the call deadline
 // (docs/spec/door.md §Calling another member's door).
 #pragma once
@@ -46,7 +51,7 @@
 
 namespace mur {
 
-enum class CallPhase { fresh, waiting_address, starting_child, offering, busy, retrying, following, polling, abandoning };
+enum class CallPhase { fresh, waiting_address, starting_child, offering, busy, retrying, following, polling, abandoning, canceling };
 
 struct EgressCallSetup {
   std::shared_ptr<const FormationToken> token; // a member call: this edge's credential

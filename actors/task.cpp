@@ -6,6 +6,7 @@
 #include "actors/continuation.hpp"
 #include "actors/no_answer_ledger.hpp"
 #include "actors/task_texts.hpp"
+#include "messages/vocabulary/cancel_confirm.hpp"
 #include "messages/vocabulary/ids.hpp"
 #include "messages/vocabulary/text_cut.hpp"
 #include "messages/wire/child_spawn.hpp"
@@ -21,6 +22,7 @@
 #include <algorithm>
 #include <functional>
 #include <optional>
+#include <set>
 
 namespace mur {
 
@@ -38,6 +40,7 @@ enum class TaskPhase {
   asking,           // a model request is out
   offering,         // the latest response's calls await their CallStart
   waiting_on_calls, // the turn is over; calls are still out
+  canceling,        // canceled: the calls it had out are being canceled; waits for their confirmations
 };
 
 // The latest response's tool calls, while their CallStarts come in.
@@ -68,6 +71,9 @@ struct TaskActorState {
   std::optional<IdClock> ids;            // made at the first call: most tasks never mint
   std::optional<caf::actor_clock::time_point> deadline; // when its caller stops waiting (task.deadline_ms)
   std::string canceled_by;               // who canceled it (operator, caller:<member>, session_ending)
+  std::int64_t cancel_within_ms = 0;     // canceling: how long its canceller waits for it
+  std::set<std::string> cancels_out;     // canceling: calls whose CallCanceled has not come
+  std::vector<CallCanceled> undone;      // canceling: what each canceled call undid, in arrival order
   static inline const char* name = "mur.task";
 };
 
@@ -124,7 +130,9 @@ void finish(task_ptr self, TaskFinished done) {
       const std::string status = c.ended->status == CallStatus::completed ? "abandoned" : to_string(c.ended->status);
       trace_member_call(self, c, status, c.ended->duration_ms, c.ended->output, c.truncated, false);
     } else {
-      if (st.setup.egress) self->send(st.setup.egress, AbandonCall{c.call_id, cancels});
+      const bool asked = st.cancels_out.count(c.call_id) || std::any_of(st.undone.begin(), st.undone.end(),
+                                                                        [&](const CallCanceled& u) { return u.call_id == c.call_id; });
+      if (st.setup.egress && !asked) self->send(st.setup.egress, AbandonCall{c.call_id, cancels, 0});
       trace_member_call(self, c, cancels ? "canceled" : "abandoned", ms_between(c.made, now), "", false, false);
     }
   }
@@ -205,13 +213,69 @@ std::int64_t remaining_ms(task_ptr self) {
   return std::max<std::int64_t>(1, left);
 }
 
-void cancel(task_ptr self, std::string by) {
-  self->state.canceled_by = std::move(by);
+void enter(task_ptr self, TaskPhase phase);
+
+// Once canceled, what is still in flight (a model's response, a tool's result, a CallStart)
+// changes nothing: the task only waits for its calls' confirmations.
+bool canceling(task_ptr self) { return self->state.phase == TaskPhase::canceling; }
+
+// Ends the canceled task with what its calls undid: the answer to the canceller lists every
+// task canceled below it, and names each callee that did not confirm in time.
+void finish_canceled(task_ptr self) {
+  auto& st = self->state;
   TaskFinished done;
   done.state = TaskState::canceled;
-  done.status_text = "the task was canceled";
   done.exit_status = TaskExit::canceled;
+  std::vector<std::string> unconfirmed;
+  auto add = [&](const std::string& member, const std::string& status) {
+    if (done.no_answer_below.size() >= max_no_answer_below) return;
+    for (const auto& n : done.no_answer_below)
+      if (n.member == member) return;
+    done.no_answer_below.push_back({member, status});
+  };
+  for (const auto& u : st.undone) {
+    if (u.outcome == "canceled") {
+      add(u.member, "canceled");
+      for (const auto& n : u.below) add(n.member, n.status);
+    } else if (u.outcome == "unconfirmed") {
+      unconfirmed.push_back(u.member + (u.detail.empty() ? "" : " (" + u.detail + ")"));
+      add(u.member, "unconfirmed");
+    }
+  }
+  for (const auto& id : st.cancels_out) // the bound passed without its confirmation
+    if (const RoundCall* c = st.round.find(id)) {
+      unconfirmed.push_back(c->member + " (no confirmation within " + std::to_string(own_wait_ms(st.cancel_within_ms)) + " ms)");
+      add(c->member, "unconfirmed");
+    }
+  st.cancels_out.clear();
+  done.status_text = task_texts::canceled(st.canceled_by, done.no_answer_below, unconfirmed);
   finish(self, std::move(done));
+}
+
+// Canceled: every call it has out is canceled (each callee cancels its own in turn), and the
+// task waits, within a bound, for their confirmations before it ends.
+void cancel(task_ptr self, std::string by, std::int64_t within_ms) {
+  auto& st = self->state;
+  if (st.phase == TaskPhase::canceling) return; // canceled already: the first cancel's bound holds
+  st.canceled_by = std::move(by);
+  st.cancel_within_ms = std::clamp<std::int64_t>(within_ms > 0 ? within_ms : default_confirm_ms, min_confirm_ms, max_confirm_ms);
+  if (st.setup.egress)
+    for (const auto& c : st.round.calls())
+      if (!c.ended) {
+        st.cancels_out.insert(c.call_id);
+        self->send(st.setup.egress, AbandonCall{c.call_id, true, callee_confirm_ms(st.cancel_within_ms)});
+      }
+  if (st.cancels_out.empty()) return finish_canceled(self);
+  enter(self, TaskPhase::canceling);
+  self->delayed_send(self, std::chrono::milliseconds(own_wait_ms(st.cancel_within_ms)), confirm_atom_v);
+}
+
+// A canceled call's confirmation (or its own end, which crossed the cancel): the last one ends the task.
+void confirmed(task_ptr self, const std::string& call_id, std::optional<CallCanceled> undone) {
+  auto& st = self->state;
+  if (!st.cancels_out.erase(call_id)) return;
+  if (undone) st.undone.push_back(std::move(*undone));
+  if (st.cancels_out.empty()) finish_canceled(self);
 }
 
 task_handle::behavior_type in_phase(task_ptr self, TaskPhase phase);
@@ -231,7 +295,10 @@ void ask_model(task_ptr self) {
                        st.continuation,  st.transcript,          st.setup.own_tools};
   self->request(st.setup.model, caf::infinite, std::move(req))
     .then([=](ModelTurn& t) { on_response(self, std::move(t)); },
-          [=](caf::error& err) { fail(self, "the model did not answer: " + self->system().render(err), TaskExit::failed); });
+          [=](caf::error& err) {
+            if (canceling(self)) return;
+            fail(self, "the model did not answer: " + self->system().render(err), TaskExit::failed);
+          });
 }
 
 // Each turn offers the capsule's own tools as the hub lists them now (a server that said
@@ -242,10 +309,13 @@ void ask(task_ptr self) {
   self->request(self->state.setup.tools, caf::infinite, tools_atom_v)
     .then(
       [=](ToolsListed& l) {
+        if (canceling(self)) return;
         if (l.code.empty()) self->state.setup.own_tools = std::move(l.tools);
         ask_model(self);
       },
-      [=](caf::error&) { ask_model(self); }); // the hub is gone: its tools answer as tool errors
+      [=](caf::error&) { // the hub is gone: its tools answer as tool errors
+        if (!canceling(self)) ask_model(self);
+      });
 }
 
 // Starts the next turn, if max_turns leaves one.
@@ -314,6 +384,7 @@ void turn_over(task_ptr self, const std::string& answer, bool with_tools) {
 // ends without an answer, the model is asked again in the same turn, or the turn is over.
 void after_starts(task_ptr self) {
   auto& st = self->state;
+  if (canceling(self)) return;
   for (std::size_t i = 0; i < st.tools.calls.size(); ++i)
     st.transcript.push_back(TranscriptMessage::tool_result(st.tools.calls[i].id, std::move(st.tools.results[i])));
   const bool asks_again = st.tools.asks_again;
@@ -346,6 +417,7 @@ void on_start(task_ptr self, const std::string& call_id, const std::string& memb
   auto on_result = c->on_result;
   if (s.status == CallStatus::refused) { // the egress refused it (no address, no egress, …): nothing was sent
     st.round.drop(call_id);
+    if (canceling(self)) confirmed(self, call_id, std::nullopt); // nothing ran there
     return on_result(refuse_call(self, member, "egress", task_texts::tool_error(s.message)), true);
   }
   c->member_task_id = s.member_task_id;
@@ -528,6 +600,7 @@ void offer_calls(task_ptr self, std::vector<ToolCall> calls, bool asks_again) {
 
 void on_response(task_ptr self, ModelTurn t) {
   auto& st = self->state;
+  if (canceling(self)) return;
   if (st.step == 0) ++st.turns_answered;
   trace_inference(self, t);
   if (t.fails) return fail(self, t.failure, TaskExit::failed);
@@ -575,20 +648,31 @@ task_handle::behavior_type in_phase(task_ptr self, TaskPhase phase) {
   auto text = [=](const ModelText& m) { // a streaming model's text, on to the door's subscribers
     if (self->state.setup.door) self->send(self->state.setup.door, m);
   };
-  auto canceled = [=](cancel_atom) { cancel(self, "operator"); };
-  auto canceled_by = [=](cancel_atom, const std::string& by) { cancel(self, by); };
+  auto canceled = [=](cancel_atom) { cancel(self, "operator", 0); };
+  auto canceled_by = [=](cancel_atom, const std::string& by, std::int64_t within_ms) { cancel(self, by, within_ms); };
   auto timed_out = [=](deadline_atom) { time_out(self); };
+  auto unasked = [](const CallCanceled&) {}; // only a canceling task asks for one
+  auto unarmed = [](confirm_atom) {};
   switch (phase) {
   case TaskPhase::asking:
   case TaskPhase::offering: // an outcome that arrives before the turn is over waits for it
-    return {[=](const CallEnded& e) { arrive(self, e); }, tool, text, canceled, canceled_by, timed_out};
+    return {[=](const CallEnded& e) { arrive(self, e); }, tool, text, canceled, canceled_by, timed_out, unasked, unarmed};
   case TaskPhase::waiting_on_calls:
     break;
+  case TaskPhase::canceling:
+    return {[=](const CallEnded& e) { // its end crossed the cancel: nothing is left to cancel there
+              arrive(self, e);
+              confirmed(self, e.call_id, std::nullopt);
+            },
+            [=](const ToolRequest&) { return ToolReply{"tool error: the task was canceled.", true}; },
+            [](const ModelText&) {}, [](cancel_atom) {}, [](cancel_atom, const std::string&, std::int64_t) {},
+            [](deadline_atom) {}, [=](const CallCanceled& c) { confirmed(self, c.call_id, c); },
+            [=](confirm_atom) { finish_canceled(self); }};
   }
   return {[=](const CallEnded& e) { // the last outcome continues the task
             if (arrive(self, e) && !self->state.round.any_out()) deliver(self);
           },
-          tool, text, canceled, canceled_by, timed_out};
+          tool, text, canceled, canceled_by, timed_out, unasked, unarmed};
 }
 
 task_handle::behavior_type task_actor(task_ptr self, TaskSetup setup) {

@@ -126,6 +126,21 @@ std::string answered_without(const std::vector<NoAnswer>& report) {
   return "[runtime: this answer was given without answers from " + names + ".]";
 }
 
+std::string canceled(const std::string& by, const std::vector<NoAnswer>& below, const std::vector<std::string>& unconfirmed) {
+  std::string out = "the task was canceled";
+  if (by == "operator") out += " by the operator";
+  else if (by.rfind("caller:", 0) == 0) out += " by its caller " + by.substr(7);
+  else if (by == "session_ending") out += ": the session is ending";
+  std::string names;
+  for (const auto& n : below)
+    if (n.status == "canceled") names += (names.empty() ? "" : ", ") + n.member;
+  if (!names.empty()) out += "; canceled below it: " + names;
+  std::string silent;
+  for (const auto& u : unconfirmed) silent += (silent.empty() ? "" : "; ") + u;
+  if (!silent.empty()) out += "; did not confirm the cancel: " + silent;
+  return out;
+}
+
 std::string answer_text(const CallEnded& ended) {
   if (ended.status == CallStatus::completed) return ended.output;
   std::string out = ended.member + " gave no answer (" + to_string(ended.status) + ")";

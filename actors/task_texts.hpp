@@ -33,6 +33,10 @@ std::string call_while_ending(const std::string& member);
 std::string call_cycle(const std::string& path);
 std::string call_too_deep(int depth, int max_depth);
 
+// A canceled task's status: who canceled it, everything canceled below it (`below`, deeper
+// levels included) and the callees that did not confirm.
+std::string canceled(const std::string& by, const std::vector<NoAnswer>& below, const std::vector<std::string>& unconfirmed);
+
 // end-without-answer refusals, in the order they are checked, and its acceptance.
 std::string ewa_no_callees();
 std::string ewa_not_member_sent();

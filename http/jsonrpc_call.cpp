@@ -1,4 +1,5 @@
 #include "http/jsonrpc_call.hpp"
+#include "messages/vocabulary/cancel_confirm.hpp"
 #include "messages/vocabulary/iso_time.hpp"
 
 #include "http/a2a_json.hpp"
@@ -204,6 +205,19 @@ std::variant<DoorRequest, RpcProblem> task_id_request(const RpcCall& call) {
   DoorRequest req;
   req.method = call.door_method;
   req.task_id = tid->get<std::string>();
+  if (call.door_method == DoorMethod::cancel_task) { // the cancel extension: how long the canceller waits
+    const json* md = field(call.params, "metadata", "metadata");
+    if (md && !md->is_object()) return invalid_params(call.id, "metadata must be an object");
+    if (md && md->contains("murmur")) {
+      const json& m = (*md)["murmur"];
+      if (!m.is_object()) return invalid_params(call.id, "metadata.murmur must be an object");
+      if (auto c = m.find("confirmWithinMs"); c != m.end()) {
+        if (!c->is_number_integer() || c->get<std::int64_t>() < min_confirm_ms || c->get<std::int64_t>() > max_confirm_ms)
+          return invalid_params(call.id, "metadata.murmur.confirmWithinMs must be a whole number of ms from 250 to 60000");
+        req.deadline_ms = c->get<std::int64_t>();
+      }
+    }
+  }
   return req;
 }
 
@@ -337,6 +351,8 @@ json request_json(const json& id, const DoorRequest& req) {
     if (req.filter_updated_after_ms > 0) params["statusTimestampAfter"] = iso_utc_ms(req.filter_updated_after_ms);
   } else if (!req.task_id.empty()) {
     params["id"] = req.task_id;
+    if (req.method == DoorMethod::cancel_task && req.deadline_ms > 0)
+      params["metadata"] = json{{"murmur", json{{"confirmWithinMs", req.deadline_ms}}}};
   }
   return json{{"jsonrpc", "2.0"}, {"id", id}, {"method", to_string(req.method)}, {"params", params}};
 }

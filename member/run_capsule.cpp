@@ -36,6 +36,8 @@
 
 #include <algorithm>
 #include <caf/all.hpp>
+
+#include <csignal>
 #include <nlohmann/json.hpp>
 
 #include <sodium.h>
@@ -398,7 +400,14 @@ int run_capsule(const Manifest& m, const RunCapsuleOptions& o) {
   Session session = serve(sys, waiter, m, o, launch, formation, grant ? &*grant : nullptr, door_connections);
   grant.reset(); // the key lives on only inside the door's issuer
   attach_member(formation, session.member);
-  SignalWatch signals([member = session.member](int) { caf::anon_send(member, sigterm_atom_v); });
+  // The entry of a formation shares the terminal's process group with its launcher: a Ctrl-C
+  // reaches both, and the launcher's teardown (the lifeline closing) is what ends the entry, so
+  // that it records formation_ended like every other member. SIGTERM and SIGHUP still end it.
+  const bool launcher_handles_ctrl_c = o.formation_entry && formation.has_lifeline;
+  SignalWatch signals([member = session.member, launcher_handles_ctrl_c](int sig) {
+    if (sig == SIGINT && launcher_handles_ctrl_c) return;
+    caf::anon_send(member, sigterm_atom_v);
+  });
   const std::int32_t code = wait_for_end(self, o, !launch.task.empty());
   signals.stop();
   close_session(self, session, formation);

@@ -10,6 +10,7 @@
 #include "launcher/cli/cmd_formations.hpp"
 #include "launcher/cli/cmd_new.hpp"
 #include "launcher/cli/cmd_ps.hpp"
+#include "launcher/cli/cmd_cancel.hpp"
 #include "launcher/cli/cmd_send.hpp"
 #include "launcher/cli/cmd_stop.hpp"
 #include "launcher/cli/cmd_token.hpp"
@@ -144,6 +145,21 @@ Command declare_send(CLI::App& app) {
           }};
 }
 
+Command declare_cancel(CLI::App& app) {
+  struct Flags {
+    std::string target, task;
+    bool json = false;
+    std::int64_t within = 5000;
+  };
+  auto f = std::make_shared<Flags>();
+  auto* cancel = app.add_subcommand("cancel", "Cancel running tasks, and every call they have out, down the tree");
+  cancel->add_option("TARGET", f->target, "a task id (tsk_…), or frm_…, ses_… or a door's URL: all its running tasks")->required();
+  cancel->add_option("TASK_ID", f->task, "only this task of TARGET");
+  cancel->add_flag("--json", f->json, "print what was canceled as JSON");
+  cancel->add_option("--within", f->within, "ms to wait for the tree below to confirm (default 5000)");
+  return {cancel, [f] { return cmd_cancel(f->target, f->task, f->json, f->within); }};
+}
+
 Command declare_stop(CLI::App& app) {
   struct Flags { std::string target; double timeout = 10; };
   auto f = std::make_shared<Flags>();
@@ -272,7 +288,7 @@ int dispatch(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "mur 0.1.0");
   std::vector<Command> commands{declare_install(app), declare_list(app), declare_doctor(app), declare_new(app),
-                                declare_run(app),     declare_send(app), declare_stop(app),   declare_ps(app)};
+                                declare_run(app),     declare_send(app), declare_cancel(app), declare_stop(app),   declare_ps(app)};
   for (auto& c : declare_trace(app)) commands.push_back(std::move(c));
   for (auto* declare : {declare_view, declare_token, declare_formations, declare_help})
     commands.push_back(declare(app));

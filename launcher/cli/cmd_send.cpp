@@ -1,88 +1,26 @@
 #include "launcher/cli/cmd_send.hpp"
+#include "launcher/cli/cmd_cancel.hpp"
+#include "launcher/cli/door_target.hpp"
 #include "messages/vocabulary/terminal_text.hpp"
 
 #include "actors/egress.hpp"
 #include "http/a2a_json.hpp"
 #include "http/curl_pool.hpp"
 #include "http/jsonrpc_call.hpp"
-#include "launcher/base/launcher_record.hpp"
-#include "member/running_record.hpp"
-#include "messages/credentials/address_line.hpp"
 #include "messages/vocabulary/failure.hpp"
 #include "messages/vocabulary/ids.hpp"
-#include "messages/vocabulary/strict_json.hpp"
+#include "messages/vocabulary/cancel_confirm.hpp"
+#include "os/signal_watch.hpp"
 
+#include <cstdlib>
 #include <iostream>
+#include <mutex>
 #include <thread>
 
 namespace mur {
 namespace {
 
 using json = nlohmann::json;
-
-struct Door {
-  std::string url;
-  std::optional<DoorToken> token;
-};
-
-Door find_door(const std::string& target) {
-  if (ids::is_valid(target, ids::session)) {
-    auto rec = read_running_record(target);
-    if (!rec || !record_is_live(*rec))
-      throw Failure("E-SND-001", "no running session " + target, "list running sessions with mur ps");
-    return {rec->url, rec->operator_token};
-  }
-  if (ids::is_valid(target, ids::formation)) { // the formation's entry member, named by its launcher record
-    auto launcher = read_launcher_record(target);
-    if (launcher && launcher_is_live(*launcher))
-      for (const auto& rec : list_running_records())
-        if (rec.formation_id == target && rec.formation_member == launcher->entry && record_is_live(rec))
-          return {rec.url, rec.operator_token};
-    throw Failure("E-SND-001", "no running formation " + target + " with its entry member serving",
-                  "list running formations with mur ps");
-  }
-  std::string url = target;
-  while (!url.empty() && url.back() == '/') url.pop_back();
-  if (!is_door_url(url))
-    throw Failure("E-SND-001", "TARGET must be ses_…, frm_… or http://host:port", "see mur send --help");
-  // The URL mur ps shows: the session serving it is called with its record's credential.
-  std::string loopback = url;
-  if (loopback.rfind("http://localhost:", 0) == 0) loopback = "http://127.0.0.1:" + url.substr(17);
-  for (const auto& rec : list_running_records())
-    if (rec.url == loopback && record_is_live(rec)) return {rec.url, rec.operator_token};
-  return {url, std::nullopt};
-}
-
-// One call, waited for; an event stream's results are folded into `task` as they arrive (on the
-// pool's thread, before the call ends: this thread reads `task` only after call_and_wait).
-using Waited = HttpOutcome;
-
-Waited call(CurlPool& pool, const Door& door, const json& request, TaskView* task = nullptr) {
-  HttpCall c;
-  c.url = door.url + "/";
-  c.body = request.dump();
-  c.headers = {"Content-Type: application/json", "A2A-Version: 1.0"};
-  if (door.token) c.headers.push_back("Authorization: Bearer " + door.token->expose());
-  if (task) {
-    c.timeout = std::chrono::milliseconds(0);
-    c.on_event = [task](const std::string& data) {
-      auto doc = parse_bounded_json(data).value_or(json(json::value_t::discarded));
-      if (doc.is_object() && doc.contains("result")) {
-        try {
-          a2a::apply_stream_event(*task, doc["result"]);
-        } catch (const std::exception&) {
-        }
-      }
-    };
-  }
-  return call_and_wait(pool, std::move(c));
-}
-
-DoorReply reply_of(const Waited& w) {
-  if (w.status == 0)
-    throw Failure("E-SND-002", "the door could not be reached (" + w.error + ")", "check that the session still runs: mur ps");
-  return a2a::door_reply_from(w.status, w.body);
-}
 
 void refuse_on(const DoorReply& r) {
   if (r.refused())
@@ -95,14 +33,57 @@ void refuse_on(const DoorReply& r) {
 
 } // namespace
 
+// Ctrl-C (or SIGTERM, SIGHUP) while the task runs cancels it at the door, down the whole tree,
+// prints what was canceled and exits 130; before the door took the task, only exits 130.
+class CancelOnSignal {
+public:
+  explicit CancelOnSignal(DoorTarget door)
+    : door_(std::move(door)), watch_([this](int) { on_signal(); }) {}
+  void held(const std::string& task_id) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    task_id_ = task_id;
+  }
+  void ended() { watch_.stop(); }
+
+private:
+  void on_signal() {
+    std::string id;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      id = task_id_;
+    }
+    if (id.empty()) {
+      std::cerr << "mur send: interrupted before the door took the task\n";
+      std::_Exit(130);
+    }
+    std::cerr << "mur send: canceling " << id << " and every call it has out…\n";
+    try {
+      CurlPool pool;
+      DoorReply r = cancel_task_at(pool, door_, id, default_confirm_ms, "E-SND");
+      if (r.ok()) std::cerr << terminal_safe_for(2, canceled_line(r.task)) << "\n";
+      else std::cerr << "mur send: the cancel was not accepted: " << (r.refused() ? to_string(r.refusal) : r.rpc_message) << "\n";
+    } catch (const std::exception& e) {
+      std::cerr << "mur send: the cancel did not reach the door: " << e.what() << "\n";
+    }
+    std::_Exit(130);
+  }
+
+  DoorTarget door_;
+  std::mutex mutex_;
+  std::string task_id_;
+  SignalWatch watch_;
+};
+
 int cmd_send(const std::string& target, const std::string& text, bool as_json, bool wait) {
-  const Door door = find_door(target);
+  const DoorTarget door = find_door(target);
+  block_session_signals(); // before the curl pool's thread starts: only the watch takes them
+  CancelOnSignal on_signal(door);
   CurlPool pool;
   DoorRequest send;
   send.method = DoorMethod::send_message;
   send.text = text;
   send.message_id = ids::mint(ids::message);
-  DoorReply sent = reply_of(call(pool, door, a2a::request_json("send-1", send)));
+  DoorReply sent = reply_of(call_door(pool, door, a2a::request_json("send-1", send)));
   refuse_on(sent);
   // Busy: refused with its code, or (--wait) offered again as call-member does — 250 ms doubling
   // to 4 s, with jitter (actors/egress.hpp) — until the door takes it.
@@ -112,16 +93,17 @@ int cmd_send(const std::string& target, const std::string& text, bool as_json, b
                     "send it again when its task has ended, or add --wait to keep offering it until it is taken");
     if (offers == 1 && !as_json) std::cerr << "the door is busy; offering the task again until it is taken (Ctrl-C to give up)\n";
     std::this_thread::sleep_for(reoffer_delay(send.message_id, offers));
-    sent = reply_of(call(pool, door, a2a::request_json("send-1", send)));
+    sent = reply_of(call_door(pool, door, a2a::request_json("send-1", send)));
     refuse_on(sent);
   }
   TaskView task = sent.task;
+  on_signal.held(task.id);
   if (!is_terminal(task.state)) {
     DoorRequest sub;
     sub.method = DoorMethod::subscribe_to_task;
     sub.task_id = task.id;
     TaskView followed;
-    Waited w = call(pool, door, a2a::request_json("send-2", sub), &followed);
+    HttpOutcome w = call_door(pool, door, a2a::request_json("send-2", sub), &followed);
     if (!followed.id.empty()) task = followed;
     if (w.status == 200 && followed.id.empty()) {
       DoorReply r = a2a::door_reply_from(w.status, w.body); // an error before the stream started
@@ -132,11 +114,12 @@ int cmd_send(const std::string& target, const std::string& text, bool as_json, b
       DoorRequest get;
       get.method = DoorMethod::get_task;
       get.task_id = task.id;
-      DoorReply r = reply_of(call(pool, door, a2a::request_json("send-" + std::to_string(n), get)));
+      DoorReply r = reply_of(call_door(pool, door, a2a::request_json("send-" + std::to_string(n), get)));
       refuse_on(r);
       task = r.task;
     }
   }
+  on_signal.ended();
   if (as_json) {
     json out{{"task_id", task.id}, {"state", state_word(task.state)}};
     out["answer"] = task.state == TaskState::completed ? task.answer : task.status_text;

@@ -32,6 +32,7 @@ struct CallMember;
 struct CallStart;
 struct CallEnded;
 struct AbandonCall;
+struct CallCanceled;
 struct MemberText;
 struct MemberAnswer;
 struct ModelTurnRequest;
@@ -79,6 +80,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(mur, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(mur, (mur::CallStart))
   CAF_ADD_TYPE_ID(mur, (mur::CallEnded))
   CAF_ADD_TYPE_ID(mur, (mur::AbandonCall))
+  CAF_ADD_TYPE_ID(mur, (mur::CallCanceled))
   CAF_ADD_TYPE_ID(mur, (mur::MemberText))
   CAF_ADD_TYPE_ID(mur, (std::vector<mur::MemberText>))
   CAF_ADD_TYPE_ID(mur, (mur::MemberAnswer))
@@ -132,5 +134,6 @@ CAF_BEGIN_TYPE_ID_BLOCK(mur, caf::first_custom_type_id)
   CAF_ADD_ATOM(mur, mur, harness_output_atom, "hrnout")  // harness model: the program wrote something
   CAF_ADD_ATOM(mur, mur, tools_atom, "tools")             // tool hub: list the capsule's own tools
   CAF_ADD_ATOM(mur, mur, tool_timeout_atom, "tooltmo")    // tool hub: a call's or a start's deadline
+  CAF_ADD_ATOM(mur, mur, confirm_atom, "mconfirm")        // task: a cancel's confirmations are waited for no longer
 
 CAF_END_TYPE_ID_BLOCK(mur)

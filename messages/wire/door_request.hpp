@@ -34,7 +34,8 @@ struct DoorRequest {
   bool return_immediately = false; // configuration.returnImmediately: false ⇒ answer at the task's end
   std::vector<std::string> reference_task_ids; // message.referenceTaskIds, deduplicated
   std::vector<std::string> chain; // message.metadata.murmur.chain: the members above (a formation caller's only)
-  std::int64_t deadline_ms = 0;   // message.metadata.murmur.deadlineMs: how long the caller still waits (0: not said)
+  std::int64_t deadline_ms = 0;   // message.metadata.murmur.deadlineMs: how long the caller still waits (0: not said);
+                                  // CancelTask: metadata.murmur.confirmWithinMs, how long the canceller waits
   // GetTask, CancelTask, SubscribeToTask
   std::string task_id;
   // ListTasks

@@ -52,11 +52,28 @@ struct CallEnded {
 };
 
 // `cancel`: the calling task was canceled, so the callee's task is canceled too (CancelTask with
-// the caller's own credential, on the task it took); otherwise it is left to finish.
+// the caller's own credential, on the task it took); otherwise it is left to finish. With
+// `confirm_within_ms` > 0 the task waits for a CallCanceled, which asks the callee to confirm
+// within that bound (messages/vocabulary/cancel_confirm.hpp).
 struct AbandonCall {
   std::string call_id;
   bool cancel = false;
-  MUR_FIELDS(call_id, cancel)
+  std::int64_t confirm_within_ms = 0;
+  MUR_FIELDS(call_id, cancel, confirm_within_ms)
+};
+
+// What canceling a call undid, for the canceled task's answer: `canceled` (the callee's task was
+// canceled, and `below` is what it canceled in turn), `unconfirmed` (no confirmation within the
+// bound; `detail` says what happened), `ended` (the callee's task had ended on its own) or
+// `not_held` (no task was taken: nothing ran there).
+struct CallCanceled {
+  std::string call_id;
+  std::string member;
+  std::string outcome;
+  std::string member_task_id;
+  std::vector<NoAnswer> below;
+  std::string detail;
+  MUR_FIELDS(call_id, member, outcome, member_task_id, below, detail)
 };
 
 } // namespace mur

@@ -300,3 +300,54 @@ TEST_CASE_METHOD(delegation_fixture, "a chain of capsules that delegate round st
   CHECK_FALSE(first.front().contains("delegates"));
   CHECK(of_type(first, "delegation_start").size() == 1); // depth 1 and 2 delegate; only depth 3 may not
 }
+
+// lead (depth 0) calls coder (1), which delegates to a helper child (2), which delegates to a
+// deep grandchild (3) that thinks for a minute: one CancelTask at the entry reaches all of them.
+TEST_CASE_METHOD(delegation_fixture, "cancel at the entry reaches depth 3 through a member and a delegation in the middle",
+                 "[sim][delegation][cancel]") {
+  const std::string coder =
+    "name: coder-c\nversion: 1.0.0\ninference: {turns: [{delegate: {capsule: helper, task: help}}, {reply: '{{answers}}'}]}\n"
+    "lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: sleep}\nexports: {peer_tasks: {accept: true}}\n"
+    "capabilities: {network: {allow: [localhost]}, spawn: {allow: [helper@1.0.0]}}\nnetwork: {authentication: {scheme: bearer}}\n";
+  launch({{"lead", entry_yaml("lead-c", "inference: {turns: [{call: {member: coder, task: go}}, {reply: '{{answers}}'}]}\n")},
+          {"coder", coder}},
+         {{"lead", {"coder"}}}, "",
+         installed({{"helper", "inference: {turns: [{delegate: {capsule: deep, task: dig}}, {reply: '{{answers}}'}]}\n"
+                               "capabilities: {spawn: {allow: [deep@1.0.0]}}\n"},
+                    {"deep", "inference: {turns: [{think_ms: 60000, reply: late}]}\n"}}));
+  run_for(500ms);
+  DoorRequest send;
+  send.method = DoorMethod::send_message;
+  send.text = "start";
+  send.return_immediately = true;
+  const DoorReply sent = operator_request("lead", send);
+  REQUIRE(sent.ok());
+  run_for(2s);
+  auto started = events("coder", "delegation_start");
+  REQUIRE(started.size() == 1);
+  const std::string dlg = started[0]["call_id"];
+  auto port = children("coder");
+  REQUIRE(of_type(child_trace(port, dlg), "delegation_start").size() == 1); // the helper holds the deep child
+
+  DoorRequest cancel;
+  cancel.method = DoorMethod::cancel_task;
+  cancel.task_id = sent.task.id;
+  const DoorReply r = operator_request("lead", cancel);
+  REQUIRE(r.ok());
+  CHECK(r.task.state == TaskState::canceled);
+  CHECK(r.task.status_text == "the task was canceled by the operator; canceled below it: coder, capsule:helper, capsule:deep");
+  CHECK(r.task.no_answer_below ==
+        std::vector<NoAnswer>{{"coder", "canceled"}, {"capsule:helper", "canceled"}, {"capsule:deep", "canceled"}});
+  // Every level ended canceled, each saying by whom.
+  CHECK(events("lead", "task_end").at(0)["canceled_by"] == "operator");
+  CHECK(events("coder", "task_end").at(0)["canceled_by"] == "caller:lead");
+  CHECK(events("coder", "delegation").at(0)["status"] == "canceled");
+  run_for(1s);
+  auto helper = child_trace(port, dlg);
+  const auto helper_end = of_type(helper, "task_end");
+  REQUIRE(helper_end.size() == 1);
+  CHECK(helper_end[0]["state"] == "canceled");
+  CHECK(helper_end[0]["no_answer_below"] == nlohmann::json::parse(R"([{"member":"capsule:deep","status":"canceled"}])"));
+  CHECK(of_type(helper, "delegation").at(0)["status"] == "canceled");
+  CHECK(!child_alive(port, dlg));
+}

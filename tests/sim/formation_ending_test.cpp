@@ -279,6 +279,38 @@ TEST_CASE_METHOD(formation_fixture, "cancel follows the tree: a canceled task's 
   CHECK_FALSE(progress_event("ended"));
 }
 
+TEST_CASE_METHOD(formation_fixture, "a callee that ignores the cancel is named in the answer, within the bound the canceller gave",
+                 "[sim][formation][ending][cancel]") {
+  lead_over_slow_coder(*this, calls_coder);
+  run_for(500ms);
+  DoorRequest first = from_operator(DoorMethod::send_message);
+  first.text = "one";
+  first.return_immediately = true;
+  const TaskView sent = ask<DoorReply>(door_of("lead"), first).task;
+  run_for(1s);
+  REQUIRE(events("lead", "member_call_start").size() == 1);
+  anon_send(spawner, hang_atom_v, std::string("coder")); // its door takes requests and answers none
+  sched.run();
+
+  DoorRequest cancel = from_operator(DoorMethod::cancel_task);
+  cancel.task_id = sent.id;
+  cancel.deadline_ms = 2000; // confirmWithinMs
+  self->send(door_of("lead"), cancel);
+  run_for(1500ms);
+  CHECK(events("lead", "task_end").empty()); // still waiting for coder
+  run_for(500ms);
+  DoorReply r;
+  bool got = false;
+  self->receive([&](DoorReply& x) { r = std::move(x); got = true; }, caf::after(std::chrono::seconds(0)) >> [] {});
+  REQUIRE(got);
+  CHECK(r.task.state == TaskState::canceled);
+  CHECK(r.task.status_text == "the task was canceled by the operator; did not confirm the cancel: coder (no answer within 1500 ms)");
+  CHECK(r.task.no_answer_below == std::vector<NoAnswer>{{"coder", "unconfirmed"}});
+  auto end = events("lead", "task_end");
+  REQUIRE(end.size() == 1);
+  CHECK(end[0]["no_answer_below"] == nlohmann::json::parse(R"([{"member":"coder","status":"unconfirmed"}])"));
+}
+
 // The launch task starts only once the member has handed out its door: a task that ends at once
 // can never end the member before whoever serves the door holds it (the E-RUN-049 race).
 TEST_CASE_METHOD(formation_fixture, "a member starts its launch task only when its door is first asked for",

@@ -33,7 +33,6 @@ struct ChildrenState {
   std::map<std::string, Child> children; // by call id
   std::shared_ptr<std::vector<lifeline_end>> ends = std::make_shared<std::vector<lifeline_end>>();
   caf::actor_addr parent;
-  int next_port = 43000;
   static inline const char* name = "sim.children";
 };
 
@@ -98,7 +97,7 @@ sim_children_actor::behavior_type children(children_actor* self, SimChildrenSetu
       for (const auto& a : {caf::actor_cast<caf::actor>(member), caf::actor_cast<caf::actor>(trace),
                             caf::actor_cast<caf::actor>(end), watch})
         st.setup.owned->push_back(a);
-      const std::string url = "http://127.0.0.1:" + std::to_string(st.next_port++);
+      const std::string url = "http://127.0.0.1:" + std::to_string((*st.setup.next_port)++);
       st.children[sc.call_id] = Child{member, trace, end, url, true};
       auto issuer = std::make_shared<DoorTokenIssuer>();
       auto token = std::make_shared<const DoorToken>(issuer->issue({}).at(0).token);
@@ -138,6 +137,7 @@ sim_children_actor::behavior_type children(children_actor* self, SimChildrenSetu
 } // namespace
 
 sim_children_actor spawn_sim_children(caf::actor_system& sys, SimChildrenSetup setup) {
+  if (!setup.next_port) setup.next_port = std::make_shared<int>(43000);
   return sys.spawn(children, std::move(setup));
 }
 

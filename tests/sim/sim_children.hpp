@@ -44,6 +44,9 @@ struct SimChildrenSetup {
   std::string parent_session;                // the parent's session id (the child's spawned_by)
   std::shared_ptr<std::vector<caf::actor>> owned; // ended by the fixture, whatever happens
   int parent_depth = 0;                      // the parent's delegation depth (its children's: one more)
+  // The next loopback port a child's door takes, shared by every child port of a formation (a
+  // grandchild's port too), so no two doors ever share a url. Made at the first spawn if absent.
+  std::shared_ptr<int> next_port;
 };
 
 sim_children_actor spawn_sim_children(caf::actor_system& sys, SimChildrenSetup setup);

@@ -93,6 +93,7 @@ struct SpawnerState {
   // (trace, model, lifeline end and watch). All are ended when the port ends — however it ends —
   // so a simulation leaves nothing running, even when a scenario failed half way.
   std::shared_ptr<std::vector<caf::actor>> owned = std::make_shared<std::vector<caf::actor>>();
+  std::shared_ptr<int> child_ports = std::make_shared<int>(43000); // every child port's next door port
   static inline const char* name = "sim.spawner";
 };
 
@@ -145,7 +146,8 @@ sim_spawner_actor::behavior_type spawner(spawner_actor* self, std::map<std::stri
       caf::actor children;
       if (!m.spawn_allow.empty()) {
         auto port = spawn_sim_children(sys, SimChildrenSetup{st.knobs.installed, st.knobs.fail_children, st.network,
-                                                             st.ids, sm.formation_id, launch.session_id, st.owned});
+                                                             st.ids, sm.formation_id, launch.session_id, st.owned, 0,
+                                                             st.child_ports});
         children = caf::actor_cast<caf::actor>(port);
         ports.children = child_port{port};
         st.owned->push_back(children);

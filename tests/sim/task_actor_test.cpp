@@ -185,7 +185,14 @@ TEST_CASE_METHOD(scene, "cancel abandons the calls still out", "[task]") {
   end_call("tester", "completed", "arrived but never delivered");
   self->send(task, cancel_atom_v);
   sched.run();
+  CHECK(door_log().finished.empty()); // it waits for coder's confirmation
+  REQUIRE(egress_log().abandoned.size() == 1);
+  CHECK(egress_log().abandoned[0].confirm_within_ms == 4500); // one hop less than the default 5000 ms
+  self->send(task, CallCanceled{call_to("coder").call_id, "coder", "canceled", "tsk_coder", {{"worker", "canceled"}}, ""});
+  sched.run();
   const auto& done = finished();
+  CHECK(done.status_text == "the task was canceled by the operator; canceled below it: coder, worker");
+  CHECK(done.no_answer_below == std::vector<NoAnswer>{{"coder", "canceled"}, {"worker", "canceled"}});
   CHECK(done.state == TaskState::canceled);
   CHECK(done.exit_status == TaskExit::canceled);
   REQUIRE(egress_log().abandoned.size() == 1);
@@ -275,6 +282,43 @@ TEST_CASE_METHOD(scene, "an egress that rejects at once is waited on until its C
   CHECK(finished().answer.find("Call " + call_to("coder").call_id + " to coder: rejected, with no answer from coder.") !=
         std::string::npos);
   CHECK(finished().no_answer_below == std::vector<NoAnswer>{{"coder", "rejected"}});
+}
+
+TEST_CASE_METHOD(scene, "a callee that does not confirm the cancel within the bound is named", "[task]") {
+  start(script({call({{"coder", "x"}, {"tester", "y"}}), reply("never")}));
+  self->send(task, cancel_atom_v, std::string("caller:lead"), std::int64_t{2000});
+  sched.run();
+  REQUIRE(egress_log().abandoned.size() == 2);
+  for (const auto& a : egress_log().abandoned) CHECK(a.confirm_within_ms == 1500);
+  self->send(task, CallCanceled{call_to("tester").call_id, "tester", "ended", "tsk_tester", {}, ""});
+  sched.run();
+  advance_time(1749ms); // the task waits its canceller's bound less half a hop: 1750 ms
+  sched.run();
+  CHECK(door_log().finished.empty());
+  advance_time(1ms);
+  sched.run();
+  const auto& done = finished();
+  CHECK(done.state == TaskState::canceled);
+  CHECK(done.status_text ==
+        "the task was canceled by its caller lead; did not confirm the cancel: coder (no confirmation within 1750 ms)");
+  CHECK(done.no_answer_below == std::vector<NoAnswer>{{"coder", "unconfirmed"}});
+  CHECK(events("task_end").at(0)["canceled_by"] == "caller:lead");
+  // A confirmation after the end changes nothing.
+  self->send(task, CallCanceled{call_to("coder").call_id, "coder", "canceled", "tsk_coder", {}, ""});
+  sched.run();
+  CHECK(door_log().finished.size() == 1);
+}
+
+TEST_CASE_METHOD(scene, "a call that ends on its own while the cancel is out counts as confirmed", "[task]") {
+  start(script({call({{"coder", "x"}}), reply("never")}));
+  self->send(task, cancel_atom_v);
+  sched.run();
+  end_call("coder", "completed", "done anyway");
+  const auto& done = finished();
+  CHECK(done.state == TaskState::canceled);
+  CHECK(done.status_text == "the task was canceled by the operator");
+  CHECK(done.no_answer_below.empty());
+  CHECK(requests().size() == 1); // its answer is never delivered to a model
 }
 
 TEST_CASE_METHOD(scene, "a task canceled while its model thinks ends once and ignores the late turn", "[task]") {

@@ -35,7 +35,10 @@ TEST_CASE_METHOD(scene, "a cancel abandons the calls still out before the task r
   REQUIRE(egress_log().calls.size() == 1);
   self->send(task, cancel_atom_v);
   expect((cancel_atom), from(self).to(task));
-  expect((AbandonCall), from(task).to(egress).with(AbandonCall{call_to("coder").call_id, true}));
+  expect((AbandonCall), from(task).to(egress).with(AbandonCall{call_to("coder").call_id, true, 4500}));
+  CHECK_FALSE(sched.has_job()); // it waits for the callee's confirmation
+  self->send(task, CallCanceled{call_to("coder").call_id, "coder", "canceled", "tsk_1", {}, ""});
+  expect((CallCanceled), from(self).to(task));
   expect((TaskFinished), from(task).to(door));
   CHECK(finished().state == TaskState::canceled);
 }

@@ -1,0 +1,40 @@
+// door_target.hpp — the running door a command line names, and one JSON-RPC call to it.
+//
+// Invariant: TARGET `ses_…` is found through its running record (live pid, same start stamp)
+// and called with the record's operator token, which goes only into the Authorization header;
+// TARGET `frm_…` is that formation's entry member (its launcher record names it); a URL target
+// is called without a credential unless it is the door of a running record (the URL `mur ps`
+// shows), whose operator token is then used. An unknown target is E-SND-001, an unreachable
+// door E-SND-002 (`code_prefix` lets another command name them as its own).
+// Spec: docs/spec/choices.md §Command line (`mur send`, `mur cancel`).
+#pragma once
+
+#include "http/curl_pool.hpp"
+#include "messages/credentials/door_token.hpp"
+#include "messages/wire/door_request.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+
+namespace mur {
+
+struct TaskView;
+
+struct DoorTarget {
+  std::string url;
+  std::optional<DoorToken> token;
+};
+
+// `code_prefix` is "E-SND" for mur send, "E-CAN" for mur cancel.
+DoorTarget find_door(const std::string& target, const std::string& code_prefix = "E-SND");
+
+// One call, waited for; with `task`, an event stream's results are folded into it as they
+// arrive (on the pool's thread, before the call ends).
+HttpOutcome call_door(CurlPool& pool, const DoorTarget& door, const nlohmann::json& request, TaskView* task = nullptr);
+
+// The door's reply; a call that reached no door is `code_prefix`-002.
+DoorReply reply_of(const HttpOutcome& w, const std::string& code_prefix = "E-SND");
+
+} // namespace mur
