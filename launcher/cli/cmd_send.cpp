@@ -83,6 +83,7 @@ int cmd_send(const std::string& target, const std::string& text, bool as_json, b
   send.method = DoorMethod::send_message;
   send.text = text;
   send.message_id = ids::mint(ids::message);
+  send.return_immediately = true; // the task's id at once, so that Ctrl-C can cancel it; then followed
   DoorReply sent = reply_of(call_door(pool, door, a2a::request_json("send-1", send)));
   refuse_on(sent);
   // Busy: refused with its code, or (--wait) offered again as call-member does — 250 ms doubling

@@ -9,7 +9,9 @@
 // token is then used. A busy door's refusal is E-SND-004; with --wait the task is offered again
 // as call-member does (actors/egress.hpp reoffer_delay) until it is taken. The task is sent with
 // SendMessage and followed with SubscribeToTask (GetTask every 500 ms if the stream fails) to
-// its terminal state. Exit 0 when it completed, 1 otherwise.
+// its terminal state (SendMessage returns at once with the task's id). Ctrl-C, SIGTERM or SIGHUP
+// while it runs cancels it with CancelTask, down the whole tree (cmd_cancel.hpp), prints what was
+// canceled and exits 130. Exit 0 when it completed, 1 otherwise.
 // Spec: docs/spec/choices.md §Command line (`mur send`).
 #pragma once
 

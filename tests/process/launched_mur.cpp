@@ -32,7 +32,14 @@ LaunchedMur::LaunchedMur(const std::vector<std::string>& argv, const std::map<st
   posix_spawn_file_actions_adddup2(&fa, errfd, 2);
   if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, cwd.c_str());
   SpawnArgs spawn_args(argv, env);
-  int rc = posix_spawn(&pid_, spawn_args.args[0], &fa, nullptr, spawn_args.args.data(), spawn_args.envp.data());
+  // A process group of its own, as a shell gives a foreground job: signal_group is the Ctrl-C
+  // of a terminal (the whole group), signal only the one process.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
+  int rc = posix_spawn(&pid_, spawn_args.args[0], &fa, &attr, spawn_args.args.data(), spawn_args.envp.data());
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&fa);
   ::close(pipefd[1]);
   ::close(errfd);
@@ -70,6 +77,10 @@ std::string LaunchedMur::read_line(std::chrono::milliseconds bound) {
 
 void LaunchedMur::signal(int sig) {
   if (!reaped_) ::kill(pid_, sig);
+}
+
+void LaunchedMur::signal_group(int sig) {
+  if (!reaped_) ::kill(-pid_, sig);
 }
 
 int LaunchedMur::wait(std::chrono::milliseconds bound) {

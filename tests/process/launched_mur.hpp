@@ -1,7 +1,7 @@
 // launched_mur.hpp — a real `mur` launcher left running while a test talks to it and signals it.
 //
 // Invariant: the child's stdout is a pipe read line by line as lines come; its stderr goes to a
-// file the test reads once it ended; stdin is /dev/null. No read or wait can block forever: a
+// file the test reads once it ended; stdin is /dev/null; it leads a process group of its own. No read or wait can block forever: a
 // line that does not come within its bound fails the test (an exception naming the bound), a
 // child that does not end within its bound is SIGKILLed (so the test's exit-code checks fail).
 // The bounds are safety nets far above any real run, never timing assertions. The child is
@@ -31,6 +31,8 @@ public:
   // "" at EOF; throws std::runtime_error when no whole line came within `bound`.
   std::string read_line(std::chrono::milliseconds bound = read_bound);
   void signal(int sig);
+  // To its whole process group (it starts one of its own), as Ctrl-C at a terminal does.
+  void signal_group(int sig);
   // Exit code, 128+N when killed by signal N; SIGKILLs the child if it has not ended within `bound`.
   int wait(std::chrono::milliseconds bound = wait_bound);
   std::string err() const; // what it printed on stderr so far

@@ -93,6 +93,36 @@ TEST_CASE("the chain crosses the wire as message.metadata.murmur.chain", "[chain
   CHECK(code(send_with(json{{"murmur", {{"deadlineMs", 604800000}, {"chain", {"lead"}}}}})) == 0);
 }
 
+TEST_CASE("a cancel says how long its sender waits as metadata.murmur.confirmWithinMs", "[chain][a2a][cancel]") {
+  DoorRequest out;
+  out.method = DoorMethod::cancel_task;
+  out.task_id = "tsk_1";
+  CHECK_FALSE(a2a::request_json("k-1", out)["params"].contains("metadata")); // nothing said: nothing written
+  out.deadline_ms = 4500;
+  json wire = a2a::request_json("k-2", out);
+  CHECK(wire["params"] == json{{"id", "tsk_1"}, {"metadata", {{"murmur", {{"confirmWithinMs", 4500}}}}}});
+  auto back = a2a::door_request_from(std::get<a2a::RpcCall>(a2a::parse_envelope(wire.dump())));
+  REQUIRE(std::holds_alternative<DoorRequest>(back));
+  CHECK(std::get<DoorRequest>(back).deadline_ms == 4500);
+  auto with = [](json md) {
+    a2a::RpcCall c;
+    c.id = "1";
+    c.method = "CancelTask";
+    c.door_method = DoorMethod::cancel_task;
+    c.params = json{{"id", "tsk_1"}, {"metadata", std::move(md)}};
+    auto v = a2a::door_request_from(c);
+    return std::holds_alternative<a2a::RpcProblem>(v) ? std::get<a2a::RpcProblem>(v).code : 0;
+  };
+  CHECK(with(json{{"other", 1}}) == 0); // metadata of others is left alone
+  CHECK(with(json{{"murmur", {{"confirmWithinMs", 250}}}}) == 0);
+  CHECK(with(json{{"murmur", {{"confirmWithinMs", 60000}}}}) == 0);
+  CHECK(with(json{{"murmur", {{"confirmWithinMs", 249}}}}) == -32602);
+  CHECK(with(json{{"murmur", {{"confirmWithinMs", 60001}}}}) == -32602);
+  CHECK(with(json{{"murmur", {{"confirmWithinMs", "5000"}}}}) == -32602);
+  CHECK(with(json{{"murmur", 1}}) == -32602);
+  CHECK(with(json("x")) == -32602);
+}
+
 TEST_CASE("an authenticated door's card declares the call extension", "[chain][a2a]") {
   a2a::CardFacts f;
   f.capsule_name = "worker";

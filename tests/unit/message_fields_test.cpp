@@ -92,6 +92,7 @@ TEST_CASE("every field of every message struct is in its MUR_FIELDS list", "[voc
   every_field_listed<CallStart>("CallStart");
   every_field_listed<CallEnded>("CallEnded");
   every_field_listed<AbandonCall>("AbandonCall");
+  every_field_listed<CallCanceled>("CallCanceled");
   every_field_listed<MemberText>("MemberText");
   every_field_listed<ModelTurnRequest>("ModelTurnRequest");
   every_field_listed<ModelTurn>("ModelTurn");
@@ -184,7 +185,8 @@ TEST_CASE("registration registers exactly the block's types under their block na
   CHECK(cfg.type_names_by_rtti.at(std::type_index(typeid(DoorScopes))) == "mur::DoorScopes");
   CHECK(cfg.type_names_by_rtti.at(std::type_index(typeid(OwnTool))) == "mur::OwnTool");
   CHECK(cfg.type_names_by_rtti.at(std::type_index(typeid(MemberAnswer))) == "mur::MemberAnswer");
-  CHECK(block_size == 42);
+  CHECK(cfg.type_names_by_rtti.at(std::type_index(typeid(CallCanceled))) == "mur::CallCanceled");
+  CHECK(block_size == 43);
 }
 
 TEST_CASE("call statuses, task exits and formation events print the words they always printed", "[vocabulary]") {
