@@ -33,7 +33,7 @@ std::vector<std::string> live_tasks(CurlPool& pool, const DoorTarget& door) {
   list.method = DoorMethod::list_tasks;
   list.page_size = 100;
   for (int page = 0; page < 100; ++page) {
-    DoorReply r = reply_of(call_door(pool, door, a2a::request_json("cancel-list", list)), "E-CAN");
+    DoorReply r = reply_of(call_door(pool, door, a2a::request_json("cancel-list", list)), cancel_codes);
     refuse_on(r);
     if (r.rpc_code != 0)
       throw Failure("E-CAN-002", "the door answered ListTasks with error " + std::to_string(r.rpc_code) + ": " + r.rpc_message,
@@ -66,12 +66,12 @@ DoorTarget door_holding(CurlPool& pool, const std::string& task_id) {
 } // namespace
 
 DoorReply cancel_task_at(CurlPool& pool, const DoorTarget& door, const std::string& task_id, std::int64_t within_ms,
-                         const std::string& code_prefix) {
+                         const TargetCodes& codes) {
   DoorRequest cancel;
   cancel.method = DoorMethod::cancel_task;
   cancel.task_id = task_id;
   cancel.deadline_ms = within_ms;
-  return reply_of(call_door(pool, door, a2a::request_json("cancel-1", cancel)), code_prefix);
+  return reply_of(call_door(pool, door, a2a::request_json("cancel-1", cancel)), codes);
 }
 
 std::string canceled_line(const TaskView& task) {
@@ -90,7 +90,7 @@ int cmd_cancel(const std::string& target, const std::string& task_id, bool as_js
     door = door_holding(pool, target);
     tasks = {target};
   } else {
-    door = find_door(target, "E-CAN");
+    door = find_door(target, cancel_codes);
     tasks = task_id.empty() ? live_tasks(pool, door) : std::vector<std::string>{task_id};
   }
   json out = json::array();

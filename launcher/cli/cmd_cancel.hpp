@@ -23,7 +23,7 @@ int cmd_cancel(const std::string& target, const std::string& task_id, bool as_js
 
 // One CancelTask at `door`, waited for (the tree's confirmations included).
 DoorReply cancel_task_at(CurlPool& pool, const DoorTarget& door, const std::string& task_id, std::int64_t within_ms,
-                         const std::string& code_prefix = "E-CAN");
+                         const TargetCodes& codes = cancel_codes);
 
 // "tsk_…  canceled  the task was canceled by the operator; canceled below it: worker, coder".
 std::string canceled_line(const TaskView& task);

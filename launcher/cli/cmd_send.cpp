@@ -59,7 +59,7 @@ private:
     std::cerr << "mur send: canceling " << id << " and every call it has out…\n";
     try {
       CurlPool pool;
-      DoorReply r = cancel_task_at(pool, door_, id, default_confirm_ms, "E-SND");
+      DoorReply r = cancel_task_at(pool, door_, id, default_confirm_ms, send_codes);
       if (r.ok()) std::cerr << terminal_safe_for(2, canceled_line(r.task)) << "\n";
       else std::cerr << "mur send: the cancel was not accepted: " << (r.refused() ? to_string(r.refusal) : r.rpc_message) << "\n";
     } catch (const std::exception& e) {

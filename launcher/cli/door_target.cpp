@@ -13,8 +13,8 @@ namespace mur {
 
 using json = nlohmann::json;
 
-DoorTarget find_door(const std::string& target, const std::string& code_prefix) {
-  const std::string unknown = code_prefix + "-001";
+DoorTarget find_door(const std::string& target, const TargetCodes& codes) {
+  const std::string unknown = codes.unknown;
   if (ids::is_valid(target, ids::session)) {
     auto rec = read_running_record(target);
     if (!rec || !record_is_live(*rec))
@@ -33,8 +33,7 @@ DoorTarget find_door(const std::string& target, const std::string& code_prefix) 
   std::string url = target;
   while (!url.empty() && url.back() == '/') url.pop_back();
   if (!is_door_url(url))
-    throw Failure(unknown, "TARGET must be ses_…, frm_… or http://host:port",
-                  code_prefix == "E-SND" ? "see mur send --help" : "see mur cancel --help");
+    throw Failure(unknown, "TARGET must be ses_…, frm_… or http://host:port", codes.help);
   // The URL mur ps shows: the session serving it is called with its record's credential.
   std::string loopback = url;
   if (loopback.rfind("http://localhost:", 0) == 0) loopback = "http://127.0.0.1:" + url.substr(17);
@@ -64,9 +63,9 @@ HttpOutcome call_door(CurlPool& pool, const DoorTarget& door, const json& reques
   return call_and_wait(pool, std::move(c));
 }
 
-DoorReply reply_of(const HttpOutcome& w, const std::string& code_prefix) {
+DoorReply reply_of(const HttpOutcome& w, const TargetCodes& codes) {
   if (w.status == 0)
-    throw Failure(code_prefix + "-002", "the door could not be reached (" + w.error + ")",
+    throw Failure(codes.unreachable, "the door could not be reached (" + w.error + ")",
                   "check that the session still runs: mur ps");
   return a2a::door_reply_from(w.status, w.body);
 }

@@ -4,8 +4,8 @@
 // and called with the record's operator token, which goes only into the Authorization header;
 // TARGET `frm_…` is that formation's entry member (its launcher record names it); a URL target
 // is called without a credential unless it is the door of a running record (the URL `mur ps`
-// shows), whose operator token is then used. An unknown target is E-SND-001, an unreachable
-// door E-SND-002 (`code_prefix` lets another command name them as its own).
+// shows), whose operator token is then used. An unknown target and an unreachable door are
+// named with the codes of the command that asks (TargetCodes).
 // Spec: docs/spec/choices.md §Command line (`mur send`, `mur cancel`).
 #pragma once
 
@@ -27,14 +27,22 @@ struct DoorTarget {
   std::optional<DoorToken> token;
 };
 
-// `code_prefix` is "E-SND" for mur send, "E-CAN" for mur cancel.
-DoorTarget find_door(const std::string& target, const std::string& code_prefix = "E-SND");
+// The codes a command names its failures with: no such target, the door unreachable.
+struct TargetCodes {
+  const char* unknown;
+  const char* unreachable;
+  const char* help;
+};
+inline constexpr TargetCodes send_codes{"E-SND-001", "E-SND-002", "see mur send --help"};
+inline constexpr TargetCodes cancel_codes{"E-CAN-001", "E-CAN-002", "see mur cancel --help"};
+
+DoorTarget find_door(const std::string& target, const TargetCodes& codes = send_codes);
 
 // One call, waited for; with `task`, an event stream's results are folded into it as they
 // arrive (on the pool's thread, before the call ends).
 HttpOutcome call_door(CurlPool& pool, const DoorTarget& door, const nlohmann::json& request, TaskView* task = nullptr);
 
-// The door's reply; a call that reached no door is `code_prefix`-002.
-DoorReply reply_of(const HttpOutcome& w, const std::string& code_prefix = "E-SND");
+// The door's reply; a call that reached no door is `codes.unreachable`.
+DoorReply reply_of(const HttpOutcome& w, const TargetCodes& codes = send_codes);
 
 } // namespace mur
