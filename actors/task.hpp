@@ -21,7 +21,10 @@
 //   asking, offering  --CallEnded-->                  the same phase; the outcome waits for the turn's end
 //   asking            --response fails-->             finished: failed
 //   next turn         --turn == max_turns-->          finished: failed (max_turns_reached)
-//   any               --cancel_atom-->                finished: canceled (outstanding calls abandoned)
+//   any               --cancel_atom-->                canceling: each call still out is canceled at its
+//                                                     callee (AbandonCall asking confirmation)
+//   canceling         --every CallCanceled, or the bound--> finished: canceled, naming what was canceled
+//                                                     below and who did not confirm (cancel_confirm.hpp)
 //   any               --deadline_atom-->              finished: failed, timed_out (the caller's deadline, task.deadline_ms,
 //                                                     passed: nobody waits; outstanding calls abandoned)
 //   any               --its door is down-->           quits (nothing can read or cancel it)
