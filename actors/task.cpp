@@ -3,9 +3,11 @@
 
 #include "actors/atoms.hpp"
 #include "actors/call_round.hpp"
+#include "actors/cancel_report.hpp"
 #include "actors/continuation.hpp"
 #include "actors/no_answer_ledger.hpp"
 #include "actors/task_texts.hpp"
+#include "actors/task_trace_fields.hpp"
 #include "messages/vocabulary/cancel_confirm.hpp"
 #include "messages/vocabulary/ids.hpp"
 #include "messages/vocabulary/text_cut.hpp"
@@ -101,20 +103,9 @@ std::string capped(std::string text) {
 // `member_call`, or `delegation` for a call to a sub-capsule.
 void trace_member_call(task_ptr self, const RoundCall& c, const std::string& status, std::int64_t duration_ms,
                        const std::string& output, bool truncated, bool delivered) {
-  const bool child = is_capsule_target(c.member);
-  nlohmann::json f{{"task_id", self->state.setup.task.id}, {"call_id", c.call_id}};
-  f[child ? "capsule" : "member"] = child ? capsule_of(c.member) : c.member;
-  if (!c.member_task_id.empty()) f[child ? "child_task_id" : "member_task_id"] = c.member_task_id;
-  f["status"] = status;
-  f["task"] = capped(c.task_text);
-  f["duration_ms"] = duration_ms;
-  // The event is written when the outcome is delivered (or abandoned), which may be well after the
-  // call ended: how long ago the call was made places its start exactly.
-  f["since_call_ms"] = ms_between(c.made, self->clock().now());
-  f["output"] = output;
-  f["truncated"] = truncated;
-  f["delivered"] = delivered;
-  trace(self, child ? "delegation" : "member_call", f);
+  trace(self, is_capsule_target(c.member) ? "delegation" : "member_call",
+        call_fields(self->state.setup.task.id, c, capped(c.task_text), status, duration_ms,
+                    ms_between(c.made, self->clock().now()), output, truncated, delivered));
 }
 
 // Ends the task: abandons what is still out, records what arrived but was never delivered,
@@ -130,9 +121,8 @@ void finish(task_ptr self, TaskFinished done) {
       const std::string status = c.ended->status == CallStatus::completed ? "abandoned" : to_string(c.ended->status);
       trace_member_call(self, c, status, c.ended->duration_ms, c.ended->output, c.truncated, false);
     } else {
-      const bool asked = st.cancels_out.count(c.call_id) || std::any_of(st.undone.begin(), st.undone.end(),
-                                                                        [&](const CallCanceled& u) { return u.call_id == c.call_id; });
-      if (st.setup.egress && !asked) self->send(st.setup.egress, AbandonCall{c.call_id, cancels, 0});
+      // Canceling: every call still out was asked to cancel already (cancel), confirmed or not.
+      if (st.setup.egress && st.phase != TaskPhase::canceling) self->send(st.setup.egress, AbandonCall{c.call_id, cancels, 0});
       trace_member_call(self, c, cancels ? "canceled" : "abandoned", ms_between(c.made, now), "", false, false);
     }
   }
@@ -223,32 +213,15 @@ bool canceling(task_ptr self) { return self->state.phase == TaskPhase::canceling
 // task canceled below it, and names each callee that did not confirm in time.
 void finish_canceled(task_ptr self) {
   auto& st = self->state;
+  std::vector<std::string> silent; // the bound passed without their confirmation
+  for (const auto& id : st.cancels_out)
+    if (const RoundCall* c = st.round.find(id)) silent.push_back(c->member);
+  CancelReport report = cancel_report(st.undone, silent, own_wait_ms(st.cancel_within_ms));
   TaskFinished done;
   done.state = TaskState::canceled;
   done.exit_status = TaskExit::canceled;
-  std::vector<std::string> unconfirmed;
-  auto add = [&](const std::string& member, const std::string& status) {
-    if (done.no_answer_below.size() >= max_no_answer_below) return;
-    for (const auto& n : done.no_answer_below)
-      if (n.member == member) return;
-    done.no_answer_below.push_back({member, status});
-  };
-  for (const auto& u : st.undone) {
-    if (u.outcome == "canceled") {
-      add(u.member, "canceled");
-      for (const auto& n : u.below) add(n.member, n.status);
-    } else if (u.outcome == "unconfirmed") {
-      unconfirmed.push_back(u.member + (u.detail.empty() ? "" : " (" + u.detail + ")"));
-      add(u.member, "unconfirmed");
-    }
-  }
-  for (const auto& id : st.cancels_out) // the bound passed without its confirmation
-    if (const RoundCall* c = st.round.find(id)) {
-      unconfirmed.push_back(c->member + " (no confirmation within " + std::to_string(own_wait_ms(st.cancel_within_ms)) + " ms)");
-      add(c->member, "unconfirmed");
-    }
-  st.cancels_out.clear();
-  done.status_text = task_texts::canceled(st.canceled_by, done.no_answer_below, unconfirmed);
+  done.status_text = task_texts::canceled(st.canceled_by, report.below, report.unconfirmed);
+  done.no_answer_below = std::move(report.below);
   finish(self, std::move(done));
 }
 
@@ -504,25 +477,7 @@ std::pair<std::string, bool> end_without_answer(task_ptr self, const std::string
 }
 
 void trace_inference(task_ptr self, const ModelTurn& t) {
-  auto& st = self->state;
-  const char* decision = t.fails ? "error" : !t.tool_calls.empty() ? "tool_call" : "end_turn";
-  nlohmann::json f{{"task_id", st.setup.task.id}, {"turn", st.turn}, {"step", st.step}, {"decision", decision}};
-  if (!t.tool_calls.empty()) f["tool_calls"] = t.tool_calls.size();
-  const auto& s = t.stats;
-  if (!s.model.empty()) {
-    f["model"] = s.model;
-    f["duration_ms"] = s.duration_ms;
-    if (s.first_token_ms >= 0) f["first_token_ms"] = s.first_token_ms;
-    if (s.prompt_tokens >= 0) f["prompt_tokens"] = s.prompt_tokens;
-    if (s.completion_tokens >= 0) f["completion_tokens"] = s.completion_tokens;
-    if (!s.finish_reason.empty()) f["finish_reason"] = s.finish_reason;
-    f["retries"] = s.retries;
-    if (s.reasoning_bytes > 0) f["reasoning_bytes"] = s.reasoning_bytes;
-    if (!s.stderr_tail.empty()) f["stderr_tail"] = s.stderr_tail;
-    if (s.cut) f["cut"] = true;
-  }
-  if (t.fails) f["error"] = t.failure;
-  trace(self, "inference", f);
+  trace(self, "inference", inference_fields(self->state.setup.task.id, self->state.turn, self->state.step, t));
 }
 
 bool is_own_tool(const TaskSetup& s, const std::string& name) {

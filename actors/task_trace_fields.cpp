@@ -1,0 +1,45 @@
+#include "actors/task_trace_fields.hpp"
+
+#include "messages/wire/child_spawn.hpp"
+
+namespace mur {
+
+nlohmann::json inference_fields(const std::string& task_id, int turn, int step, const ModelTurn& t) {
+  const char* decision = t.fails ? "error" : !t.tool_calls.empty() ? "tool_call" : "end_turn";
+  nlohmann::json f{{"task_id", task_id}, {"turn", turn}, {"step", step}, {"decision", decision}};
+  if (!t.tool_calls.empty()) f["tool_calls"] = t.tool_calls.size();
+  const auto& s = t.stats;
+  if (!s.model.empty()) {
+    f["model"] = s.model;
+    f["duration_ms"] = s.duration_ms;
+    if (s.first_token_ms >= 0) f["first_token_ms"] = s.first_token_ms;
+    if (s.prompt_tokens >= 0) f["prompt_tokens"] = s.prompt_tokens;
+    if (s.completion_tokens >= 0) f["completion_tokens"] = s.completion_tokens;
+    if (!s.finish_reason.empty()) f["finish_reason"] = s.finish_reason;
+    f["retries"] = s.retries;
+    if (s.reasoning_bytes > 0) f["reasoning_bytes"] = s.reasoning_bytes;
+    if (!s.stderr_tail.empty()) f["stderr_tail"] = s.stderr_tail;
+    if (s.cut) f["cut"] = true;
+  }
+  if (t.fails) f["error"] = t.failure;
+  return f;
+}
+
+nlohmann::json call_fields(const std::string& task_id, const RoundCall& c, const std::string& task_text,
+                           const std::string& status, std::int64_t duration_ms, std::int64_t since_call_ms,
+                           const std::string& output, bool truncated, bool delivered) {
+  const bool child = is_capsule_target(c.member);
+  nlohmann::json f{{"task_id", task_id}, {"call_id", c.call_id}};
+  f[child ? "capsule" : "member"] = child ? capsule_of(c.member) : c.member;
+  if (!c.member_task_id.empty()) f[child ? "child_task_id" : "member_task_id"] = c.member_task_id;
+  f["status"] = status;
+  f["task"] = task_text;
+  f["duration_ms"] = duration_ms;
+  f["since_call_ms"] = since_call_ms;
+  f["output"] = output;
+  f["truncated"] = truncated;
+  f["delivered"] = delivered;
+  return f;
+}
+
+} // namespace mur
