@@ -345,8 +345,11 @@ void on_timeout(hub_ptr self, std::int32_t index, std::int64_t id) {
   Outstanding o = std::move(it->second);
   s.outstanding.erase(it);
   --s.calls_out;
+  // Under 2026-07-28 the notice names its revision as a request does; over HTTP the transport
+  // closes the call's stream instead, which is that revision's cancellation there.
+  const json cancelled{{"requestId", id}, {"reason", "timed out"}};
   send_line(self, index, mcp_client::notification("notifications/cancelled",
-                                                 {{"requestId", id}, {"reason", "timed out"}}));
+                                                 s.modern ? mcp_client::modern_params(cancelled) : cancelled));
   o.promise.deliver(tool_error("E-TOOL-003: " + s.setup.name + "__" + o.tool + " did not answer within " +
                                std::to_string(s.setup.call_timeout.count() / 1000) +
                                " s (timeout_secs); the call was cancelled."));

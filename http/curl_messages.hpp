@@ -3,7 +3,7 @@
 //
 // Invariant: the callbacks only send (they run on the pool's thread); HttpDone carries the
 // status (0 and a transport reason on failure), the plain body, Retry-After, whether any byte
-// of a reply arrived and an MCP server's Mcp-Session-Id. Local messages only: never serialised, so not in the type-ID block.
+// of a reply arrived and an MCP server's Mcp-Session-Id (each HttpEvent too). Local messages only: never serialised, so not in the type-ID block.
 #pragma once
 
 #include "http/curl_pool.hpp"
@@ -19,10 +19,11 @@ namespace mur {
 struct HttpEvent {
   std::uint64_t id = 0;
   std::string data;
+  std::string session_id; // Mcp-Session-Id of the reply that carries the event
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, HttpEvent& x) {
-  return f(caf::meta::type_name("mur::HttpEvent"), x.id, x.data);
+  return f(caf::meta::type_name("mur::HttpEvent"), x.id, x.data, x.session_id);
 }
 
 struct HttpDone {
@@ -42,7 +43,10 @@ typename Inspector::result_type inspect(Inspector& f, HttpDone& x) {
 // Makes `call` report to `to` under `id`: its events (when `events`) and its end.
 template <class Handle>
 void report_to(HttpCall& call, Handle to, std::uint64_t id, bool events) {
-  if (events) call.on_event = [to, id](const std::string& data) { caf::anon_send(to, HttpEvent{id, data}); };
+  if (events)
+    call.on_event_meta = [to, id](const std::string& data, const HttpReplyMeta& meta) {
+      caf::anon_send(to, HttpEvent{id, data, meta.session_id});
+    };
   call.on_done_meta = [to, id](long status, std::string body, std::string error, HttpReplyMeta meta) {
     caf::anon_send(to, HttpDone{id, status, std::move(body), std::move(error), std::move(meta.retry_after), meta.received,
                              std::move(meta.session_id)});

@@ -92,7 +92,8 @@ std::size_t on_write(char* ptr, std::size_t size, std::size_t n, void* user) {
   }
   auto deliver = [&t](const std::string& data) {
     if (t.call.in_flight) *t.call.in_flight += data.size();
-    if (t.call.on_event) t.call.on_event(data);
+    if (t.call.on_event_meta) t.call.on_event_meta(data, t.meta);
+    else if (t.call.on_event) t.call.on_event(data);
   };
   if (!t.events.feed(ptr, len, deliver)) {
     t.event_too_large = true;
@@ -184,6 +185,7 @@ struct CurlPool::Impl {
   }
 
   void run() {
+    std::chrono::steady_clock::time_point stop_since{}; // when the pool began to stop
     for (;;) {
       std::deque<std::unique_ptr<Transfer>> fresh;
       std::vector<std::uint64_t> cancel;
@@ -201,10 +203,13 @@ struct CurlPool::Impl {
             finish(e, 0, "canceled");
             break;
           }
-      if (stop) { // every call ends now but a farewell, which runs out its own (short) timeout
+      if (stop) { // every call ends now but a farewell, which runs out its own timeout, never past the cap
+        const auto now = std::chrono::steady_clock::now();
+        if (stop_since == std::chrono::steady_clock::time_point{}) stop_since = now;
+        const bool capped = now - stop_since >= farewell_cap;
         for (auto it = live.begin(); it != live.end();) {
           CURL* e = (it++)->first;
-          if (!live.at(e)->call.farewell) finish(e, 0, "the client is stopping");
+          if (capped || !live.at(e)->call.farewell) finish(e, 0, "the client is stopping");
         }
         if (live.empty()) return;
       }
@@ -235,7 +240,8 @@ struct CurlPool::Impl {
           finish(e, 0, failure_reason(e, m->data.result, stream));
         }
       }
-      curl_multi_poll(multi, nullptr, 0, any_paused ? 5 : 1000, nullptr); // a paused reader is looked at often
+      // A paused reader is looked at often; a stopping pool as often as its farewells' cap needs.
+      curl_multi_poll(multi, nullptr, 0, any_paused ? 5 : stop ? 100 : 1000, nullptr);
     }
   }
 };

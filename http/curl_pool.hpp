@@ -47,6 +47,9 @@ struct HttpReplyMeta {
   bool received = false;    // any byte of a reply (a header line or body) arrived
 };
 
+// How long a stopping pool lets its farewells run, whatever their own timeouts say.
+inline constexpr std::chrono::milliseconds farewell_cap{2000};
+
 struct HttpCall {
   std::string url;
   std::string method = "POST";                 // POST, GET or DELETE (no body)
@@ -55,6 +58,9 @@ struct HttpCall {
   std::chrono::milliseconds timeout{30000};    // whole call; streams: 0 (none) and a stall limit
   std::chrono::milliseconds stall_limit{30000};// a stream that sends nothing this long has failed
   std::function<void(const std::string& data)> on_event;
+  // Instead of on_event, when set: the same, with the reply's headers as read so far (a streamed
+  // answer's Mcp-Session-Id is known before its first event).
+  std::function<void(const std::string& data, const HttpReplyMeta& meta)> on_event_meta;
   std::function<void(long status, std::string body, std::string error)> on_done;
   // Instead of on_done, when set: the same, with what the reply said besides.
   std::function<void(long status, std::string body, std::string error, HttpReplyMeta meta)> on_done_meta;
@@ -69,7 +75,8 @@ struct HttpCall {
   std::shared_ptr<std::atomic<std::size_t>> in_flight;
   std::size_t window_bytes = 0;
   // A farewell (a tool server's session DELETE, sent as its member ends) is let finish when the
-  // pool stops, within its own timeout (keep it short); every other call ends at once then.
+  // pool stops, within its own timeout and never longer than farewell_cap after the stop began;
+  // every other call ends at once then.
   bool farewell = false;
 };
 

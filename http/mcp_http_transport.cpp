@@ -104,10 +104,17 @@ void end(self_ptr self, const std::string& why) {
   tell(self, McpServerEnded{st.index, why});
 }
 
-// Why a POST brought no answer, in words the hub puts after the server's name.
+// Why a POST brought no answer, in words the hub puts after the server's name. Status 0 is a
+// transport failure: only one before any byte of a reply says the server could not be reached.
 std::string why_not(self_ptr self, const HttpDone& d, const char* what) {
   auto& st = self->state;
-  if (d.status == 0) return "could not be reached at " + st.setup.url + " (" + d.error + ")";
+  if (d.status == 0) {
+    if (d.error == transport_reason::timed_out) return "did not answer " + std::string(what) + " in time";
+    if (d.received) return "broke off its answer to " + std::string(what) + " (" + d.error + ")";
+    if (d.error == transport_reason::no_reply || d.error == transport_reason::reset)
+      return "closed the connection without answering " + std::string(what) + " (" + d.error + ")";
+    return "could not be reached at " + st.setup.url + " (" + d.error + ")";
+  }
   if (d.status >= 300) {
     std::string body = terminal_safe(st.setup.secrets.redact(d.body).substr(0, 4096)); // redacted, then cut
     if (body.size() > 200) body = body.substr(0, 200) + "…";
@@ -155,6 +162,22 @@ std::vector<std::string> modern_headers(const json& j) {
   return h;
 }
 
+// A notifications/cancelled for a request still out: its POST is closed, which is the
+// cancellation itself under 2026-07-28 (no notice is sent then: there is no session to route it
+// to) and harmless beside the notice under 2025-11-25. True when the notice is not to be sent.
+bool cancel_post(self_ptr self, const nlohmann::json& j) {
+  auto& st = self->state;
+  const json* params = j.contains("params") && j["params"].is_object() ? &j["params"] : nullptr;
+  if (!params || !params->contains("requestId")) return false;
+  for (auto it = st.posts.begin(); it != st.posts.end(); ++it)
+    if (it->second.kind == Post::Kind::request && it->second.id == (*params)["requestId"]) {
+      st.setup.pool->cancel(it->second.pool_id); // its HttpDone finds no post and is passed over
+      st.posts.erase(it);
+      break;
+    }
+  return !modern_headers(j).empty();
+}
+
 void post(self_ptr self, const std::string& line) {
   auto& st = self->state;
   const auto j = parse_strict_json(line);
@@ -164,6 +187,8 @@ void post(self_ptr self, const std::string& line) {
     p.kind = (*j)["method"] == "initialize" ? Post::Kind::initialize : Post::Kind::request;
     p.id = (*j)["id"];
     modern = modern_headers(*j);
+  } else if (j && j->is_object() && j->value("method", json()) == "notifications/cancelled" && cancel_post(self, *j)) {
+    return;
   }
   if (p.kind == Post::Kind::initialize) st.initializing = true;
   if (p.kind == Post::Kind::other) st.notifying = true;
@@ -200,10 +225,31 @@ void forward(self_ptr self, Post& p, const std::string& text) {
   tell(self, McpLine{st.index, text});
 }
 
+// The initialize answered: its session (a visible ASCII id, as it goes into every later
+// request's headers) is kept and the lines held behind it go.
+void initialized(self_ptr self, const std::string& session_id) {
+  auto& st = self->state;
+  st.initializing = false;
+  for (char c : session_id)
+    if (c < 0x21 || c > 0x7e) return end(self, "gave a session id that is not visible ASCII");
+  st.session_id = session_id;
+  st.initialized = true;
+  release(self);
+}
+
 void on_event(self_ptr self, const HttpEvent& ev) {
-  auto it = self->state.posts.find(ev.id);
-  if (it == self->state.posts.end() || self->state.ended) return;
+  auto& st = self->state;
+  auto it = st.posts.find(ev.id);
+  if (it == st.posts.end() || st.ended) return;
   forward(self, it->second, ev.data);
+  const auto kind = it->second.kind;
+  if (!it->second.answered || (kind != Post::Kind::request && kind != Post::Kind::initialize)) return;
+  // Its answer came on a stream the server may keep open: the POST is done with and closed, so
+  // neither the lines after an initialize nor a connection wait for the server to close it.
+  const Post p = std::move(it->second);
+  st.posts.erase(it);
+  st.setup.pool->cancel(p.pool_id);
+  if (p.kind == Post::Kind::initialize) initialized(self, ev.session_id);
 }
 
 void on_done(self_ptr self, const HttpDone& d) {
@@ -231,12 +277,7 @@ void on_done(self_ptr self, const HttpDone& d) {
   case Post::Kind::initialize: {
     st.initializing = false;
     if (!p.answered) return end(self, why_not(self, d, "initialize"));
-    // A session id is visible ASCII (it goes into every later request's headers).
-    for (char c : d.session_id)
-      if (c < 0x21 || c > 0x7e) return end(self, "gave a session id that is not visible ASCII");
-    st.session_id = d.session_id;
-    st.initialized = true;
-    return release(self);
+    return initialized(self, d.session_id);
   }
   case Post::Kind::request:
     if (d.status == 404 && p.had_session)

@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <memory>
 
@@ -40,9 +41,10 @@ struct ProbeOverHttp {
   std::string log = dir.path + "/requests.jsonl";
   LaunchedMur python;
   std::string url;
-  explicit ProbeOverHttp(const std::string& key)
+  // `streams`: initialize answered on a stream the server keeps open, and the tools hang and after.
+  explicit ProbeOverHttp(const std::string& key, bool streams = false)
       : python({"/usr/bin/env", "python3", std::string(MUR_SOURCE_DIR) + "/tests/tools/http_probe_server.py", log},
-               {{"PROBE_KEY", key}}),
+               {{"PROBE_KEY", key}, {"PROBE_STREAMS", streams ? "1" : "0"}}),
         url(python.read_line()) {
     if (url.rfind("http://127.0.0.1:", 0) != 0) throw std::runtime_error("the probe printed no endpoint: " + python.err());
   }
@@ -137,6 +139,38 @@ TEST_CASE("tools: a streamable HTTP server gets its headers, the session on ever
     for (const auto& e : c.events(type)) CHECK(e.dump().find(key) == std::string::npos);
 }
 
+TEST_CASE("tools: a streamable HTTP server that keeps its streams open: an initialize answered by an event goes "
+          "on at once, and a call that times out is closed at the transport as well as cancelled", "[process][tools]") {
+  const std::string key = "sk-probe-77d1c0ffee2a4b19";
+  ProbeOverHttp probe(key, true);
+  ToolCapsule c(tool_manifest(probe_entry(probe.url) + "    timeout_secs: 2\n",
+                              "    - use: {tool: probe__hang, arguments: {}}\n"
+                              "    - use: {tool: probe__after, arguments: {}}\n"
+                              "    - reply: '{{tool_results}}'\n"));
+  c.env["PROBE_KEY"] = key;
+  Ran r = c.run("go");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  // hang's stream was closed when its call timed out, before the member's next call was answered
+  CHECK(answer_of(r).value("answer", "") == "hang closed");
+  auto calls = c.events("tool_call");
+  REQUIRE(calls.size() == 2);
+  CHECK(calls[0]["tool"] == "probe__hang");
+  CHECK(calls[0]["is_error"] == true);
+  CHECK(calls[1]["is_error"] == false);
+  std::vector<std::string> seen;
+  for (const auto& q : probe.requests())
+    seen.push_back(q["verb"].get<std::string>() + " " + (q["method"].is_string() ? q["method"].get<std::string>() : ""));
+  auto at = [&](const std::string& what) { return std::find(seen.begin(), seen.end(), what) - seen.begin(); };
+  INFO(json(seen).dump());
+  // the initialize stream the server held was closed by the member once its answer came
+  CHECK(at("CLOSED initialize") < at("POST tools/list"));
+  // under 2025-11-25 the timed-out call is also cancelled by notice, in its session
+  CHECK(at("CLOSED tools/call hang") < static_cast<long>(seen.size()));
+  CHECK(at("POST notifications/cancelled") < static_cast<long>(seen.size()));
+  CHECK(at("DELETE ") < static_cast<long>(seen.size()));
+}
+
 TEST_CASE("tools: a streamable HTTP server that refuses the member's key fails its start with E-TOOL-001",
           "[process][tools]") {
   ProbeOverHttp probe("the-right-key-0123456789");
@@ -188,7 +222,7 @@ TEST_CASE("tools: a 2026-07-28 server (the official SDK v2) is found by server/d
   auto ready = c.events("tool_server_ready");
   REQUIRE(ready.size() == 1);
   CHECK(ready[0]["protocol"] == "2026-07-28");
-  CHECK(ready[0]["tools"] == json::array({"loud__shout"}));
+  CHECK(ready[0]["tools"] == json::array({"loud__shout", "loud__wait", "loud__after"}));
   if (over_http) {
     std::vector<std::string> methods;
     for (const auto& q : over_http->requests()) {
@@ -198,4 +232,27 @@ TEST_CASE("tools: a 2026-07-28 server (the official SDK v2) is found by server/d
     }
     CHECK(methods == std::vector<std::string>{"server/discover", "tools/list", "tools/call"});
   }
+}
+
+TEST_CASE("tools: a 2026-07-28 server over HTTP has a call that times out cancelled by closing its request, "
+          "with no notice", "[process][tools]") {
+  Sdk2OverHttp server;
+  REQUIRE(server.url.rfind("http://127.0.0.1:", 0) == 0);
+  ToolCapsule c(tool_manifest("  - name: loud\n    url: " + server.url + "\n    timeout_secs: 2\n",
+                              "    - use: {tool: loud__wait, arguments: {}}\n"
+                              "    - use: {tool: loud__after, arguments: {}}\n"
+                              "    - reply: '{{tool_results}}'\n"));
+  Ran r = c.run("go");
+  INFO(r.out << r.err << server.node.err());
+  REQUIRE(r.exit_code == 0);
+  CHECK(answer_of(r).value("answer", "") == "wait closed"); // closed when it timed out, not at the member's end
+  auto calls = c.events("tool_call");
+  REQUIRE(calls.size() == 2);
+  CHECK(calls[0]["is_error"] == true);
+  std::vector<std::string> seen;
+  for (const auto& q : server.requests())
+    seen.push_back(q.value("verb", "") + " " + (q["method"].is_string() ? q["method"].get<std::string>() : ""));
+  CHECK(std::find(seen.begin(), seen.end(), "CLOSED tools/call") != seen.end());
+  // the revision has no session to route a notice to: none is sent
+  CHECK(std::find(seen.begin(), seen.end(), "POST notifications/cancelled") == seen.end());
 }

@@ -169,6 +169,21 @@ TEST_CASE_METHOD(hub_scene, "tool hub: a tool that hangs past timeout_secs is a 
   CHECK(events("tool_call").at(0)["is_error"] == true);
 }
 
+TEST_CASE_METHOD(hub_scene, "tool hub: under 2026-07-28 the cancel of a call past timeout_secs names its revision in _meta",
+                 "[sim][tools]") {
+  start_hub({{"files", {{"slow", "hang"}}}}, std::nullopt, false, SimEra::modern);
+  start(script({use("files__slow", "{}"), reply("after: {{tool_results}}")}), "operator", {});
+  sched.advance_time(std::chrono::seconds(60));
+  sched.run();
+  CHECK(finished().answer.rfind("after: tool error: E-TOOL-003", 0) == 0);
+  const auto& lines = mur::sim::sim_tool_server_log(servers[0]).lines;
+  REQUIRE(!lines.empty());
+  const auto notice = json::parse(lines.back());
+  CHECK(notice["method"] == "notifications/cancelled");
+  CHECK(notice["params"]["requestId"] == json::parse(lines[lines.size() - 2])["id"]);
+  CHECK(notice["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] == "2026-07-28");
+}
+
 TEST_CASE_METHOD(hub_scene, "tool hub: a server that dies mid-call answers it and every later call with E-TOOL-002",
                  "[sim][tools]") {
   start_hub({{"files", {{"crash", "die"}, {"read", "echo"}}}});

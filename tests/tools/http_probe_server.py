@@ -7,20 +7,30 @@ Authorization, Mcp-Session-Id and MCP-Protocol-Version headers it carried. A POS
 Authorization is not "Bearer $PROBE_KEY" is answered 401. Its one tool at first, `grow`, adds the
 tool `late`, says notifications/tools/list_changed on the GET stream, and answers only once the
 list has been read again (so the member has the new list before the call's answer).
+
+With PROBE_STREAMS=1 it answers initialize as an event on a stream it then keeps open until the
+client closes it, as a server may. Its tool `hang` never answers: it holds its stream open and
+notes when the client closes it ("verb": "CLOSED"); the tool `after` answers whether `hang`'s
+stream was closed (it waits up to 10 s for that), so a test learns that a call given up on was
+closed at the transport before the member went on, not at its end.
 """
 import json
 import os
 import queue
+import select
+import socket
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOG = open(sys.argv[1], "a", buffering=1)
 KEY = os.environ.get("PROBE_KEY", "")
+STREAMS = os.environ.get("PROBE_STREAMS") == "1"
 SESSION = "probe-session-1"
 tools = ["grow"]
 pushed = queue.Queue()
 relisted = threading.Event()
+hang_closed = threading.Event()
 lock = threading.Lock()
 
 
@@ -50,17 +60,29 @@ class Handler(BaseHTTPRequestHandler):
         body = json.dumps({"jsonrpc": "2.0", "id": id_, "result": result}).encode()
         self.answer(200, body, [("Content-Type", "application/json")] + list(headers))
 
+    def stream_head(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.flush()
+
+    def held_until_closed(self, what):
+        """Keeps the stream open until the client closes its end; notes that it did."""
+        while True:
+            ready, _, _ = select.select([self.connection], [], [], 0.5)
+            if ready and not self.connection.recv(1, socket.MSG_PEEK):
+                break
+        with lock:
+            LOG.write(json.dumps({"verb": "CLOSED", "method": what}) + "\n")
+
     def do_DELETE(self):
         self.note(None)
         self.answer(200)
 
     def do_GET(self):
         self.note(None)
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Connection", "close")
-        self.end_headers()
-        self.wfile.flush()
+        self.stream_head()
         while True:
             item = pushed.get()
             try:
@@ -77,12 +99,25 @@ class Handler(BaseHTTPRequestHandler):
         if "id" not in m:
             return self.answer(202)
         method = m["method"]
+        if method == "initialize" and STREAMS:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Mcp-Session-Id", SESSION)
+            self.send_header("Connection", "close")
+            self.end_headers()
+            answer = {"jsonrpc": "2.0", "id": m["id"],
+                      "result": {"protocolVersion": "2025-11-25", "capabilities": {"tools": {"listChanged": True}},
+                                 "serverInfo": {"name": "probe", "version": "1"}}}
+            self.wfile.write(b"data: " + json.dumps(answer).encode() + b"\n\n")
+            self.wfile.flush()
+            return self.held_until_closed("initialize")
         if method == "initialize":
             return self.result(m["id"], {"protocolVersion": "2025-11-25", "capabilities": {"tools": {"listChanged": True}},
                                          "serverInfo": {"name": "probe", "version": "1"}},
                                [("Mcp-Session-Id", SESSION)])
         if method == "tools/list":
-            listed = [{"name": t, "description": "the " + t + " tool", "inputSchema": {"type": "object"}} for t in tools]
+            names = tools + (["hang", "after"] if STREAMS else [])
+            listed = [{"name": t, "description": "the " + t + " tool", "inputSchema": {"type": "object"}} for t in names]
             self.result(m["id"], {"tools": listed})
             if "late" in tools:
                 relisted.set()
@@ -91,6 +126,14 @@ class Handler(BaseHTTPRequestHandler):
             body = json.dumps({"jsonrpc": "2.0", "id": m["id"], "error": {"code": -32601, "message": "Method not found"}})
             return self.answer(200, body.encode(), [("Content-Type", "application/json")])
         name = m["params"]["name"]
+        if name == "hang":
+            self.stream_head()
+            self.held_until_closed("tools/call hang")
+            hang_closed.set()
+            return
+        if name == "after":
+            said = "hang closed" if hang_closed.wait(10) else "hang still open"
+            return self.result(m["id"], {"content": [{"type": "text", "text": said}]})
         if name == "grow":
             tools.append("late")
             pushed.put(json.dumps({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}))

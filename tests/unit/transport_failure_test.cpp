@@ -47,6 +47,34 @@ TEST_CASE("the curl pool names a refused connection as such", "[transport]") {
   CHECK(error == transport_reason::refused);
 }
 
+TEST_CASE("a stopping pool lets a farewell run only to the cap, whatever its own timeout says", "[transport]") {
+  // A loopback listener that accepts and never answers: the farewell's DELETE waits on it.
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+  REQUIRE(::listen(fd, 4) == 0);
+  socklen_t len = sizeof a;
+  REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0);
+  std::promise<std::pair<long, std::string>> done;
+  {
+    CurlPool pool;
+    HttpCall call;
+    call.url = "http://127.0.0.1:" + std::to_string(ntohs(a.sin_port)) + "/mcp";
+    call.method = "DELETE";
+    call.farewell = true;
+    call.timeout = std::chrono::minutes(10); // were it let run out, the test would hit ctest's timeout
+    call.on_done = [&done](long status, std::string, std::string error) { done.set_value({status, error}); };
+    pool.submit(std::move(call));
+  } // the pool stops here: the farewell ends at farewell_cap, not at its own timeout
+  auto [status, error] = done.get_future().get();
+  ::close(fd);
+  CHECK(status == 0);
+  CHECK(error == "the client is stopping");
+}
+
 TEST_CASE("a transport error carries its kind and reason, CAF's request timeout reads as timed out", "[transport]") {
   caf::actor_system_config cfg;
   add_transport_error_category(cfg);
