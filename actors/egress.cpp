@@ -89,6 +89,7 @@ caf::result<CallStart> on_call(egress_actor* self, const CallMember& req) {
   if (is_capsule_target(req.member)) {
     cs.child_version = version_of(st, req.member);
     cs.children = st.setup.children;
+    cs.live = st.setup.live;
   } else {
     cs.token = token_for(st, req.member);
     cs.address = address_of(st, req.member);

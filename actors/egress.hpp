@@ -47,6 +47,7 @@ struct EgressSetup {
   trace_port trace;
   std::vector<SpawnTarget> spawnable;              // capabilities.spawn.allow
   child_port children;                             // starts them (null: no delegation)
+  live_port live;                                  // the formation's live ledger (null: no ceiling)
 };
 
 egress_handle spawn_egress(caf::actor_system& sys, EgressSetup setup);

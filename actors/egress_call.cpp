@@ -47,6 +47,7 @@ struct CallState {
   bool callers_deadline = false;             // the calling task's own deadline came before the call deadline
   bool child_started = false;                // a delegation whose child runs: ended with the call
   std::string child_session;
+  bool slot_held = false;                    // a delegation's slot of the formation's live ledger
   std::int64_t confirm_ms = 0;               // a cancel that asks for confirmation within this bound
   bool confirm_sent = false;                 // its CallCanceled is sent
   static inline const char* name = "mur.egress_call";
@@ -72,9 +73,9 @@ void enter(call_actor* self, CallPhase phase) {
   self->become(in_phase(self, phase));
 }
 
-void answer_start(call_actor* self, CallStatus status, const std::string& message) {
+void answer_start(call_actor* self, CallStatus status, const std::string& message, const std::string& cause = "") {
   auto& st = self->state;
-  if (st.start.pending()) st.start.deliver(CallStart{st.req.call_id, status, st.member_task_id, message});
+  if (st.start.pending()) st.start.deliver(CallStart{st.req.call_id, status, st.member_task_id, message, cause});
 }
 
 // Tells a canceling task what canceling this call undid (once).
@@ -92,6 +93,7 @@ void quit(call_actor* self) {
   report_canceled(self, "not_held");
   if (self->state.child_started && self->state.setup.children)
     self->send(self->state.setup.children, EndChild{self->state.req.call_id});
+  if (self->state.slot_held) self->send(self->state.setup.live, FreeLiveSlot{self->state.req.call_id});
   self->quit();
 }
 
@@ -110,8 +112,8 @@ void end(call_actor* self, CallStatus status, std::string output, std::vector<No
 }
 
 // Refuses the call before anything was sent: a tool error, and no CallEnded.
-void refuse(call_actor* self, const std::string& message) {
-  answer_start(self, CallStatus::refused, message);
+void refuse(call_actor* self, const std::string& message, const std::string& cause = "") {
+  answer_start(self, CallStatus::refused, message, cause);
   quit(self);
 }
 
@@ -396,10 +398,44 @@ void wait_for_address(call_actor* self) {
           });
 }
 
-// A delegation: its own child first, then offered like a call.
+// The words of a delegation refused at the formation's ceiling: for the model, and the trace.
+std::string over_ceiling(const std::string& capsule, const LiveSlot& s) {
+  if (!s.failure.empty())
+    return "no child of " + capsule + " was started: " + s.failure + ", so the formation's ceiling of live " +
+           "members and children cannot be kept. Answer from what you have.";
+  return "no child of " + capsule + " was started: the formation already runs its ceiling of " +
+         std::to_string(s.max_live) + " live members and delegated children (limits.max_live in roster.yaml). " +
+         "Answer from what you have, or delegate again once a delegation has answered.";
+}
+
+void start_child_process(call_actor* self);
+
+// A delegation: a slot of the formation's live ledger first (when it has one), then its own
+// child, then offered like a call.
 void start_child(call_actor* self) {
   auto& st = self->state;
   enter(self, CallPhase::starting_child);
+  if (!st.setup.live) return start_child_process(self);
+  self->request(st.setup.live, caf::infinite, TakeLiveSlot{st.req.call_id})
+    .then(
+      [=](const LiveSlot& s) {
+        auto& st = self->state;
+        st.slot_held = s.granted;
+        if (st.phase == CallPhase::abandoning) return quit(self); // it ended while it waited
+        if (!s.granted) return refuse(self, over_ceiling(capsule_of(st.req.member), s), "live_ceiling");
+        start_child_process(self);
+      },
+      [=](const caf::error& err) {
+        if (self->state.phase == CallPhase::abandoning) return quit(self);
+        refuse(self, over_ceiling(capsule_of(self->state.req.member),
+                                  LiveSlot{self->state.req.call_id, false, 0,
+                                           "the live ledger did not answer (" + self->system().render(err) + ")"}),
+               "live_ceiling");
+      });
+}
+
+void start_child_process(call_actor* self) {
+  auto& st = self->state;
   self->request(st.setup.children, caf::infinite,
                 StartChild{st.req.call_id, capsule_of(st.req.member), st.setup.child_version, st.req.task_id})
     .then(

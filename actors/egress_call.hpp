@@ -64,6 +64,7 @@ struct EgressCallSetup {
   network_port network;
   trace_port trace;
   child_port children;
+  live_port live;                              // a delegation's slot (null: no ceiling)
 };
 
 // Spawns a call linked to `egress`; it waits for the CallMember the egress delegates to it.

@@ -141,6 +141,7 @@ void spawn_member_egress(member_actor* self, const std::vector<std::string>& cal
   if (!capsules.empty()) {
     e.spawnable = st.setup.spawnable;
     e.children = st.setup.children;
+    e.live = st.setup.live;
   }
   st.egress = spawn_egress(self->system(), std::move(e));
 }

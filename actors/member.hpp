@@ -67,6 +67,7 @@ struct MemberSetup {
   int max_delegation_depth = 3;                    // a member this deep delegates no further
   std::vector<SpawnTarget> spawnable;              // capabilities.spawn.allow, in its order
   child_port children;                             // starts them (null: no delegation)
+  live_port live;                                  // the formation's live ledger (null: no ceiling)
   tool_port tools;                                 // the capsule's own tools (null: none)
   std::vector<OwnTool> own_tools;                  // what `tools` listed at start, offered to the model
 };

@@ -19,6 +19,7 @@
 #include "messages/wire/door_call.hpp"
 #include "messages/wire/door_request.hpp"
 #include "messages/wire/formation_messages.hpp"
+#include "messages/wire/live_slot.hpp"
 #include "messages/wire/model_turn.hpp"
 #include "messages/wire/own_tools.hpp"
 #include "messages/wire/trace_event.hpp"
@@ -83,6 +84,11 @@ using spawn_listener = caf::typed_actor<caf::reacts_to<spawned_atom, std::string
 // spawner lifeline); simulated: tests/sim/sim_world.cpp.
 using child_port = caf::typed_actor<caf::replies_to<StartChild>::with<ChildStarted, Bearer>,
                                     caf::reacts_to<EndChild>>;
+
+// The live ledger: one slot per live delegated child, formation-wide (messages/wire/live_slot.hpp).
+// Real: member/live_ledger.cpp (a lock file per slot, held by the process that started the
+// child); simulated: tests/sim/sim_live_ledger.cpp (one counter for the whole simulated formation).
+using live_port = caf::typed_actor<caf::replies_to<TakeLiveSlot>::with<LiveSlot>, caf::reacts_to<FreeLiveSlot>>;
 
 // Where the launcher reports its progress. Real: launcher/run/cmd_run_roster.cpp (prints);
 // simulated: spawn_progress_log in tests/sim/sim_world.cpp.

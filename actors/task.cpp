@@ -372,7 +372,7 @@ void after_starts(task_ptr self) {
 }
 
 // A call refused with nothing sent: traced, and the tool error the model reads.
-std::string refuse_call(task_ptr self, const std::string& member, const char* cause, std::string text) {
+std::string refuse_call(task_ptr self, const std::string& member, const std::string& cause, std::string text) {
   nlohmann::json f{{"task_id", self->state.setup.task.id}};
   if (is_capsule_target(member)) f["capsule"] = capsule_of(member);
   else f["member"] = member;
@@ -391,7 +391,7 @@ void on_start(task_ptr self, const std::string& call_id, const std::string& memb
   if (s.status == CallStatus::refused) { // the egress refused it (no address, no egress, …): nothing was sent
     st.round.drop(call_id);
     if (canceling(self)) confirmed(self, call_id, std::nullopt); // nothing ran there
-    return on_result(refuse_call(self, member, "egress", task_texts::tool_error(s.message)), true);
+    return on_result(refuse_call(self, member, s.cause.empty() ? "egress" : s.cause, task_texts::tool_error(s.message)), true);
   }
   c->member_task_id = s.member_task_id;
   if (s.status == CallStatus::started)

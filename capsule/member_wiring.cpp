@@ -57,6 +57,7 @@ MemberSetup member_setup(const Manifest& m, const LaunchOptions& o, MemberPorts 
   ms.supervisor = std::move(ports.supervisor);
   ms.ids = ports.ids;
   ms.children = std::move(ports.children);
+  ms.live = std::move(ports.live);
   ms.tools = std::move(ports.tools);
   ms.own_tools = std::move(ports.own_tools);
   for (const auto& s : m.spawn_allow) ms.spawnable.push_back(SpawnTarget{s.name, s.version});

@@ -44,6 +44,7 @@ struct MemberPorts {
   child_port children; // starts delegated sub-capsules (null: the capsule cannot delegate)
   tool_port tools;     // the capsule's own tools (null: it declares none)
   std::vector<OwnTool> own_tools; // what `tools` listed when it started
+  live_port live;      // the formation's live ledger: one slot per live child (null: no ceiling)
 };
 
 // The acceptance policy of the manifest, the entry rule and the overrides. Throws mur::Failure

@@ -16,6 +16,10 @@ std::string murmur_home() {
                 "set MURMUR_HOME to the directory mur should keep its stores in");
 }
 
+std::string formation_live_dir(const std::string& formation_id) {
+  return murmur_home() + "/formations/" + formation_id + "/.live";
+}
+
 void make_private_dirs(const std::string& path) {
   if (path.empty()) return;
   std::string partial;

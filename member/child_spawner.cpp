@@ -160,7 +160,7 @@ caf::result<ChildStarted, Bearer> start_child(spawner_actor* self, const StartCh
   launch.env = child_environment(st.setup.env, st.setup.formation_id);
   launch.cwd = workdir;
   launch.lifeline_read = std::move(lifeline.read);
-  launch.grant = render_spawn_grant(key, st.setup.session_id, rq.call_id, st.setup.depth + 1);
+  launch.grant = render_spawn_grant(key, st.setup.session_id, rq.call_id, st.setup.depth + 1, st.setup.live_dir);
   launch.prepare = [root = st.setup.store_root, children_dir, workdir, name = rq.capsule, version = rq.version,
                     who](ChildLaunch& l) -> std::string {
     // Resolved here only to fail early with a sentence; the child resolves (and checks) again.

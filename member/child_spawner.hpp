@@ -8,7 +8,8 @@
 // in its own process group, whose environment is the parent's minus every MURMUR_FORMATION_* and
 // MURMUR_SPAWNER*, plus MURMUR_FORMATION_ID (when the parent is in a formation) and
 // MURMUR_SPAWNER_LIFELINE=3 — the read end of a pipe whose only write end this process keeps.
-// Its grant (a fresh 32-byte door key, spawned_by, delegation) goes only on its stdin; the port
+// Its grant (a fresh 32-byte door key, spawned_by, delegation, depth, the live ledger's
+// directory) goes only on its stdin; the port
 // mints the child's operator token from the same key and answers it only inside the Bearer.
 // The answer comes once: ChildStarted with the child's session, door and pid once its first
 // stdout line names them (and this formation), or with `failure` — a sentence with no url and no
@@ -40,6 +41,7 @@ struct ChildSpawnerSetup {
   std::string session_id;             // the parent's ses_ (the child's spawned_by)
   int depth = 0;                      // the parent's own delegation depth (its children's is one more)
   std::string formation_id;           // "" outside a formation
+  std::string live_dir;               // the formation's live ledger, handed on in each child's grant
   std::vector<std::string> env;       // the parent's environment, as it is (filtered per child)
   std::vector<SpawnTarget> allowed;   // capabilities.spawn.allow
   std::shared_ptr<ChildProcesses> processes; // the threads; the session ends them (end_all)

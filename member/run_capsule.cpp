@@ -15,6 +15,7 @@
 #include "member/child_process.hpp"
 #include "member/child_spawner.hpp"
 #include "member/formation_join.hpp"
+#include "member/live_ledger.hpp"
 #include "member/model_start.hpp"
 #include "member/program_dir.hpp"
 #include "member/result_writer.hpp"
@@ -30,6 +31,7 @@
 #include "messages/wire/door_request.hpp"
 #include "messages/wire/model_turn.hpp"
 #include "os/fd_limit.hpp"
+#include "os/live_slots.hpp"
 #include "os/process_spawn.hpp"
 #include "os/process_start.hpp"
 #include "os/signal_watch.hpp"
@@ -124,6 +126,7 @@ struct Session {
   member_handle member;
   std::unique_ptr<DoorServer> server;
   child_port children;                          // null unless the capsule may delegate
+  live_port live;                               // its children's slots (null unless it may delegate)
   tool_port tools;                              // null unless the capsule declares tools
   std::shared_ptr<ChildProcesses> child_processes;
 };
@@ -188,12 +191,30 @@ DoorTokens issue_door_tokens(const Manifest& m, const SpawnGrant* grant) {
   return t;
 }
 
-// The real child port, for a capsule that may delegate: this process starts and ends the children.
+// The formation's live ledger a delegating capsule takes its children's slots from: the one its
+// grant names, its formation's (made by the launcher), or — a capsule run alone — one of its own
+// in its session directory, whose ceiling counts it as the one member.
+std::string live_ledger_dir(const Session& s, const JoinedFormation& formation, const SpawnGrant* grant) {
+  if (grant && !grant->live_dir.empty()) return grant->live_dir;
+  if (!formation.id.empty()) return formation_live_dir(formation.id);
+  const std::string dir = s.dir.path + "/live";
+  try {
+    make_live_ledger(dir, LiveLimit{default_max_live, 1});
+  } catch (const std::runtime_error&) {
+    // Left unmade: the ledger then refuses every slot, naming why (it fails closed).
+  }
+  return dir;
+}
+
+// The real child port, for a capsule that may delegate: this process starts and ends the
+// children, each holding a slot of the formation's live ledger while it runs.
 void spawn_children(caf::actor_system& sys, Session& s, const Manifest& m, const RunCapsuleOptions& o,
-                    const JoinedFormation& formation, int depth) {
+                    const JoinedFormation& formation, const SpawnGrant* grant) {
   if (m.spawn_allow.empty()) return;
   ChildSpawnerSetup cs;
-  cs.depth = depth;
+  cs.depth = grant ? grant->depth : 0;
+  cs.live_dir = live_ledger_dir(s, formation, grant);
+  s.live = spawn_live_ledger(sys, cs.live_dir);
   cs.program = self_binary();
   cs.store_root = o.store_root.empty() ? current_dir() : o.store_root;
   cs.session_dir = s.dir.path;
@@ -284,11 +305,11 @@ Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manif
   s.network = spawn_door_network(sys, pool);
   s.trace = spawn_trace_recorder(sys, s.id, trace_file_sink(s.dir));
   const supervisor_port supervisor = spawn_result_writer(sys, s.dir, waiter);
-  spawn_children(sys, s, m, o, formation, grant ? grant->depth : 0);
+  spawn_children(sys, s, m, o, formation, grant);
   StartedTools tools = start_tools(sys, m, own_env, s.workdir, programs, s.trace, pool);
   s.tools = tools.port;
   MemberSetup ms = member_setup(m, launch, MemberPorts{s.trace, s.network, s.model, supervisor, IdClockSpec{},
-                                                        s.children, tools.port, std::move(tools.tools)});
+                                                        s.children, tools.port, std::move(tools.tools), s.live});
   ms.system_prompt = std::move(model.system_prompt);
   ms.authenticated = tokens.authenticated;
   if (grant) {
@@ -310,7 +331,7 @@ Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manif
   } catch (const Failure&) { // e.g. a pinned port that is taken: nothing may be left running
     for (const auto& a : {caf::actor_cast<caf::actor>(s.member), caf::actor_cast<caf::actor>(s.network),
                           caf::actor_cast<caf::actor>(s.trace), caf::actor_cast<caf::actor>(s.model),
-                          caf::actor_cast<caf::actor>(supervisor), caf::actor_cast<caf::actor>(s.children),
+                          caf::actor_cast<caf::actor>(supervisor), caf::actor_cast<caf::actor>(s.children), caf::actor_cast<caf::actor>(s.live),
                           caf::actor_cast<caf::actor>(s.tools)})
       if (a) self->send_exit(a, caf::exit_reason::user_shutdown);
     throw;
@@ -352,6 +373,7 @@ void close_session(caf::scoped_actor& self, Session& s, JoinedFormation& formati
   if (s.children) self->send_exit(s.children, caf::exit_reason::user_shutdown);
   if (s.tools) self->send_exit(s.tools, caf::exit_reason::user_shutdown); // its servers end with it
   if (s.child_processes) s.child_processes->end_all(std::chrono::seconds(25)); // none outlives the session
+  if (s.live) self->send_exit(s.live, caf::exit_reason::user_shutdown); // its children's slots, once they are gone
   // Every trace line sent before the member ended is written once the recorder answers.
   self->request(s.trace, std::chrono::seconds(5), trace_atom_v)
     .receive([](const std::vector<std::string>&) {}, [](const caf::error&) {});

@@ -189,6 +189,16 @@ void children_are_not_callees(const Admission& a) {
   }
 }
 
+// 11. The members fit under the ceiling of live members and children (limits.max_live).
+void members_under_ceiling(const Roster& roster) {
+  if (roster.members.size() <= static_cast<std::size_t>(roster.max_live)) return;
+  refuse(roster, "E-ROS-011",
+         "limits.max_live: " + std::to_string(roster.max_live) + " live members and delegated children at once is fewer " +
+           "than the roster's " + std::to_string(roster.members.size()) + " members",
+         "raise limits.max_live to at least " + std::to_string(roster.members.size()) + " (and more for the children " +
+           "members may delegate to), or remove members");
+}
+
 // W-ROS-001: more callers than tasks held at once.
 void warn_crowded_callees(Admission& a) {
   for (const auto& m : a.members) {
@@ -271,6 +281,7 @@ Admission admit(const Roster& roster, const StoreRoots& stores) {
   bind_edges(a, edges, index);
   resolve_spawnable(a, stores);                          // 9
   children_are_not_callees(a);                           // 10
+  members_under_ceiling(roster);                         // 11
   warn_crowded_callees(a);
   warn_callers_without_localhost(a);
   warn_scripts_calling_outside(a);

@@ -96,8 +96,9 @@ Roster parse_roster(const std::string& text, const std::string& label) {
   }
   if (auto cycles = top.get("allow_cycles")) r.chain_rule.allow_cycles = cycles->boolean();
   if (auto limits = top.get("limits")) {
-    limits->expect_map({"max_depth"});
+    limits->expect_map({"max_depth", "max_live"});
     if (auto depth = limits->get("max_depth")) r.chain_rule.max_depth = static_cast<int>(depth->integer(1, max_chain_length));
+    if (auto live = limits->get("max_live")) r.max_live = static_cast<int>(live->integer(1, max_live_limit));
   }
   return r;
 }

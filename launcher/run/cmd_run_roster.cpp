@@ -23,6 +23,8 @@
 #include "messages/vocabulary/failure.hpp"
 #include "messages/vocabulary/ids.hpp"
 #include "messages/wire/formation_messages.hpp"
+#include "capsule/murmur_home.hpp"
+#include "os/live_slots.hpp"
 #include "os/process_spawn.hpp"
 #include "os/process_start.hpp"
 #include "os/signal_watch.hpp"
@@ -185,7 +187,9 @@ struct LaunchPlan {
   std::vector<PlannedMember> planned;
   std::vector<MemberLaunch> launches;
   bool any_peer = false;
+  bool any_delegates = false; // a member's capsule may delegate: the formation needs its live ledger
   ChainRule chain_rule; // the roster's allow_cycles and max_depth, for every bundle
+  LiveLimit live;       // the roster's max_live and its members, for the live ledger
 };
 
 LaunchPlan plan_launch(const Admission& admission) {
@@ -196,17 +200,20 @@ LaunchPlan plan_launch(const Admission& admission) {
     plan.launches.push_back(MemberLaunch{m.declared.name, m.declared.entry, m.declared.capsule, m.declared.version,
                                          m.capsule.stored.sha256});
     plan.any_peer = plan.any_peer || !m.declared.entry;
+    plan.any_delegates = plan.any_delegates || !m.capsule.manifest.spawn_allow.empty();
   }
   plan.chain_rule = admission.roster.chain_rule;
+  plan.live = LiveLimit{admission.roster.max_live, static_cast<int>(admission.members.size())};
   return plan;
 }
 
 // The launcher's record of this formation (what mur ps and mur stop read) for as long as the run
-// lasts, removed also when a failure ends it early; with peers, the formation directory.
+// lasts, removed also when a failure ends it early; with peers or delegating members, the
+// formation directory, and with delegating members its live ledger.
 class LaunchRecord {
 public:
   LaunchRecord(const std::string& formation_id, const std::string& project, const std::string& entry,
-               const std::string& me_start, bool any_peer)
+               const std::string& me_start, const LaunchPlan& plan)
     : id_(formation_id) {
     LauncherRecord rec;
     rec.formation_id = formation_id;
@@ -217,11 +224,17 @@ public:
     rec.started_at = std::chrono::duration_cast<std::chrono::milliseconds>(
                        std::chrono::system_clock::now().time_since_epoch()).count();
     write_launcher_record(rec);
-    if (!any_peer) return;
+    if (!plan.any_peer && !plan.any_delegates) return;
     try { // without it the peers' directories cannot be made either: each fails, and says why
       make_formation_dir(formation_id, project, ::getpid(), me_start);
     } catch (const Failure& f) {
       std::cerr << "[mur run] warning: " << f.what() << "\n";
+    }
+    if (!plan.any_delegates) return;
+    try { // without it every delegation is refused, naming why (the ledger fails closed)
+      make_live_ledger(formation_live_dir(formation_id), plan.live);
+    } catch (const std::runtime_error& e) {
+      std::cerr << "[mur run] warning: " << e.what() << "; no member can delegate\n";
     }
   }
   ~LaunchRecord() { remove_launcher_record(id_); }
@@ -343,7 +356,7 @@ int cmd_run_roster(const RunRosterOptions& o) {
     view = std::make_unique<FormationView>(run.formation_id, run.project, names, static_cast<std::uint16_t>(o.ui_port));
   }
   const LaunchRecord record(run.formation_id, run.project, admission.entry_member().declared.name, run.me_start,
-                            run.plan.any_peer);
+                            run.plan);
   Reporter reporter(admission, o, *run.console);
   std::atomic<int> caught{0};
   VerboseFollow follow(o.verbose, run.console, run.formation_id, run.project);

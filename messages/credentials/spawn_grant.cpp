@@ -43,7 +43,7 @@ bool is_delegation_id(std::string_view id) {
 }
 
 GrantLine render_spawn_grant(const DoorKey& key, const std::string& spawned_by, const std::string& delegation,
-                             int depth) {
+                             int depth, const std::string& live_dir) {
   char hex[65];
   sodium_bin2hex(hex, sizeof hex, key.bytes(), sizeof key.bytes());
   std::string line = "{\"door_key\":\"";
@@ -51,7 +51,9 @@ GrantLine render_spawn_grant(const DoorKey& key, const std::string& spawned_by, 
   sodium_memzero(hex, sizeof hex);
   // Both ids are checked shapes (no character JSON would escape), so they are written as they are.
   line += "\",\"spawned_by\":\"" + spawned_by + "\",\"delegation\":\"" + delegation +
-          "\",\"depth\":" + std::to_string(depth) + "}";
+          "\",\"depth\":" + std::to_string(depth);
+  if (!live_dir.empty()) line += ",\"live_dir\":" + nlohmann::json(live_dir).dump();
+  line += "}";
   return GrantLine::adopt(std::move(line));
 }
 
@@ -71,7 +73,9 @@ SpawnGrant parse_spawn_grant(std::string_view text) {
   if (text.find('\n') != std::string_view::npos) refuse("is more than one line");
   auto j = parse_strict_json(text);
   if (!j || !j->is_object()) refuse("is not one JSON object");
-  if (j->size() != 4) refuse("must have exactly the keys door_key, spawned_by, delegation and depth");
+  const bool has_live = j->contains("live_dir");
+  if (j->size() != (has_live ? 5u : 4u))
+    refuse("must have exactly the keys door_key, spawned_by, delegation and depth, and live_dir at most besides");
   for (const char* k : {"door_key", "spawned_by", "delegation"})
     if (!j->contains(k) || !(*j)[k].is_string())
       refuse(std::string("has no string ") + k);
@@ -95,6 +99,15 @@ SpawnGrant parse_spawn_grant(std::string_view text) {
   if (!depth.is_number_integer() || depth.get<std::int64_t>() < 1 || depth.get<std::int64_t>() > SPAWN_GRANT_MAX_DEPTH)
     refuse("has a depth that is not a whole number from 1 to " + std::to_string(SPAWN_GRANT_MAX_DEPTH));
   g.depth = static_cast<int>(depth.get<std::int64_t>());
+  if (has_live) {
+    const auto& live = (*j)["live_dir"];
+    bool ok = live.is_string() && !live.get_ref<const std::string&>().empty() &&
+              live.get_ref<const std::string&>().size() <= 1024 && live.get_ref<const std::string&>().front() == '/';
+    if (ok)
+      for (unsigned char c : live.get_ref<const std::string&>()) ok = ok && c >= 0x20 && c != 0x7f;
+    if (!ok) refuse("has a live_dir that is not an absolute path of at most 1024 bytes without control characters");
+    g.live_dir = live.get<std::string>();
+  }
   return g;
 }
 

@@ -2,8 +2,10 @@
 // of the child's door tokens, who spawned it, for which delegation, and how deep it stands.
 //
 // Invariant: the grant is one JSON line `{"door_key":"<64 hex>","spawned_by":"ses_…",
-// "delegation":"dlg_…","depth":N}` — exactly those four keys, once each; depth 1–64, the
-// parent's own depth plus one (a formation's members are at 0) — and travels only through the
+// "delegation":"dlg_…","depth":N,"live_dir":"/…"}` — exactly those keys, once each, `live_dir`
+// optional; depth 1–64, the parent's own depth plus one (a formation's members are at 0);
+// live_dir an absolute path of at most 1024 bytes without control characters, the formation's
+// live ledger (os/live_slots.hpp) the child's own delegations take their slots from — and travels only through the
 // child's stdin, never argv, environment, stdout, a trace or a log. The key is 32 random bytes
 // held in a DoorKey (zeroed on drop); the line is a GrantLine (a secret text: it cannot be
 // printed). A refused grant says why without quoting any of it (E-RUN-052).
@@ -48,6 +50,7 @@ struct SpawnGrant {
   std::string spawned_by; // the parent's ses_ id
   std::string delegation; // the dlg_ id of the delegation this child serves
   int depth = 1;          // how many delegations stand between it and its formation's member
+  std::string live_dir;   // the formation's live ledger ("" when the grant names none)
 };
 
 // The deepest a grant may name (the limit of delegation is far below it: actors/member.hpp).
@@ -58,7 +61,7 @@ bool is_delegation_id(std::string_view id);
 
 // The grant line, without its newline (os/channel_writer adds it).
 GrantLine render_spawn_grant(const DoorKey& key, const std::string& spawned_by, const std::string& delegation,
-                             int depth);
+                             int depth, const std::string& live_dir = "");
 
 // Reads a grant line (one trailing newline allowed). Throws mur::Failure E-RUN-052 naming what is
 // wrong, never quoting the text.

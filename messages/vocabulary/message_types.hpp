@@ -58,6 +58,9 @@ struct StartChild;
 struct ChildStarted;
 struct EndChild;
 struct FormationProgress;
+struct TakeLiveSlot;
+struct LiveSlot;
+struct FreeLiveSlot;
 enum class LauncherDeadline : std::uint8_t;
 
 } // namespace mur
@@ -109,6 +112,9 @@ CAF_BEGIN_TYPE_ID_BLOCK(mur, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(mur, (mur::EndChild))
   CAF_ADD_TYPE_ID(mur, (mur::FormationProgress))
   CAF_ADD_TYPE_ID(mur, (mur::LauncherDeadline))
+  CAF_ADD_TYPE_ID(mur, (mur::TakeLiveSlot))
+  CAF_ADD_TYPE_ID(mur, (mur::LiveSlot))
+  CAF_ADD_TYPE_ID(mur, (mur::FreeLiveSlot))
 
   // -- atoms (each at most 10 characters of [0-9A-Za-z_]; CAF 0.17.6 gives atoms no type ID)
 

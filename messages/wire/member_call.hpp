@@ -36,7 +36,8 @@ struct CallStart {
   CallStatus status = CallStatus::started;
   std::string member_task_id;
   std::string message;  // for the model: the reason, or the fix
-  MUR_FIELDS(call_id, status, member_task_id, message)
+  std::string cause;    // refused: the trace's call_refused cause ("" ⇒ "egress")
+  MUR_FIELDS(call_id, status, member_task_id, message, cause)
 };
 
 // How a call ended: completed, failed, canceled, rejected, timed_out, unreachable, no_answer.

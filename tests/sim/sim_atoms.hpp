@@ -14,5 +14,6 @@ CAF_BEGIN_TYPE_ID_BLOCK(mur_sim, caf::id_block::mur::end)
   CAF_ADD_ATOM(mur_sim, mur::sim, broken_atom, "broken") // spawner → network: break this door's streams
   CAF_ADD_ATOM(mur_sim, mur::sim, hang_atom, "hang")     // test → spawner: this member's door answers nothing
   CAF_ADD_ATOM(mur_sim, mur::sim, children_atom, "children") // test → spawner: a member's child port
+  CAF_ADD_ATOM(mur_sim, mur::sim, live_atom, "simlive")      // test → spawner: the formation's live ledger
 
 CAF_END_TYPE_ID_BLOCK(mur_sim)

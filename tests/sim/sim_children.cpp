@@ -75,6 +75,7 @@ sim_children_actor::behavior_type children(children_actor* self, SimChildrenSetu
       ports.model = spawn_script_model(sys, m.inference);
       ports.supervisor = supervisor_port{self};
       ports.ids = st.setup.ids;
+      ports.live = st.setup.live;
       if (!m.spawn_allow.empty()) { // grandchildren: a child port of its own
         SimChildrenSetup grand = st.setup;
         grand.parent_session = launch.session_id;

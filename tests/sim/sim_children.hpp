@@ -47,6 +47,7 @@ struct SimChildrenSetup {
   // The next loopback port a child's door takes, shared by every child port of a formation (a
   // grandchild's port too), so no two doors ever share a url. Made at the first spawn if absent.
   std::shared_ptr<int> next_port;
+  live_port live;                            // the formation's live ledger (null: no ceiling)
 };
 
 sim_children_actor spawn_sim_children(caf::actor_system& sys, SimChildrenSetup setup);

@@ -1,5 +1,6 @@
 #include "sim_atoms.hpp"
 #include "sim_children.hpp"
+#include "sim_live_ledger.hpp"
 #include "sim_world.hpp"
 
 #include "actors/atoms.hpp"
@@ -94,6 +95,7 @@ struct SpawnerState {
   // so a simulation leaves nothing running, even when a scenario failed half way.
   std::shared_ptr<std::vector<caf::actor>> owned = std::make_shared<std::vector<caf::actor>>();
   std::shared_ptr<int> child_ports = std::make_shared<int>(43000); // every child port's next door port
+  live_port live; // the formation's live ledger (knobs.max_live > 0), shared by every member and child port
   static inline const char* name = "sim.spawner";
 };
 
@@ -106,6 +108,12 @@ sim_spawner_actor::behavior_type spawner(spawner_actor* self, std::map<std::stri
   self->state.knobs = std::move(knobs);
   self->state.ids = ids;
   self->state.clock.emplace(ids, self->clock(), "sim.spawner");
+  if (self->state.knobs.max_live > 0) {
+    auto ledger = spawn_sim_live_ledger(self->system(), self->state.knobs.max_live,
+                                        static_cast<int>(self->state.manifests.size()));
+    self->state.live = live_port{ledger};
+    self->state.owned->push_back(caf::actor_cast<caf::actor>(ledger));
+  }
   self->attach_functor([owned = self->state.owned](const caf::error&) {
     for (auto& a : *owned) caf::anon_send_exit(a, caf::exit_reason::kill);
     owned->clear();
@@ -143,11 +151,12 @@ sim_spawner_actor::behavior_type spawner(spawner_actor* self, std::map<std::stri
       ports.model = spawn_script_model(sys, m.inference);
       ports.supervisor = supervisor_port{self};
       ports.ids = st.ids;
+      ports.live = st.live;
       caf::actor children;
       if (!m.spawn_allow.empty()) {
         auto port = spawn_sim_children(sys, SimChildrenSetup{st.knobs.installed, st.knobs.fail_children, st.network,
                                                              st.ids, sm.formation_id, launch.session_id, st.owned, 0,
-                                                             st.child_ports});
+                                                             st.child_ports, st.live});
         children = caf::actor_cast<caf::actor>(port);
         ports.children = child_port{port};
         st.owned->push_back(children);
@@ -231,6 +240,7 @@ sim_spawner_actor::behavior_type spawner(spawner_actor* self, std::map<std::stri
       auto it = self->state.members.find(name);
       return it == self->state.members.end() ? caf::actor{} : it->second.children;
     },
+    [=](live_atom) { return caf::actor_cast<caf::actor>(self->state.live); },
     [=](caf::get_atom, const std::string& name) -> member_handle { // a member's actor (for tests)
       auto it = self->state.members.find(name);
       return it == self->state.members.end() || !it->second.alive ? member_handle{} : it->second.member;

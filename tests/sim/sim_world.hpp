@@ -51,7 +51,8 @@ using sim_spawner_actor = spawn_port::extend_with<supervisor_port>::extend<
   caf::replies_to<caf::get_atom, std::string, caf::get_atom>::with<TaskView>, // how a member's launch task ended
   caf::replies_to<trace_atom, std::string>::with<std::vector<std::string>>,   // a member's trace lines
   caf::replies_to<caf::get_atom, std::string>::with<member_handle>,            // a member's actor (null once gone)
-  caf::replies_to<children_atom, std::string>::with<caf::actor>>;             // a member's child port (null: none)
+  caf::replies_to<children_atom, std::string>::with<caf::actor>,              // a member's child port (null: none)
+  caf::replies_to<live_atom>::with<caf::actor>>;                              // the live ledger (null: none)
 
 using progress_log_actor = progress_port::extend<caf::replies_to<caf::get_atom>::with<std::vector<FormationProgress>>>;
 
@@ -64,6 +65,8 @@ struct Knobs {
                                            // the subscriber is told TaskStreamLost
   std::map<std::string, Manifest> installed; // capsules a delegation may start, by "name@version"
   std::set<std::string> fail_children;     // capsule names whose children fail to start
+  int max_live = 0;                        // > 0: the formation's live ledger, shared by every member
+                                           // and child port (its ceiling counts the members)
 };
 
 // Manifests by member name (the roster's name, not the capsule's). `ids` is handed to every

@@ -375,3 +375,15 @@ TEST_CASE("W-ROS-004 and W-ROS-005: calls and delegation that can go round are w
                          "allow_cycles: true\n");
   CHECK(codes(allowed) == std::vector<std::string>{"W-ROS-005"});
 }
+
+TEST_CASE("E-ROS-011: more members than limits.max_live", "[admission][limits]") {
+  Stores s;
+  s.caller("lead-c");
+  s.callee("worker-c");
+  check_code(s.refusal(roster(m_lead + m_a + m_b, "  - {from: lead, to: [a, b]}\n") + "limits: {max_live: 2}\n"),
+             "E-ROS-011", "limits.max_live: 2 live members and delegated children at once is fewer than the roster's 3 members");
+  CHECK(s.refusal(roster(m_lead + m_a + m_b, "  - {from: lead, to: [a, b]}\n") + "limits: {max_live: 2}\n").fix().find(
+          "at least 3") != std::string::npos);
+  // exactly as many members as the ceiling: admitted (no room for children, which is the roster's choice)
+  CHECK(s.admit(roster(m_lead + m_a + m_b, "  - {from: lead, to: [a, b]}\n") + "limits: {max_live: 3}\n").members.size() == 3);
+}

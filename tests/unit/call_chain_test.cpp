@@ -169,15 +169,19 @@ const std::string kMembers =
     "roster_version: 1\nmembers:\n  - {name: lead, capsule: lead-c, version: 1.0.0, entry: true}\n";
 }
 
-TEST_CASE("roster.yaml: allow_cycles and limits.max_depth", "[chain][roster]") {
+TEST_CASE("roster.yaml: allow_cycles, limits.max_depth and limits.max_live", "[chain][roster]") {
   CHECK_FALSE(parse_roster(kMembers, "roster.yaml").chain_rule.allow_cycles);
   CHECK(parse_roster(kMembers, "roster.yaml").chain_rule.max_depth == 8);
   auto r = parse_roster(kMembers + "allow_cycles: true\nlimits: {max_depth: 12}\n", "roster.yaml");
   CHECK(r.chain_rule.allow_cycles);
   CHECK(r.chain_rule.max_depth == 12);
+  CHECK(parse_roster(kMembers, "roster.yaml").max_live == 64);
+  CHECK(parse_roster(kMembers + "limits: {max_live: 4096}\n", "roster.yaml").max_live == 4096);
+  CHECK(parse_roster(kMembers + "limits: {max_depth: 3, max_live: 1}\n", "roster.yaml").max_live == 1);
   for (const char* bad : {"allow_cycles: \"true\"\n", "allow_cycles: yes please\n", "limits: {max_depth: 0}\n",
                           "limits: {max_depth: 65}\n", "limits: {max_depth: \"4\"}\n", "limits: {depth: 4}\n",
-                          "limits: 4\n"}) {
+                          "limits: 4\n", "limits: {max_live: 0}\n", "limits: {max_live: 4097}\n",
+                          "limits: {max_live: many}\n", "limits: {max_live: -1}\n"}) {
     INFO(bad);
     try {
       parse_roster(kMembers + bad, "roster.yaml");

@@ -99,6 +99,30 @@ TEST_CASE("a bad grant is E-RUN-052 naming what is wrong and quoting none of it"
   }
 }
 
+TEST_CASE("a grant may name the formation's live ledger: an absolute path, read back as it was", "[delegation]") {
+  DoorKey key = DoorKey::random();
+  const std::string dir = "/home/u/.murmur/formations/frm_0192f0c0a1b2c3d4e5f60718293a4b5c/.live \"q\"";
+  GrantLine line = render_spawn_grant(key, ses, "dlg_1", 1, dir);
+  SpawnGrant g = parse_spawn_grant(line.expose());
+  CHECK(g.live_dir == dir);
+  CHECK(parse_spawn_grant(render_spawn_grant(key, ses, "dlg_1", 1).expose()).live_dir.empty());
+  auto with_live = [&](const std::string& value) {
+    std::string t = grant_text(key_hex, ses, "dlg_1");
+    return t.substr(0, t.size() - 1) + ",\"live_dir\":" + value + "}";
+  };
+  CHECK(refusal_of(with_live("\"/tmp/x\"")).first == "accepted");
+  for (const std::string& bad : {std::string("\"relative/x\""), std::string("\"\""), std::string("1"),
+                                 std::string("\"/a\\nb\""), "\"/" + std::string(1024, 'a') + "\""}) {
+    INFO(bad);
+    auto [code, message] = refusal_of(with_live(bad));
+    CHECK(code == "E-RUN-052");
+    CHECK(message.find("live_dir that is not an absolute path") != std::string::npos);
+  }
+  // a fifth key that is not live_dir is one too many
+  std::string t = grant_text(key_hex, ses, "dlg_1");
+  CHECK(refusal_of(t.substr(0, t.size() - 1) + ",\"extra\":1}").second.find("exactly the keys") != std::string::npos);
+}
+
 TEST_CASE("a delegation id names a directory: no separator, no dot, bounded", "[delegation]") {
   CHECK(is_delegation_id("dlg_0192f0c0a1b2c3d4e5f60718293a4b5c"));
   CHECK(is_delegation_id("mcl_1"));
