@@ -47,6 +47,7 @@ struct LauncherState {
   std::vector<std::string> failures;             // E-RUN-045 lines
   std::int32_t exit_code = 0;
   std::string ending;
+  bool peers_closed = false;                     // stopping: every lifeline was closed
   static inline const char* name = "mur.launcher";
 };
 
@@ -116,14 +117,39 @@ void finish_if_done(launcher_actor* self) {
   self->quit();
 }
 
-// Ends the formation: every lifeline closes; members still running after the grace are killed.
+// The name of the entry member while its process runs ("" otherwise).
+std::string running_entry(const LauncherState& st) {
+  for (const auto& m : st.setup.members)
+    if (m.entry && st.running.count(m.name)) return m.name;
+  return "";
+}
+
+// The peers' lifelines close (once): the stop's second step.
+void close_peers(launcher_actor* self) {
+  auto& st = self->state;
+  if (st.peers_closed) return;
+  st.peers_closed = true;
+  self->send(st.lifelines, caf::close_atom_v);
+}
+
+// Ends the formation from the top down: the entry's lifeline closes first, so its session's end
+// cancels its task and that cancel follows the tree while every callee still runs (each task
+// ends canceled by its caller, none sees a callee vanish and answers without it); once the entry
+// is gone, or after peers_after at the latest, every other lifeline closes. Members still running
+// after the grace are killed.
 void stop(launcher_actor* self, std::int32_t code, std::string why) {
   auto& st = self->state;
   if (st.phase == Phase::stopping || st.phase == Phase::ended) return;
+  const bool top_down = st.phase == Phase::entry_running && !running_entry(st).empty();
   st.phase = Phase::stopping;
   st.exit_code = code;
   st.ending = std::move(why);
-  self->send(st.lifelines, caf::close_atom_v);
+  if (top_down) {
+    self->send(st.lifelines, caf::close_atom_v, running_entry(st));
+    self->delayed_send(self, st.setup.peers_after, deadline_atom_v, LauncherDeadline::peers);
+  } else {
+    close_peers(self);
+  }
   self->delayed_send(self, st.setup.stop_grace, deadline_atom_v, LauncherDeadline::grace);
   finish_if_done(self);
 }
@@ -316,6 +342,8 @@ launcher_handle::behavior_type launcher(launcher_actor* self, LauncherSetup setu
       } else if (m && !m->entry && s.phase == Phase::entry_running) {
         peer_exited(self, ex);
       }
+      if (m && m->entry && s.phase == Phase::stopping) close_peers(self); // the tree is wound down
+
       finish_if_done(self);
     },
     [=](sigterm_atom, std::int32_t signal) {
@@ -327,6 +355,8 @@ launcher_handle::behavior_type launcher(launcher_actor* self, LauncherSetup setu
         stop(self, 124, "the formation's deadline passed");
       } else if (which == LauncherDeadline::fault) {
         stop(self, member_fault_exit_code, s.fault);
+      } else if (which == LauncherDeadline::peers && s.phase == Phase::stopping) {
+        close_peers(self);
       } else if (which == LauncherDeadline::grace && s.phase == Phase::stopping) {
         for (const auto* names : {&s.running, &s.pending})
           for (const auto& name : *names) {

@@ -25,7 +25,12 @@
 //                                                 stopping, 69 (member_fault_exit_code)
 //   entry running   --sigterm_atom(N)-->          stopping, 128+N
 //   entry running   --deadline-->                 stopping, 124
-//   stopping        --close every lifeline; all MemberExited--> ended (reported, then quit)
+//   stopping        (from entry running, the entry up) the entry's lifeline closes first: its
+//                                                 session's end cancels its tree while every callee
+//                                                 still runs; the peers' close when the entry has
+//                                                 exited, or after peers_after (3 s) at the latest
+//   stopping        (otherwise) every lifeline closes at once
+//   stopping        --all MemberExited-->         ended (reported, then quit)
 //   stopping        --grace passed-->             KillMember for every member still running or
 //                                                 still being started
 // Invariants: the signing key lives only in this actor's state and dies with it; a member's
@@ -71,6 +76,8 @@ struct LauncherSetup {
   std::chrono::milliseconds ready_deadline{180'000};  // per peer, from its spawn
   std::chrono::milliseconds probe_interval{100};
   std::chrono::milliseconds stop_grace{25'000};       // then KillMember
+  std::chrono::milliseconds peers_after{3'000};       // a stop closes the entry's lifeline first; the
+                                                      // peers' at its end, or after this at the latest
   std::chrono::milliseconds fault_settle{5'000};      // a peer's fault → stopping, this much later
   spawn_port spawn;
   network_port network;                               // probes doors

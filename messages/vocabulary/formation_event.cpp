@@ -10,9 +10,9 @@ constexpr EnumWords<FormationEvent, 7> words{{
   {FormationEvent::entry, "entry"}, {FormationEvent::failed, "failed"}, {FormationEvent::ended, "ended"},
   {FormationEvent::member_exited, "member_exited"}, {FormationEvent::member_ended, "member_ended"}}};
 
-constexpr EnumWords<LauncherDeadline, 3> deadline_words{{
+constexpr EnumWords<LauncherDeadline, 4> deadline_words{{
   {LauncherDeadline::formation, "formation"}, {LauncherDeadline::grace, "grace"},
-  {LauncherDeadline::fault, "fault"}}};
+  {LauncherDeadline::fault, "fault"}, {LauncherDeadline::peers, "peers"}}};
 
 } // namespace
 

@@ -24,6 +24,7 @@ enum class LauncherDeadline : std::uint8_t {
   formation, // the formation's --deadline: stop it (exit 124)
   grace,     // the stop grace: kill the members still running
   fault,     // a peer died while the formation ran and the settle time passed: stop it (exit 69)
+  peers,     // a stopping formation's entry had its time to wind its tree down: close the peers' lifelines
 };
 
 std::string to_string(LauncherDeadline d);

@@ -356,3 +356,32 @@ TEST_CASE_METHOD(formation_fixture, "a member starts its launch task only when i
   anon_send_exit(recorder, caf::exit_reason::kill);
   sched.run();
 }
+
+TEST_CASE_METHOD(formation_fixture, "a stopped formation ends from the top down: the entry's tree is canceled by its "
+                 "callers before the peers' lifelines close",
+                 "[sim][formation][ending]") {
+  const std::string calls_b =
+    "inference: {turns: [{call: {member: b, task: 'deeper'}}, {reply: 'a got {{answer.b}}'}]}\n";
+  launch({{"lead", entry_yaml("lead-c", "inference: {turns: [{call: {member: a, task: 'work'}}, "
+                                        "{reply: 'lead got {{answer.a}}'}]}\n")},
+          {"a", callee_yaml("a-c", calls_b)},
+          {"b", callee_yaml("b-c", slow_coder)}},
+         {{"lead", {"a"}}, {"a", {"b"}}}, "go");
+  run_for(1s);
+  REQUIRE(events("b", "a2a_task_received").size() == 1);
+  anon_send(launcher, sigterm_atom_v, std::int32_t{15});
+  run_for(5s);
+  CHECK(exit_code() == 143);
+  // Each task was canceled by the one above it: none saw its callee vanish first and answered.
+  const std::vector<std::pair<std::string, std::string>> by{
+    {"lead", "session_ending"}, {"a", "caller:lead"}, {"b", "caller:a"}};
+  for (const auto& [m, who] : by) {
+    INFO(m);
+    auto end = events(m, "task_end");
+    REQUIRE(end.size() == 1);
+    CHECK(end[0]["exit_status"] == "canceled");
+    CHECK(end[0]["canceled_by"] == who);
+    CHECK(events(m, "formation_ended").size() == 1);
+    CHECK(!member_actor(m));
+  }
+}

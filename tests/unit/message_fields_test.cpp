@@ -5,6 +5,7 @@
 #include "messages/wire/a2a_task.hpp"
 #include "messages/wire/call_status.hpp"
 #include "messages/wire/child_spawn.hpp"
+#include "messages/wire/live_slot.hpp"
 #include "messages/wire/door_call.hpp"
 #include "messages/wire/door_request.hpp"
 #include "messages/wire/formation_messages.hpp"
@@ -186,7 +187,8 @@ TEST_CASE("registration registers exactly the block's types under their block na
   CHECK(cfg.type_names_by_rtti.at(std::type_index(typeid(OwnTool))) == "mur::OwnTool");
   CHECK(cfg.type_names_by_rtti.at(std::type_index(typeid(MemberAnswer))) == "mur::MemberAnswer");
   CHECK(cfg.type_names_by_rtti.at(std::type_index(typeid(CallCanceled))) == "mur::CallCanceled");
-  CHECK(block_size == 43);
+  CHECK(cfg.type_names_by_rtti.at(std::type_index(typeid(LiveSlot))) == "mur::LiveSlot");
+  CHECK(block_size == 46);
 }
 
 TEST_CASE("call statuses, task exits and formation events print the words they always printed", "[vocabulary]") {
@@ -220,4 +222,5 @@ TEST_CASE("call statuses, task exits and formation events print the words they a
     CHECK(to_string(ending) == word);
   CHECK(to_string(LauncherDeadline::formation) == "formation");
   CHECK(to_string(LauncherDeadline::grace) == "grace");
+  CHECK(to_string(LauncherDeadline::peers) == "peers");
 }
