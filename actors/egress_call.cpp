@@ -48,6 +48,7 @@ struct CallState {
   bool child_started = false;                // a delegation whose child runs: ended with the call
   std::string child_session;
   bool slot_held = false;                    // a delegation's slot of the formation's live ledger
+  bool slot_handed = false;                  // StartChild went out: the child port gives the slot back
   std::int64_t confirm_ms = 0;               // a cancel that asks for confirmation within this bound
   bool confirm_sent = false;                 // its CallCanceled is sent
   static inline const char* name = "mur.egress_call";
@@ -93,7 +94,8 @@ void quit(call_actor* self) {
   report_canceled(self, "not_held");
   if (self->state.child_started && self->state.setup.children)
     self->send(self->state.setup.children, EndChild{self->state.req.call_id});
-  if (self->state.slot_held) self->send(self->state.setup.live, FreeLiveSlot{self->state.req.call_id});
+  if (self->state.slot_held && !self->state.slot_handed)
+    self->send(self->state.setup.live, FreeLiveSlot{self->state.req.call_id});
   self->quit();
 }
 
@@ -405,7 +407,7 @@ std::string over_ceiling(const std::string& capsule, const LiveSlot& s) {
            "members and children cannot be kept. Answer from what you have.";
   return "no child of " + capsule + " was started: the formation already runs its ceiling of " +
          std::to_string(s.max_live) + " live members and delegated children (limits.max_live in roster.yaml). " +
-         "Answer from what you have, or delegate again once a delegation has answered.";
+         "Answer from what you have, or delegate again later: a slot is free again once a delegated child has ended.";
 }
 
 void start_child_process(call_actor* self);
@@ -436,6 +438,7 @@ void start_child(call_actor* self) {
 
 void start_child_process(call_actor* self) {
   auto& st = self->state;
+  st.slot_handed = st.slot_held; // held while the child lives: the child port gives it back once it is gone
   self->request(st.setup.children, caf::infinite,
                 StartChild{st.req.call_id, capsule_of(st.req.member), st.setup.child_version, st.req.task_id})
     .then(

@@ -3,7 +3,13 @@
 //
 // Named states (CallPhase; one behaviour each, switched with `become`; see docs/ARCHITECTURE.md,
 // "Named states"):
-//   new              --CallMember, a delegation-->           starting_child
+//   new              --CallMember, a delegation-->           starting_child: a slot of the formation's
+//                                                            live ledger first (TakeLiveSlot, when it
+//                                                            has one); none free: refused (cause
+//                                                            live_ceiling), nothing started; else
+//                                                            StartChild, which hands the slot to the
+//                                                            child port (it gives it back once the
+//                                                            child has ended or did not start)
 //   new              --CallMember, address known-->          check (below)
 //   new              --CallMember, address not known-->      waiting_address (asks the egress; the
 //                                                            wait is that request's timeout, ≤ 10 s)

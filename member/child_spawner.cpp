@@ -133,19 +133,28 @@ void on_ready_line(spawner_actor* self, const std::string& call_id, const std::s
   c.pending.reset();
 }
 
+// The delegation's slot of the live ledger goes back: its child is gone, or was never started.
+void free_slot(spawner_actor* self, const std::string& call_id) {
+  if (self->state.setup.live) self->send(self->state.setup.live, FreeLiveSlot{call_id});
+}
+
 caf::result<ChildStarted, Bearer> start_child(spawner_actor* self, const StartChild& rq) {
   auto& st = self->state;
   const std::string who = rq.capsule + "@" + rq.version;
   bool allowed = false;
   for (const auto& t : st.setup.allowed) allowed = allowed || (t.capsule == rq.capsule && t.version == rq.version);
-  if (!allowed) return not_started(rq.call_id, who + " is not in this capsule's spawn.allow");
+  if (!allowed) {
+    free_slot(self, rq.call_id);
+    return not_started(rq.call_id, who + " is not in this capsule's spawn.allow");
+  }
   if (!is_delegation_id(rq.call_id) || st.children.count(rq.call_id))
-    return not_started(rq.call_id, "the delegation id is not usable for a child");
+    return not_started(rq.call_id, "the delegation id is not usable for a child"); // a slot of another's: kept
 
   PipeEnds lifeline;
   try {
     lifeline = make_pipe(); // both ends close-on-exec: no other child of this process inherits them
   } catch (const std::system_error& e) {
+    free_slot(self, rq.call_id);
     return not_started(rq.call_id, std::string("its lifeline could not be made (") + e.what() + ")");
   }
   // The grant: a fresh key the child's door will trust; its operator token is minted here from it.
@@ -218,6 +227,7 @@ child_spawner_actor::behavior_type child_spawner(spawner_actor* self, ChildSpawn
       if (!failure.empty()) refuse(self, id, failure);
       else refuse(self, id, it->second.capsule + " exited (code " + std::to_string(code) + ") before reporting its session");
       self->state.children.erase(it); // reaped: nothing of it is left to end
+      free_slot(self, id);
     },
     [=](ready_timeout_atom, const std::string& id) {
       auto it = self->state.children.find(id);

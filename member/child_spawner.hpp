@@ -42,6 +42,7 @@ struct ChildSpawnerSetup {
   int depth = 0;                      // the parent's own delegation depth (its children's is one more)
   std::string formation_id;           // "" outside a formation
   std::string live_dir;               // the formation's live ledger, handed on in each child's grant
+  live_port live;                     // its slots: each child's is given back once the child is gone
   std::vector<std::string> env;       // the parent's environment, as it is (filtered per child)
   std::vector<SpawnTarget> allowed;   // capabilities.spawn.allow
   std::shared_ptr<ChildProcesses> processes; // the threads; the session ends them (end_all)

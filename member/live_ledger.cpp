@@ -38,6 +38,7 @@ LiveSlot take(ledger_actor self, const TakeLiveSlot& rq) {
 
 live_port::behavior_type live_ledger(ledger_actor self, std::string dir) {
   try {
+    if (dir.empty()) throw std::runtime_error("the formation's live ledger has no path a child could be handed");
     self->state.slots = LiveSlots::open(dir);
   } catch (const std::runtime_error& e) {
     self->state.unreadable = e.what();

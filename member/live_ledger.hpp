@@ -17,7 +17,8 @@
 namespace mur {
 
 // `dir`: the ledger's directory (a formation's, from capsule/murmur_home.hpp
-// formation_live_dir; a capsule run alone makes its own in its session directory).
+// formation_live_dir; a capsule run alone makes its own in its session directory); "" when no
+// usable path could be had (every slot is then refused, naming why).
 live_port spawn_live_ledger(caf::actor_system& sys, const std::string& dir);
 
 } // namespace mur

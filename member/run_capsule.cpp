@@ -194,10 +194,17 @@ DoorTokens issue_door_tokens(const Manifest& m, const SpawnGrant* grant) {
 // The formation's live ledger a delegating capsule takes its children's slots from: the one its
 // grant names, its formation's (made by the launcher), or — a capsule run alone — one of its own
 // in its session directory, whose ceiling counts it as the one member.
+// Always an absolute path (a grant accepts no other), or "" when it is not one a grant can carry:
+// the ledger then refuses every slot, naming why.
 std::string live_ledger_dir(const Session& s, const JoinedFormation& formation, const SpawnGrant* grant) {
   if (grant && !grant->live_dir.empty()) return grant->live_dir;
-  if (!formation.id.empty()) return formation_live_dir(formation.id);
-  const std::string dir = s.dir.path + "/live";
+  auto absolute = [](std::string p) { return p.empty() || p.front() == '/' ? p : current_dir() + "/" + p; };
+  if (!formation.id.empty()) {
+    const std::string dir = absolute(formation_live_dir(formation.id));
+    return is_grantable_live_dir(dir) ? dir : "";
+  }
+  const std::string dir = absolute(s.dir.path + "/live");
+  if (!is_grantable_live_dir(dir)) return "";
   try {
     make_live_ledger(dir, LiveLimit{default_max_live, 1});
   } catch (const std::runtime_error&) {
@@ -215,6 +222,7 @@ void spawn_children(caf::actor_system& sys, Session& s, const Manifest& m, const
   cs.depth = grant ? grant->depth : 0;
   cs.live_dir = live_ledger_dir(s, formation, grant);
   s.live = spawn_live_ledger(sys, cs.live_dir);
+  cs.live = s.live;
   cs.program = self_binary();
   cs.store_root = o.store_root.empty() ? current_dir() : o.store_root;
   cs.session_dir = s.dir.path;

@@ -7,7 +7,8 @@
 //   recorded sha256 (E-ROS-007) → 7 every callee of an explicit rule accepts peer tasks
 //   (E-ROS-005) → 8 with any edge, every member has an authenticated door (E-ROS-006) → 9 every
 //   `capabilities.spawn.allow` entry of every member resolves like a member (E-ROS-009) → 10 no
-//   spawn.allow capsule name is the name of a member that member may call (E-ROS-010).
+//   spawn.allow capsule name is the name of a member that member may call (E-ROS-010) → 11 the
+//   members are no more than limits.max_live (E-ROS-011).
 // Warnings (no refusal): W-ROS-001 a callee with more callers than tasks it holds at once,
 // W-RUN-008 a caller whose egress lacks localhost, W-ROS-002 a script calling outside its
 // edges, W-ROS-003 a callee whose lifecycle.after_task is exit (it ends after one task).

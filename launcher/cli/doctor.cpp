@@ -24,13 +24,13 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr int admission_checks = 10;
+constexpr int admission_checks = 11;
 
 // Which admission check (1-based, in order) a refusal code belongs to.
 int check_of(const std::string& code) {
   static const char* order[] = {"E-ROS-001", "E-ROS-003", "E-ROS-002", "E-ROS-004",
                                 "E-ROS-008", "E-ROS-007", "E-ROS-005", "E-ROS-006",
-                                "E-ROS-009", "E-ROS-010"};
+                                "E-ROS-009", "E-ROS-010", "E-ROS-011"};
   for (int i = 0; i < admission_checks; ++i)
     if (code == order[i]) return i + 1;
   return 1;

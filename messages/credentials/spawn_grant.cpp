@@ -52,9 +52,25 @@ GrantLine render_spawn_grant(const DoorKey& key, const std::string& spawned_by, 
   // Both ids are checked shapes (no character JSON would escape), so they are written as they are.
   line += "\",\"spawned_by\":\"" + spawned_by + "\",\"delegation\":\"" + delegation +
           "\",\"depth\":" + std::to_string(depth);
-  if (!live_dir.empty()) line += ",\"live_dir\":" + nlohmann::json(live_dir).dump();
+  if (is_grantable_live_dir(live_dir)) line += ",\"live_dir\":" + nlohmann::json(live_dir).dump();
   line += "}";
   return GrantLine::adopt(std::move(line));
+}
+
+bool is_grantable_live_dir(std::string_view dir) {
+  if (dir.empty() || dir.size() > 1024 || dir.front() != '/') return false;
+  for (unsigned char c : dir)
+    if (c < 0x20 || c == 0x7f) return false;
+  // valid UTF-8 (a JSON string must be): each lead byte followed by its continuation bytes
+  for (std::size_t i = 0; i < dir.size();) {
+    const unsigned char c = static_cast<unsigned char>(dir[i]);
+    const std::size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    if (n == 0 || i + n > dir.size()) return false;
+    for (std::size_t k = 1; k < n; ++k)
+      if ((static_cast<unsigned char>(dir[i + k]) >> 6) != 0x2) return false;
+    i += n;
+  }
+  return true;
 }
 
 namespace {
@@ -101,11 +117,7 @@ SpawnGrant parse_spawn_grant(std::string_view text) {
   g.depth = static_cast<int>(depth.get<std::int64_t>());
   if (has_live) {
     const auto& live = (*j)["live_dir"];
-    bool ok = live.is_string() && !live.get_ref<const std::string&>().empty() &&
-              live.get_ref<const std::string&>().size() <= 1024 && live.get_ref<const std::string&>().front() == '/';
-    if (ok)
-      for (unsigned char c : live.get_ref<const std::string&>()) ok = ok && c >= 0x20 && c != 0x7f;
-    if (!ok) refuse("has a live_dir that is not an absolute path of at most 1024 bytes without control characters");
+    if (!live.is_string() || !is_grantable_live_dir(live.get_ref<const std::string&>())) refuse("has a live_dir that is not an absolute path of at most 1024 bytes without control characters");
     g.live_dir = live.get<std::string>();
   }
   return g;

@@ -59,7 +59,11 @@ inline constexpr int SPAWN_GRANT_MAX_DEPTH = 64;
 // Whether `id` can name a delegation (and so a directory): 1–64 of [a-z0-9_], not starting with '_'.
 bool is_delegation_id(std::string_view id);
 
-// The grant line, without its newline (os/channel_writer adds it).
+// Whether `dir` can be a grant's live_dir: absolute, 1–1024 bytes, valid UTF-8, no control character.
+bool is_grantable_live_dir(std::string_view dir);
+
+// The grant line, without its newline (os/channel_writer adds it). A live_dir that is not
+// grantable is left out.
 GrantLine render_spawn_grant(const DoorKey& key, const std::string& spawned_by, const std::string& delegation,
                              int depth, const std::string& live_dir = "");
 

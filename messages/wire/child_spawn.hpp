@@ -6,7 +6,10 @@
 // answers StartChild once, with the child's session and door (ChildStarted, `failure` empty) and
 // its operator credential (a Bearer: unprintable, never in a trace), or with the reason it could
 // not start (`failure` set, no credential). EndChild ends the child — closing its spawner
-// lifeline — whatever it was doing; the port sends nothing more for that call.
+// lifeline — whatever it was doing; the port sends nothing more for that call. The slot of the
+// formation's live ledger the delegation took (messages/wire/live_slot.hpp) goes with StartChild:
+// the port gives it back (FreeLiveSlot) once the child's process has ended, or at once when it
+// started none, so a slot is free only when its child is gone.
 // Rule: a delegated child shares only the formation id and lives no longer than its parent,
 // whose process alone holds its spawner lifeline (docs/spec/choices.md §Sub-capsules).
 #pragma once

@@ -2,7 +2,8 @@
 // delegated child, and what the ledger answers.
 //
 // Invariant: a slot is held for one delegation (named by its dlg_ id) from a granted
-// TakeLiveSlot to its FreeLiveSlot (or the end of the process that holds it); a formation never
+// TakeLiveSlot to its FreeLiveSlot — sent by the egress when no child was asked for, else by the
+// child port once the child is gone — (or the end of the process that holds it); a formation never
 // has more slots held than its ceiling leaves beside its members: `max_live` counts the
 // roster's members and every live delegated child, at any depth, in any member's process. A
 // refusal (`granted` false) says why in `failure`: the ceiling reached, or a ledger that could

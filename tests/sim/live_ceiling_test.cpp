@@ -110,7 +110,8 @@ TEST_CASE_METHOD(ceiling_fixture, "a fan-out of capsules delegating to each othe
 
 TEST_CASE_METHOD(ceiling_fixture, "a slot given back lets the next delegation start", "[sim][delegation][limits]") {
   // max_live 2: one child at a time. The lead's second delegation of its first turn is refused;
-  // once the first has answered, its next turn's delegation finds the slot free.
+  // once the first has answered and its child has ended, the next turn's delegation finds the
+  // slot free.
   Knobs k;
   k.max_live = 2;
   for (const char* leaf : {"leaf-a", "leaf-b"})
@@ -119,7 +120,7 @@ TEST_CASE_METHOD(ceiling_fixture, "a slot given back lets the next delegation st
                                                     "\nversion: 1.0.0\ninference: {turns: [{reply: 'done {{task}}'}]}\n"));
   launch({{"lead", entry_yaml("lead-c",
                               "inference: {turns: [" + delegate_to({"leaf-a", "leaf-b"}, "one") + ", " +
-                                delegate_to({"leaf-b"}, "two") + ", {reply: '{{answers}}'}]}\n",
+                                "{think_ms: 500, " + delegate_to({"leaf-b"}, "two").substr(1) + ", {reply: '{{answers}}'}]}\n",
                               spawn_allow_of({"leaf-a", "leaf-b"}))}},
          {}, "go", k);
   run_for(10s, 100ms);

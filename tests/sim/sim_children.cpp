@@ -54,14 +54,17 @@ sim_children_actor::behavior_type children(children_actor* self, SimChildrenSetu
       if (c.member.address() == dm.source && c.alive) {
         c.alive = false;
         self->send(self->state.setup.network, unplug_atom_v, c.url);
+        if (self->state.setup.live) self->send(self->state.setup.live, FreeLiveSlot{id}); // the child is gone
       }
   });
   return {
     [=](const StartChild& sc) -> caf::result<ChildStarted, Bearer> {
       auto& st = self->state;
       auto it = st.setup.installed.find(sc.capsule + "@" + sc.version);
-      if (it == st.setup.installed.end() || st.setup.fail_start.count(sc.capsule))
+      if (it == st.setup.installed.end() || st.setup.fail_start.count(sc.capsule)) {
+        if (st.setup.live) self->send(st.setup.live, FreeLiveSlot{sc.call_id}); // none started: its slot goes back
         return {ChildStarted{sc.call_id, "", "", 0, sc.capsule + "@" + sc.version + " cannot be started (simulated)"}, Bearer{}};
+      }
       auto& sys = self->system();
       const Manifest& m = it->second;
       LaunchOptions launch;

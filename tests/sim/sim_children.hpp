@@ -8,7 +8,9 @@
 // the parent member ends in any way (`(caf::link_atom, parent)` names it), every lifeline the
 // port holds closes, as a process's write ends close when it exits; the port itself stays, so
 // tests can still read its children's traces. Every actor it started is registered with the
-// owner list the fixture ends.
+// owner list the fixture ends. A delegation's slot of the live ledger goes back once its child's
+// member actor is gone, or at once when it cannot start (as the real port gives it back once the
+// child's process has ended).
 #pragma once
 
 #include "actors/actor_interfaces.hpp"

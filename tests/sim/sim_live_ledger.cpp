@@ -12,9 +12,9 @@ namespace {
 struct LedgerState {
   int max_live = 0;
   int members = 0;
-  // By who took it and for which delegation: simulated members seeded alike mint the same ids, as
-  // no two real processes do (the real ledger keeps each process's slots apart).
-  std::set<std::pair<caf::actor_addr, std::string>> held;
+  // One entry per slot held, by delegation id: simulated members seeded alike mint the same ids
+  // (no two real processes do), so an id may stand for several slots, each freed once.
+  std::multiset<std::string> held;
   std::int32_t most = 0;
   static inline const char* name = "sim.live_ledger";
 };
@@ -27,16 +27,15 @@ sim_live_actor::behavior_type ledger(ledger_actor self, int max_live, int member
   return {
     [=](const TakeLiveSlot& rq) {
       auto& st = self->state;
-      const auto key = std::make_pair(caf::actor_cast<caf::actor_addr>(self->current_sender()), rq.call_id);
-      if (!st.held.count(key)) {
-        if (static_cast<int>(st.held.size()) >= st.max_live - st.members)
-          return LiveSlot{rq.call_id, false, st.max_live, ""};
-        st.held.insert(key);
-        st.most = std::max<std::int32_t>(st.most, static_cast<std::int32_t>(st.held.size()));
-      }
+      if (static_cast<int>(st.held.size()) >= st.max_live - st.members) return LiveSlot{rq.call_id, false, st.max_live, ""};
+      st.held.insert(rq.call_id);
+      st.most = std::max<std::int32_t>(st.most, static_cast<std::int32_t>(st.held.size()));
       return LiveSlot{rq.call_id, true, st.max_live, ""};
     },
-    [=](const FreeLiveSlot& f) { self->state.held.erase(std::make_pair(caf::actor_cast<caf::actor_addr>(self->current_sender()), f.call_id)); },
+    [=](const FreeLiveSlot& f) {
+      auto it = self->state.held.find(f.call_id);
+      if (it != self->state.held.end()) self->state.held.erase(it);
+    },
     [=](caf::get_atom) { return self->state.most; },
     [=](caf::get_atom, caf::get_atom) { return static_cast<std::int32_t>(self->state.held.size()); },
   };

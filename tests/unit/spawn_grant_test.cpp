@@ -118,6 +118,12 @@ TEST_CASE("a grant may name the formation's live ledger: an absolute path, read 
     CHECK(code == "E-RUN-052");
     CHECK(message.find("live_dir that is not an absolute path") != std::string::npos);
   }
+  // a path a grant cannot carry (not UTF-8, relative) is left out, never a throw
+  for (const std::string& bad : {std::string("/tmp/\xff\xfe"), std::string("rel/dir"), std::string("/a\tb")}) {
+    CHECK_FALSE(is_grantable_live_dir(bad));
+    CHECK(parse_spawn_grant(render_spawn_grant(key, ses, "dlg_1", 1, bad).expose()).live_dir.empty());
+  }
+  CHECK(is_grantable_live_dir("/home/ü/.murmur"));
   // a fifth key that is not live_dir is one too many
   std::string t = grant_text(key_hex, ses, "dlg_1");
   CHECK(refusal_of(t.substr(0, t.size() - 1) + ",\"extra\":1}").second.find("exactly the keys") != std::string::npos);
