@@ -199,6 +199,22 @@ void members_under_ceiling(const Roster& roster) {
            "members may delegate to), or remove members");
 }
 
+// W-ROS-006: a member may delegate, but the ceiling leaves no slot beside the members.
+void warn_no_room_for_children(Admission& a) {
+  if (a.roster.members.size() < static_cast<std::size_t>(a.roster.max_live)) return;
+  std::vector<std::string> delegating;
+  for (const auto& m : a.members)
+    if (!m.capsule.manifest.spawn_allow.empty()) delegating.push_back(m.declared.name);
+  if (delegating.empty()) return;
+  a.warnings.push_back(Warning{
+    "W-ROS-006",
+    "limits.max_live (" + std::to_string(a.roster.max_live) + ") is taken up by the roster's " +
+      std::to_string(a.roster.members.size()) + " members, yet " + comma_list(delegating) +
+      " may delegate: every delegation will be refused at the ceiling",
+    "raise limits.max_live above " + std::to_string(a.roster.members.size()) +
+      " by as many children as may run at once, or remove capabilities.spawn.allow from those capsules"});
+}
+
 // W-ROS-001: more callers than tasks held at once.
 void warn_crowded_callees(Admission& a) {
   for (const auto& m : a.members) {
@@ -286,6 +302,7 @@ Admission admit(const Roster& roster, const StoreRoots& stores) {
   warn_callers_without_localhost(a);
   warn_scripts_calling_outside(a);
   warn_callees_that_exit(a);
+  warn_no_room_for_children(a);
   if (auto w = call_cycle_warning(a)) a.warnings.push_back(*w);
   std::set<std::string> looked_at; // a capsule two members run is warned about once
   for (const auto& m : a.members)

@@ -11,7 +11,8 @@
 //   members are no more than limits.max_live (E-ROS-011).
 // Warnings (no refusal): W-ROS-001 a callee with more callers than tasks it holds at once,
 // W-RUN-008 a caller whose egress lacks localhost, W-ROS-002 a script calling outside its
-// edges, W-ROS-003 a callee whose lifecycle.after_task is exit (it ends after one task).
+// edges, W-ROS-003 a callee whose lifecycle.after_task is exit (it ends after one task),
+// W-ROS-006 a member that may delegate under a limits.max_live the members already fill.
 // Checks 1–5 read no store. Within a check, members go in roster order. There is no lock
 // file here, so E-REG-005 does not exist.
 //

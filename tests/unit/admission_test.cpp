@@ -387,3 +387,18 @@ TEST_CASE("E-ROS-011: more members than limits.max_live", "[admission][limits]")
   // exactly as many members as the ceiling: admitted (no room for children, which is the roster's choice)
   CHECK(s.admit(roster(m_lead + m_a + m_b, "  - {from: lead, to: [a, b]}\n") + "limits: {max_live: 3}\n").members.size() == 3);
 }
+
+TEST_CASE("W-ROS-006: a member may delegate but limits.max_live leaves no slot", "[admission][limits]") {
+  Stores s;
+  s.capsule("lead-c", egress + "helper@1.0.0]}}\n" + auth_door);
+  s.capsule("helper", "");
+  auto full = s.admit(roster(m_lead) + "limits: {max_live: 1}\n");
+  bool warned = false;
+  for (const auto& w : full.warnings)
+    if (w.code == "W-ROS-006") {
+      warned = true;
+      CHECK(w.message.find("lead may delegate") != std::string::npos);
+    }
+  CHECK(warned);
+  for (const auto& w : s.admit(roster(m_lead) + "limits: {max_live: 2}\n").warnings) CHECK(w.code != "W-ROS-006");
+}
