@@ -18,18 +18,25 @@ using namespace mur;
 
 namespace {
 
-// A loopback port nothing listens on: bound, read back, then closed.
-int closed_port() {
+// A loopback socket bound to a free port, listening when `listen`: its descriptor and port.
+std::pair<int, int> loopback_socket(bool listen) {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   REQUIRE(fd >= 0);
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+  if (listen) REQUIRE(::listen(fd, 4) == 0);
   socklen_t len = sizeof a;
   REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0);
+  return {fd, ntohs(a.sin_port)};
+}
+
+// A loopback port nothing listens on: bound, read back, then closed.
+int closed_port() {
+  auto [fd, port] = loopback_socket(false);
   ::close(fd);
-  return ntohs(a.sin_port);
+  return port;
 }
 
 } // namespace
@@ -49,20 +56,12 @@ TEST_CASE("the curl pool names a refused connection as such", "[transport]") {
 
 TEST_CASE("a stopping pool lets a farewell run only to the cap, whatever its own timeout says", "[transport]") {
   // A loopback listener that accepts and never answers: the farewell's DELETE waits on it.
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  REQUIRE(fd >= 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-  REQUIRE(::listen(fd, 4) == 0);
-  socklen_t len = sizeof a;
-  REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0);
+  auto [fd, port] = loopback_socket(true);
   std::promise<std::pair<long, std::string>> done;
   {
     CurlPool pool;
     HttpCall call;
-    call.url = "http://127.0.0.1:" + std::to_string(ntohs(a.sin_port)) + "/mcp";
+    call.url = "http://127.0.0.1:" + std::to_string(port) + "/mcp";
     call.method = "DELETE";
     call.farewell = true;
     call.timeout = std::chrono::minutes(10); // were it let run out, the test would hit ctest's timeout
