@@ -209,7 +209,8 @@ void warn_no_room_for_children(Admission& a) {
   a.warnings.push_back(Warning{
     "W-ROS-006",
     "limits.max_live (" + std::to_string(a.roster.max_live) + ") is taken up by the roster's " +
-      std::to_string(a.roster.members.size()) + " members, yet " + comma_list(delegating) +
+      (a.roster.members.size() == 1 ? std::string("one member") : std::to_string(a.roster.members.size()) + " members") +
+      ", yet " + comma_list(delegating) +
       " may delegate: every delegation will be refused at the ceiling",
     "raise limits.max_live above " + std::to_string(a.roster.members.size()) +
       " by as many children as may run at once, or remove capabilities.spawn.allow from those capsules"});
