@@ -47,8 +47,7 @@ struct CallState {
   bool callers_deadline = false;             // the calling task's own deadline came before the call deadline
   bool child_started = false;                // a delegation whose child runs: ended with the call
   std::string child_session;
-  bool slot_held = false;                    // a delegation's slot of the formation's live ledger
-  bool slot_handed = false;                  // StartChild went out: the child port gives the slot back
+  bool slot_held = false;                    // a delegation's slot of the live ledger, until StartChild hands it on
   std::int64_t confirm_ms = 0;               // a cancel that asks for confirmation within this bound
   bool confirm_sent = false;                 // its CallCanceled is sent
   static inline const char* name = "mur.egress_call";
@@ -94,8 +93,7 @@ void quit(call_actor* self) {
   report_canceled(self, "not_held");
   if (self->state.child_started && self->state.setup.children)
     self->send(self->state.setup.children, EndChild{self->state.req.call_id});
-  if (self->state.slot_held && !self->state.slot_handed)
-    self->send(self->state.setup.live, FreeLiveSlot{self->state.req.call_id});
+  if (self->state.slot_held) self->send(self->state.setup.live, FreeLiveSlot{self->state.req.call_id});
   self->quit();
 }
 
@@ -438,7 +436,7 @@ void start_child(call_actor* self) {
 
 void start_child_process(call_actor* self) {
   auto& st = self->state;
-  st.slot_handed = st.slot_held; // held while the child lives: the child port gives it back once it is gone
+  st.slot_held = false; // handed on with StartChild: the child port gives it back once the child is gone
   self->request(st.setup.children, caf::infinite,
                 StartChild{st.req.call_id, capsule_of(st.req.member), st.setup.child_version, st.req.task_id})
     .then(

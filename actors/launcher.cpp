@@ -47,7 +47,6 @@ struct LauncherState {
   std::vector<std::string> failures;             // E-RUN-045 lines
   std::int32_t exit_code = 0;
   std::string ending;
-  bool peers_closed = false;                     // stopping: every lifeline was closed
   static inline const char* name = "mur.launcher";
 };
 
@@ -124,13 +123,9 @@ std::string running_entry(const LauncherState& st) {
   return "";
 }
 
-// The peers' lifelines close (once): the stop's second step.
-void close_peers(launcher_actor* self) {
-  auto& st = self->state;
-  if (st.peers_closed) return;
-  st.peers_closed = true;
-  self->send(st.lifelines, caf::close_atom_v);
-}
+// Every lifeline still open closes (a second time closes nothing: the holder forgets each end it
+// closed); in a top-down stop, the peers'.
+void close_all(launcher_actor* self) { self->send(self->state.lifelines, caf::close_atom_v); }
 
 // Ends the formation from the top down: the entry's lifeline closes first, so its session's end
 // cancels its task and that cancel follows the tree while every callee still runs (each task
@@ -140,15 +135,15 @@ void close_peers(launcher_actor* self) {
 void stop(launcher_actor* self, std::int32_t code, std::string why) {
   auto& st = self->state;
   if (st.phase == Phase::stopping || st.phase == Phase::ended) return;
-  const bool top_down = st.phase == Phase::entry_running && !running_entry(st).empty();
+  const std::string entry = st.phase == Phase::entry_running ? running_entry(st) : "";
   st.phase = Phase::stopping;
   st.exit_code = code;
   st.ending = std::move(why);
-  if (top_down) {
-    self->send(st.lifelines, caf::close_atom_v, running_entry(st));
+  if (!entry.empty()) { // top down
+    self->send(st.lifelines, caf::close_atom_v, entry);
     self->delayed_send(self, st.setup.peers_after, deadline_atom_v, LauncherDeadline::peers);
   } else {
-    close_peers(self);
+    close_all(self);
   }
   self->delayed_send(self, st.setup.stop_grace, deadline_atom_v, LauncherDeadline::grace);
   finish_if_done(self);
@@ -342,7 +337,7 @@ launcher_handle::behavior_type launcher(launcher_actor* self, LauncherSetup setu
       } else if (m && !m->entry && s.phase == Phase::entry_running) {
         peer_exited(self, ex);
       }
-      if (m && m->entry && s.phase == Phase::stopping) close_peers(self); // the tree is wound down
+      if (m && m->entry && s.phase == Phase::stopping) close_all(self); // the tree is wound down
 
       finish_if_done(self);
     },
@@ -356,7 +351,7 @@ launcher_handle::behavior_type launcher(launcher_actor* self, LauncherSetup setu
       } else if (which == LauncherDeadline::fault) {
         stop(self, member_fault_exit_code, s.fault);
       } else if (which == LauncherDeadline::peers && s.phase == Phase::stopping) {
-        close_peers(self);
+        close_all(self);
       } else if (which == LauncherDeadline::grace && s.phase == Phase::stopping) {
         for (const auto* names : {&s.running, &s.pending})
           for (const auto& name : *names) {

@@ -1,6 +1,8 @@
 // live_slots.cpp — see live_slots.hpp.
 #include "os/live_slots.hpp"
 
+#include "messages/wire/live_slot.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <fcntl.h>
@@ -18,8 +20,6 @@
 namespace mur {
 namespace {
 
-constexpr int max_ceiling = 4096; // messages/wire/live_slot.hpp max_live_limit
-
 std::runtime_error failed(const std::string& what, int err) {
   return std::runtime_error(what + " (" + std::strerror(err) + ")");
 }
@@ -27,7 +27,7 @@ std::runtime_error failed(const std::string& what, int err) {
 } // namespace
 
 void make_live_ledger(const std::string& dir, LiveLimit limit) {
-  if (limit.members < 1 || limit.max_live < limit.members || limit.max_live > max_ceiling)
+  if (limit.members < 1 || limit.max_live < limit.members || limit.max_live > max_live_limit)
     throw std::runtime_error("the live ledger's limit is out of range");
   if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) throw failed("the live ledger could not be made", errno);
   struct stat st {};
@@ -54,7 +54,7 @@ LiveSlots LiveSlots::open(const std::string& dir) {
     return j.is_object() && j.contains(key) && j[key].is_number_integer() ? j[key].get<long long>() : -1LL;
   };
   const long long max_live = number("max_live"), members = number("members");
-  if (members < 1 || max_live < members || max_live > max_ceiling)
+  if (members < 1 || max_live < members || max_live > max_live_limit)
     throw std::runtime_error("the formation's live ledger is damaged");
   LiveSlots s;
   s.dir_ = dir;

@@ -4,6 +4,7 @@
 
 #include "actors/atoms.hpp"
 #include "actors/launcher.hpp"
+#include "capsule/murmur_home.hpp"
 #include "http/curl_pool.hpp"
 #include "http/door_network.hpp"
 #include "launcher/admission/admission.hpp"
@@ -23,7 +24,6 @@
 #include "messages/vocabulary/failure.hpp"
 #include "messages/vocabulary/ids.hpp"
 #include "messages/wire/formation_messages.hpp"
-#include "capsule/murmur_home.hpp"
 #include "os/live_slots.hpp"
 #include "os/process_spawn.hpp"
 #include "os/process_start.hpp"
