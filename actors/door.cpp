@@ -223,6 +223,7 @@ DoorReply send_message(door_actor* self, const DoorRequest& req) {
   v.submitter = req.verdict.credential;
   v.chain = chain_of(req);
   if (req.verdict.is_formation) v.deadline_ms = req.deadline_ms; // how long the caller still waits
+  v.budget = req.budget; // what the caller has left: anyone's, since it can only narrow the task's own
   v.created_ms = now_ms(self);
   v.updated_ms = v.created_ms;
   if (st.closing || !has_room(st)) {
@@ -439,6 +440,7 @@ void on_finished(door_actor* self, const TaskFinished& f) {
     self->demonitor(e.task.address());
   }
   e.task = nullptr;
+  e.view.usage = f.usage; // a canceled task's too: its canceller is charged what it spent
   if (!is_terminal(e.view.state)) { // an accepted cancel overrides the loop's final state
     e.view.state = f.state;
     e.view.status_text = f.status_text;

@@ -50,6 +50,7 @@ struct CallState {
   bool slot_held = false;                    // a delegation's slot of the live ledger, until StartChild hands it on
   std::int64_t confirm_ms = 0;               // a cancel that asks for confirmation within this bound
   bool confirm_sent = false;                 // its CallCanceled is sent
+  Usage usage;                               // what the callee's task spent, as its answer says
   static inline const char* name = "mur.egress_call";
 };
 
@@ -103,7 +104,7 @@ void report_end(call_actor* self, CallStatus status, std::string output, std::ve
   cut_to(output, answer_cap, answer_cut_marker); // never half a UTF-8 character
   answer_start(self, status, output);
   self->send(st.task, CallEnded{st.req.call_id, st.req.member, status, output, st.member_task_id, std::move(below),
-                                ms_since(self, st.began)});
+                                ms_since(self, st.began), st.usage});
 }
 
 void end(call_actor* self, CallStatus status, std::string output, std::vector<NoAnswer> below = {}) {
@@ -174,6 +175,7 @@ void cancel_and_confirm(call_actor* self) {
 // The callee's task reached a terminal state: the call ends with its outcome.
 void end_from(call_actor* self, const TaskView& v) {
   const std::string& m = self->state.req.member;
+  self->state.usage = v.usage; // charged to the calling task with the outcome
   if (v.state == TaskState::completed)
     end(self, CallStatus::completed, v.answer, below_of(v));
   else if (v.state == TaskState::failed && v.no_answer)
@@ -270,6 +272,7 @@ DoorRequest send_request(const call_actor* self) {
   r.return_immediately = true;                      // the call returns as soon as the member holds the task
   r.text = st.req.text;
   r.chain = st.req.chain;
+  r.budget = st.req.budget; // what the calling task has left: the callee spends no more
   if (r.peer_origin) { // how long this call still waits: the callee stops then (the call extension)
     const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(self->clock().now() - st.began);
     r.deadline_ms = std::max<std::int64_t>(1, (st.setup.call_deadline - waited).count());

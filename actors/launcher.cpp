@@ -70,6 +70,7 @@ std::shared_ptr<const FormationBundle> bundle_for(const LauncherState& st, const
   b->launcher = st.setup.identity;
   b->verify_key = st.authority->verify_key();
   b->chain_rule = st.setup.chain_rule;
+  b->limits = st.setup.limits;
   for (const auto& callee : m.callees) {
     const PlannedMember* to = planned(st, callee);
     if (to == nullptr || to->entry || callee == m.name) continue; // no credential ever names the entry member

@@ -84,6 +84,7 @@ struct LauncherSetup {
   progress_port reporter;
   IdClockSpec ids;                                    // mints the formation id (stream "launcher")
   ChainRule chain_rule;                               // roster.yaml's allow_cycles and max_depth, in every bundle
+  SpendLimits limits;                                 // roster.yaml's spending limits, in every bundle
 };
 
 // Answers (caf::get_atom) with its formation id. `(sigterm_atom, int32 signal)` stops it.

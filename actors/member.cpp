@@ -173,7 +173,12 @@ void spawn_member_door(member_actor* self, const std::vector<std::string>& calle
   each.ids = st.setup.ids;
   each.tools = st.setup.tools;
   each.own_tools = st.setup.own_tools;
-  if (st.setup.bundle) each.chain_rule = st.setup.bundle->chain_rule;
+  if (st.setup.bundle) {
+    each.chain_rule = st.setup.bundle->chain_rule;
+    each.limits.formation = st.setup.bundle->limits;
+  }
+  each.limits.own = st.setup.limits;
+  each.limits.own_max_depth = st.setup.max_depth;
   if (!st.setup.spawnable.empty() && st.setup.delegation_depth >= st.setup.max_delegation_depth)
     each.no_delegation = "delegation stops here: this member is a delegated child at depth " +
                          std::to_string(st.setup.delegation_depth) + ", the limit (" +

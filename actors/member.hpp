@@ -51,6 +51,8 @@ struct MemberSetup {
   bool accepts_peer_tasks = false;
   bool allows_localhost = false;
   int max_turns = 10;
+  SpendLimits limits;                              // the manifest's `limits`: what each task may spend
+  int max_depth = 0;                               // limits.max_depth (0: the roster's alone)
   std::string system_prompt;                       // the capsule's own (inference.system_prompt[_file])
   std::chrono::milliseconds call_deadline{600'000};
   std::string launch_task;                         // --task: runs first, as the operator's task

@@ -76,6 +76,10 @@ struct TaskActorState {
   std::int64_t cancel_within_ms = 0;     // canceling: how long its canceller waits for it
   std::set<std::string> cancels_out;     // canceling: calls whose CallCanceled has not come
   std::vector<CallCanceled> undone;      // canceling: what each canceled call undid, in arrival order
+  BudgetSources budget;                  // its limits: the capsule's, the formation's, the caller's remaining
+  Usage own;                             // what it spent itself
+  Usage below;                           // what its callees reported spending (charged on arrival)
+  std::string wall_limit;                // set: its deadline is its own max_wall_secs (these words name it)
   static inline const char* name = "mur.task";
 };
 
@@ -128,11 +132,14 @@ void finish(task_ptr self, TaskFinished done) {
   }
   st.round.clear();
   done.task_id = st.setup.task.id;
+  done.usage = st.own;
+  done.usage += st.below;
   nlohmann::json end{{"task_id", st.setup.task.id}, {"exit_status", to_string(done.exit_status)},
                      {"turns", st.turns_answered}, {"state", state_word(done.state)}};
   if (done.state == TaskState::completed) end["answer"] = capped(done.answer);
   else end["reason"] = capped(done.status_text);
   if (cancels) end["canceled_by"] = st.canceled_by;
+  add_usage_fields(end, st.own, done.usage, st.budget.effective());
   if (!done.no_answer_below.empty()) {
     nlohmann::json below = nlohmann::json::array();
     for (const auto& n : done.no_answer_below) below.push_back({{"member", n.member}, {"status", n.status}});
@@ -186,13 +193,33 @@ void end_without_answer_now(task_ptr self) {
 }
 
 // The caller's deadline passed: the task stops (its calls are abandoned), since nobody waits.
+// Its own max_wall_secs passed first: the budget is exhausted.
 void time_out(task_ptr self) {
+  if (!self->state.wall_limit.empty())
+    return fail(self, "budget exhausted: " + self->state.wall_limit + " reached", TaskExit::budget_exhausted);
   TaskFinished done;
   done.state = TaskState::failed;
   done.status_text = "timed out: the caller stops waiting after " + std::to_string(self->state.setup.task.deadline_ms) +
                      " ms, so the task stopped";
   done.exit_status = TaskExit::timed_out;
   finish(self, std::move(done));
+}
+
+// What the task and the tasks below it spent so far.
+Usage spent(task_ptr self) {
+  Usage u = self->state.own;
+  u += self->state.below;
+  return u;
+}
+
+// A limit is reached: the task ends, naming it and its use.
+void exhaust(task_ptr self, const LimitHit& hit) {
+  fail(self, exhausted_text(hit, self->state.budget), TaskExit::budget_exhausted);
+}
+
+// Before `n` more of `s`: the limit they would pass, if any.
+std::optional<LimitHit> over_budget(task_ptr self, Spend s, std::int64_t n) {
+  return would_pass(self->state.budget.effective(), spent(self), s, n);
 }
 
 // How long this task's caller still waits (0: it set no deadline).
@@ -263,6 +290,8 @@ void on_response(task_ptr self, ModelTurn t);
 // Asks the model with the whole transcript (the current turn, the current step).
 void ask_model(task_ptr self) {
   auto& st = self->state;
+  if (auto hit = spent_before_request(st.budget.effective(), spent(self))) return exhaust(self, *hit);
+  ++st.own.model_requests;
   ModelTurnRequest req{st.setup.task.id, st.setup.task.request, st.turn,     st.step,
                        st.setup.member,  st.setup.callees,       st.setup.capsules, st.answers,
                        st.continuation,  st.transcript,          st.setup.own_tools};
@@ -421,13 +450,15 @@ std::optional<std::string> make_call(task_ptr self, const std::string& member, c
   }
   if (!child) {
     const auto& above = st.setup.task.chain;
-    switch (judge_call(st.setup.chain_rule, above, st.setup.member, member)) {
+    ChainRule rule = st.setup.chain_rule;
+    if (st.setup.limits.own_max_depth > 0) rule.max_depth = std::min(rule.max_depth, st.setup.limits.own_max_depth);
+    switch (judge_call(rule, above, st.setup.member, member)) {
     case ChainVerdict::ok: break;
     case ChainVerdict::cycle:
       return refuse_call(self, member, "cycle", task_texts::call_cycle(chain_words(chain_below(above, st.setup.member), member)));
     case ChainVerdict::depth:
       return refuse_call(self, member, "depth",
-                         task_texts::call_too_deep(static_cast<int>(above.size()) + 1, st.setup.chain_rule.max_depth));
+                         task_texts::call_too_deep(static_cast<int>(above.size()) + 1, rule.max_depth));
     }
   }
   if (const RoundCall* p = st.round.of_member(member))
@@ -443,10 +474,11 @@ std::optional<std::string> make_call(task_ptr self, const std::string& member, c
   c.on_result = std::move(on_result);
   const std::string call_id = c.call_id;
   st.round.claim(std::move(c));
+  ++st.own.calls;
   self->request(st.setup.egress, caf::infinite, CallMember{st.setup.task.id, call_id, member, text,
                                                            child ? std::vector<std::string>{}
                                                                  : chain_below(st.setup.task.chain, st.setup.member),
-                                                           remaining_ms(self)})
+                                                           remaining_ms(self), left_after(st.budget.effective(), spent(self))})
     .then([=](CallStart& s) { on_start(self, call_id, member, std::move(s)); },
           [=](caf::error& err) {
             on_start(self, call_id, member,
@@ -488,6 +520,7 @@ bool is_own_tool(const TaskSetup& s, const std::string& name) {
 // texts); its result reaches `on_result`.
 void use_own_tool(task_ptr self, const ToolCall& call, std::function<void(ToolReply)> on_result) {
   auto& st = self->state;
+  ++st.own.tool_calls;
   const auto made = self->clock().now();
   const auto sep = call.name.find("__");
   auto done = [=](ToolReply r) {
@@ -517,6 +550,14 @@ ToolUse read_use(const TaskSetup& s, const ToolCall& call) {
 // Offering: each tool call of the response is answered at once or once its CallStart is in.
 void offer_calls(task_ptr self, std::vector<ToolCall> calls, bool asks_again) {
   auto& st = self->state;
+  // A response asking for more than the budget leaves: nothing of it runs.
+  std::int64_t own_tools = 0, member_calls = 0;
+  for (const auto& c : calls) {
+    if (is_own_tool(st.setup, c.name)) ++own_tools;
+    else if (c.name == tool_name::call_member || c.name == tool_name::delegate) ++member_calls;
+  }
+  if (auto hit = over_budget(self, Spend::tool_calls, own_tools)) return exhaust(self, *hit);
+  if (auto hit = over_budget(self, Spend::calls, member_calls)) return exhaust(self, *hit);
   enter(self, TaskPhase::offering);
   st.tools.asks_again = asks_again;
   st.tools.calls = std::move(calls);
@@ -557,6 +598,7 @@ void on_response(task_ptr self, ModelTurn t) {
   auto& st = self->state;
   if (canceling(self)) return;
   if (st.step == 0) ++st.turns_answered;
+  st.own.tokens += std::max<std::int64_t>(0, t.stats.prompt_tokens) + std::max<std::int64_t>(0, t.stats.completion_tokens);
   trace_inference(self, t);
   if (t.fails) return fail(self, t.failure, TaskExit::failed);
   st.transcript.push_back(TranscriptMessage::assistant(t.text, t.tool_calls));
@@ -568,7 +610,15 @@ void on_response(task_ptr self, ModelTurn t) {
 // A tool call of an agent program, during its turn: answered with its result once known.
 caf::result<ToolReply> on_tool_request(task_ptr self, const ToolRequest& req) {
   auto& st = self->state;
-  if (is_own_tool(st.setup, req.call.name)) {
+  const bool own = is_own_tool(st.setup, req.call.name);
+  const bool calls = req.call.name == tool_name::call_member || req.call.name == tool_name::delegate;
+  if (own || calls)
+    if (auto hit = over_budget(self, own ? Spend::tool_calls : Spend::calls, 1)) {
+      const std::string text = exhausted_text(*hit, st.budget);
+      exhaust(self, *hit);
+      return ToolReply{"tool error: " + text + "; the task ends.", true};
+    }
+  if (own) {
     auto rp = self->make_response_promise<ToolReply>();
     use_own_tool(self, req.call, [rp](ToolReply r) mutable { rp.deliver(std::move(r)); });
     return rp;
@@ -594,8 +644,11 @@ caf::result<ToolReply> on_tool_request(task_ptr self, const ToolRequest& req) {
 
 // A call's outcome joins the round (cut at 64 KiB); false if it is not a call of the round.
 bool arrive(task_ptr self, CallEnded e) {
+  const Usage used = e.usage;
   const bool truncated = cut_output(e.output);
-  return self->state.round.arrive(std::move(e), truncated);
+  if (!self->state.round.arrive(std::move(e), truncated)) return false;
+  self->state.below += used; // the callee's spending is the caller's: charged once, on arrival
+  return true;
 }
 
 task_handle::behavior_type in_phase(task_ptr self, TaskPhase phase) {
@@ -647,10 +700,22 @@ task_handle::behavior_type task_actor(task_ptr self, TaskSetup setup) {
                        {"submitter", st.setup.task.submitter},
                        {"text", capped(st.setup.task.request)}};
   if (!st.setup.task.chain.empty()) start["chain"] = st.setup.task.chain;
-  if (st.setup.task.deadline_ms > 0) {
-    start["deadline_ms"] = st.setup.task.deadline_ms;
-    st.deadline = self->clock().now() + std::chrono::milliseconds(st.setup.task.deadline_ms);
-    self->delayed_send(self, std::chrono::milliseconds(st.setup.task.deadline_ms), deadline_atom_v);
+  const TaskLimits& limits = st.setup.limits;
+  st.budget = BudgetSources{limits.own.budget, st.member_sent ? Budget{} : limits.formation.budget, st.setup.task.budget};
+  if (!st.budget.effective().bounds_nothing()) start["budget"] = budget_fields(st.budget.effective());
+  // Its own wall limit (the capsule's, or the formation's for a task no member sent) is its
+  // deadline when its caller waits longer.
+  std::int64_t wait_ms = st.setup.task.deadline_ms;
+  for (const auto& [secs, whose] : {std::pair{limits.own.max_wall_secs, "the capsule's"},
+                                     std::pair{st.member_sent ? 0 : limits.formation.max_wall_secs, "the formation's"}})
+    if (secs > 0 && (wait_ms == 0 || secs * 1000 < wait_ms)) {
+      wait_ms = secs * 1000;
+      st.wall_limit = "max_wall_secs (" + std::to_string(secs) + " s, " + whose + ")";
+    }
+  if (st.setup.task.deadline_ms > 0) start["deadline_ms"] = st.setup.task.deadline_ms;
+  if (wait_ms > 0) {
+    st.deadline = self->clock().now() + std::chrono::milliseconds(wait_ms);
+    self->delayed_send(self, std::chrono::milliseconds(wait_ms), deadline_atom_v);
   }
   trace(self, "task_start", start);
   st.transcript.push_back(TranscriptMessage::system(st.setup.system_text));

@@ -26,7 +26,11 @@
 //   canceling         --every CallCanceled, or the bound--> finished: canceled, naming what was canceled
 //                                                     below and who did not confirm (cancel_confirm.hpp)
 //   any               --deadline_atom-->              finished: failed, timed_out (the caller's deadline, task.deadline_ms,
-//                                                     passed: nobody waits; outstanding calls abandoned)
+//                                                     passed: nobody waits; outstanding calls abandoned), or
+//                                                     budget_exhausted when the task's own max_wall_secs came first
+//   asking, offering  --a limit reached-->            finished: failed, budget_exhausted (before a model request:
+//                                                     no tokens or requests left; before tool calls or calls that
+//                                                     would pass max_tool_calls / max_calls)
 //   any               --its door is down-->           quits (nothing can read or cancel it)
 //   any               --ModelText-->                  the same phase; passed on to the door
 //   finished          = TaskFinished sent once, then the actor quits: nothing is handled after it
@@ -38,7 +42,8 @@
 // fenced as `member:<name>` (`capsule:<name>`); a call that ends with no answer is named, with
 // the members further down that gave none; a call to a member on the task's chain (or deeper
 // than max_depth) is refused before anything is sent (messages/vocabulary/call_chain.hpp), and
-// every call carries the chain with this member at its end.
+// every call carries the chain with this member at its end. Every call carries what the task has
+// left of its budget, and each callee's usage is charged to the task when its outcome arrives.
 // Rule: one call per callee at a time, outcomes fenced and delivered in one continuation
 // (docs/spec/formation.md §How a member gives another work); a delegated child is not a
 // member (docs/spec/choices.md §Sub-capsules).
@@ -48,6 +53,7 @@
 #include "actors/id_clock.hpp"
 #include "actors/ports.hpp"
 #include "messages/vocabulary/call_chain.hpp"
+#include "messages/vocabulary/task_budget.hpp"
 #include "messages/wire/a2a_task.hpp"
 
 #include <caf/fwd.hpp>
@@ -74,6 +80,7 @@ struct TaskSetup {
   std::vector<OwnTool> own_tools;     // offered to the model beside the runtime's (each turn: as `tools` lists them then); calls go to `tools`
   std::string no_delegation;          // set: a delegate call is this tool error (the depth limit, actors/member.hpp)
   ChainRule chain_rule;               // the roster's allow_cycles and max_depth (judged against task.chain)
+  TaskLimits limits;                  // the capsule's own and the formation's (messages/vocabulary/task_budget.hpp)
 };
 
 // True when a task's submitter credential is a formation member (`member:<name>`).

@@ -42,4 +42,21 @@ nlohmann::json call_fields(const std::string& task_id, const RoundCall& c, const
   return f;
 }
 
+nlohmann::json budget_fields(const Budget& b) {
+  nlohmann::json f = nlohmann::json::object();
+  for (Spend s : {Spend::tokens, Spend::model_requests, Spend::tool_calls, Spend::calls})
+    if (limit_of(b, s) != no_limit) f[limit_name(s)] = limit_of(b, s);
+  return f;
+}
+
+nlohmann::json usage_fields(const Usage& u) {
+  return {{"tokens", u.tokens}, {"model_requests", u.model_requests}, {"tool_calls", u.tool_calls}, {"calls", u.calls}};
+}
+
+void add_usage_fields(nlohmann::json& end, const Usage& own, const Usage& total, const Budget& budget) {
+  end["usage"] = usage_fields(total);
+  if (!(own == total)) end["own_usage"] = usage_fields(own);
+  if (!budget.bounds_nothing()) end["budget"] = budget_fields(budget);
+}
+
 } // namespace mur

@@ -1,4 +1,5 @@
 #include "capsule/manifest.hpp"
+#include "capsule/limits_section.hpp"
 
 #include "capsule/capsule_names.hpp"
 #include "capsule/http_inference.hpp"
@@ -410,7 +411,7 @@ Manifest parse_manifest(const std::string& text, const std::string& label) {
   Value top(yaml::load_text(text, file_origin), "", &origin);
   if (top.is_null()) top.fail_with("E-MAN-001", "is empty", "write at least name and version");
   top.expect_map({"name", "version", "description", "inference", "lifecycle", "exports",
-                  "capabilities", "network", "trace", "install", "tools"});
+                  "capabilities", "network", "trace", "install", "tools", "limits"});
   Manifest m;
   Value name = top.require("name");
   m.name = name.string();
@@ -422,6 +423,11 @@ Manifest parse_manifest(const std::string& text, const std::string& label) {
   if (auto inf = top.get("inference")) m.inference = parse_inference(*inf);
   else m.inference.turns = {ScriptTurn{{}, std::string("{{task}}"), {}, {}, 0}}; // the echo script
   if (auto l = top.get("lifecycle")) m.lifecycle = parse_lifecycle(*l);
+  if (auto l = top.get("limits")) {
+    l->expect_map({MUR_SPEND_LIMIT_KEYS, "max_depth"});
+    m.limits = read_spend_limits(*l);
+    if (auto d = l->get("max_depth")) m.max_depth = static_cast<int>(d->integer(1, max_chain_length));
+  }
   if (auto e = top.get("exports")) {
     e->expect_map({"peer_tasks"});
     if (auto pt = e->get("peer_tasks")) {

@@ -32,6 +32,8 @@
 #include "capsule/tool_server_spec.hpp"
 #include "messages/credentials/door_scope.hpp"
 #include "messages/vocabulary/model_endpoint.hpp"
+#include "messages/vocabulary/task_budget.hpp"
+#include "messages/vocabulary/call_chain.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -169,6 +171,8 @@ struct Manifest {
   std::optional<Retention> retain;
   std::vector<std::string> install_exclude; // install.exclude: globs of paths an install leaves out
   std::vector<ToolServerSpec> tools;        // its own MCP tool servers (capsule/tool_server_spec.hpp)
+  SpendLimits limits;                       // limits: what each of its tasks may spend (docs/budgets.md)
+  int max_depth = 0;                        // limits.max_depth: how deep its tasks may call (0: the roster's)
   std::string folder; // the folder it was read from ("" when parsed from text alone)
 
   // How many tasks the door holds at once (running + queued): the W-ROS-001 capacity.

@@ -48,6 +48,8 @@ MemberSetup member_setup(const Manifest& m, const LaunchOptions& o, MemberPorts 
   ms.accepts_peer_tasks = m.accepts_peer_tasks;
   ms.allows_localhost = m.allows_localhost();
   ms.max_turns = m.inference.max_turns;
+  ms.limits = m.limits;
+  ms.max_depth = m.max_depth;
   ms.system_prompt = m.inference.system_prompt; // a system_prompt_file is read into it at start
   ms.call_deadline = std::chrono::seconds(m.lifecycle.delegation_deadline_secs);
   ms.launch_task = o.task;

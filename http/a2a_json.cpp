@@ -1,4 +1,5 @@
 #include "http/a2a_json.hpp"
+#include "http/budget_json.hpp"
 #include "messages/vocabulary/iso_time.hpp"
 
 #include <stdexcept>
@@ -75,6 +76,7 @@ void read_metadata(TaskView& t, const json& task) {
       if (e.is_object() && e.contains("member") && e["member"].is_string() && e.contains("status") &&
           e["status"].is_string())
         t.no_answer_below.push_back({e["member"].get<std::string>(), e["status"].get<std::string>()});
+  if (auto u = m.find("usage"); u != m.end()) t.usage = read_usage(*u);
 }
 
 void read_artifacts(TaskView& t, const json& artifacts) {
@@ -123,6 +125,7 @@ json task_json(const TaskView& t, bool with_artifacts) {
       below.push_back({{"member", t.no_answer_below[i].member}, {"status", t.no_answer_below[i].status}});
     murmur["noAnswerBelow"] = below;
   }
+  if (is_terminal(t.state) && !t.usage.is_zero()) murmur["usage"] = usage_json(t.usage);
   if (!murmur.empty()) j["metadata"] = json{{"murmur", murmur}};
   return j;
 }

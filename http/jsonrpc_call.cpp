@@ -3,6 +3,7 @@
 #include "messages/vocabulary/iso_time.hpp"
 
 #include "http/a2a_json.hpp"
+#include "http/budget_json.hpp"
 #include "messages/credentials/formation_token.hpp"
 #include "messages/vocabulary/call_chain.hpp"
 #include "messages/wire/agent_card.hpp"
@@ -79,7 +80,8 @@ std::variant<std::string, RpcProblem> message_text(const json& id, const json& p
 }
 
 // The call extension's message metadata (agent_card.hpp): message.metadata.murmur.chain, at most
-// 64 member names, and .deadlineMs, how long the caller still waits (1 ms to 7 days).
+// 64 member names, .deadlineMs, how long the caller still waits (1 ms to 7 days), and .budget,
+// what it may still spend (http/budget_json.hpp).
 std::optional<RpcProblem> read_call_metadata(const json& id, const json* message_md, DoorRequest& req) {
   if (!message_md) return std::nullopt;
   auto murmur = message_md->find("murmur");
@@ -90,6 +92,8 @@ std::optional<RpcProblem> read_call_metadata(const json& id, const json* message
       return invalid_params(id, "message.metadata.murmur.deadlineMs must be a whole number of ms from 1 to 604800000");
     req.deadline_ms = d->get<std::int64_t>();
   }
+  if (auto b = murmur->find("budget"); b != murmur->end())
+    if (auto problem = read_budget(*b, req.budget)) return invalid_params(id, *problem);
   auto c = murmur->find("chain");
   if (c == murmur->end()) return std::nullopt;
   std::vector<std::string>& chain = req.chain;
@@ -336,6 +340,7 @@ json request_json(const json& id, const DoorRequest& req) {
     json murmur = json::object();
     if (!req.chain.empty()) murmur["chain"] = req.chain;
     if (req.deadline_ms > 0) murmur["deadlineMs"] = req.deadline_ms;
+    if (!req.budget.bounds_nothing()) murmur["budget"] = budget_json(req.budget);
     if (!murmur.empty()) {
       msg["metadata"] = json{{"murmur", std::move(murmur)}};
       msg["extensions"] = json::array({call_extension_uri});

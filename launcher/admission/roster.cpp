@@ -1,6 +1,7 @@
 #include "launcher/admission/roster.hpp"
 
 #include "capsule/capsule_names.hpp"
+#include "capsule/limits_section.hpp"
 #include "capsule/yaml_reader.hpp"
 #include "messages/vocabulary/failure.hpp"
 
@@ -96,7 +97,8 @@ Roster parse_roster(const std::string& text, const std::string& label) {
   }
   if (auto cycles = top.get("allow_cycles")) r.chain_rule.allow_cycles = cycles->boolean();
   if (auto limits = top.get("limits")) {
-    limits->expect_map({"max_depth", "max_live"});
+    limits->expect_map({"max_depth", "max_live", MUR_SPEND_LIMIT_KEYS});
+    r.spend = read_spend_limits(*limits);
     if (auto depth = limits->get("max_depth")) r.chain_rule.max_depth = static_cast<int>(depth->integer(1, max_chain_length));
     if (auto live = limits->get("max_live")) r.max_live = static_cast<int>(live->integer(1, max_live_limit));
   }

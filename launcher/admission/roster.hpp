@@ -7,12 +7,14 @@
 // Parse order (docs/spec/formation.md §Parse order): YAML syntax → top level is a mapping → unknown
 // top-level keys → roster_version → members (present, list, non-empty; per member: unknown
 // keys, name, capsule, version, entry) → reachability (per rule: unknown keys, from, to,
-// `to` contains `from`) → allow_cycles → limits (unknown keys, max_depth, max_live).
+// `to` contains `from`) → allow_cycles → limits (unknown keys, max_depth, max_live, then the
+// spending limits of capsule/limits_section.hpp).
 // Rule: the project's roster.yaml lists the members (capsule, exact version, one entry) and who
 // may call whom (docs/spec/formation.md §Roster).
 #pragma once
 
 #include "messages/vocabulary/call_chain.hpp"
+#include "messages/vocabulary/task_budget.hpp"
 #include "messages/wire/live_slot.hpp"
 
 #include <string>
@@ -40,6 +42,7 @@ struct Roster {
   std::vector<ReachabilityRule> rules;
   ChainRule chain_rule;    // `allow_cycles` (a boolean) and `limits.max_depth` (1–64, default 8)
   int max_live = default_max_live; // `limits.max_live` (1–4096): live members and delegated children at once
+  SpendLimits spend;       // `limits` max_tokens, …, max_wall_secs: what each task the formation is given may spend
 };
 
 // Where a `--roster` / `mur doctor` argument points: an existing directory (its roster.yaml),

@@ -189,6 +189,7 @@ struct LaunchPlan {
   bool any_peer = false;
   bool any_delegates = false; // a member's capsule may delegate: the formation needs its live ledger
   ChainRule chain_rule; // the roster's allow_cycles and max_depth, for every bundle
+  SpendLimits limits;   // the roster's spending limits, for every bundle
   LiveLimit live;       // the roster's max_live and its members, for the live ledger
 };
 
@@ -203,6 +204,7 @@ LaunchPlan plan_launch(const Admission& admission) {
     plan.any_delegates = plan.any_delegates || !m.capsule.manifest.spawn_allow.empty();
   }
   plan.chain_rule = admission.roster.chain_rule;
+  plan.limits = admission.roster.spend;
   plan.live = LiveLimit{admission.roster.max_live, static_cast<int>(admission.members.size())};
   return plan;
 }
@@ -309,6 +311,7 @@ void run_formation(const FormationRun& run, Reporter& reporter, std::atomic<int>
   LauncherSetup ls;
   ls.members = run.plan.planned;
   ls.chain_rule = run.plan.chain_rule;
+  ls.limits = run.plan.limits;
   ls.formation_id = run.formation_id;
   ls.task = run.options.task; // its text: the command line read any @FILE
   if (!run.me_start.empty()) ls.identity = LauncherIdentity{::getpid(), run.me_start};

@@ -29,6 +29,34 @@ bool has_exactly(const nlohmann::json& obj, std::initializer_list<const char*> r
   return obj.size() == present;
 }
 
+constexpr Spend spends[] = {Spend::tokens, Spend::model_requests, Spend::tool_calls, Spend::calls};
+
+SpendLimits parse_limits(const nlohmann::json& l) {
+  const char* shape = "limits is not an object of max_tokens, max_model_requests, max_tool_calls, max_calls "
+                      "(0 to 10^12) and max_wall_secs (1 to 604800), at least one";
+  if (!l.is_object() || l.empty()) refuse(shape);
+  SpendLimits out;
+  for (auto it = l.begin(); it != l.end(); ++it) {
+    const auto& v = it.value();
+    if (!v.is_number_integer()) refuse(shape);
+    const std::int64_t n = v.get<std::int64_t>();
+    bool known = false;
+    for (Spend s : spends)
+      if (it.key() == limit_name(s)) {
+        if (n < 0 || n > max_limit_value) refuse(shape);
+        limit_of(out.budget, s) = n;
+        known = true;
+      }
+    if (it.key() == "max_wall_secs") {
+      if (n < 1 || n > max_wall_secs_limit) refuse(shape);
+      out.max_wall_secs = n;
+      known = true;
+    }
+    if (!known) refuse(shape);
+  }
+  return out;
+}
+
 const std::string* string_at(const nlohmann::json& obj, const char* key) {
   const auto& v = obj.at(key);
   return v.is_string() ? &v.get_ref<const std::string&>() : nullptr;
@@ -61,6 +89,13 @@ std::string render_bundle(const FormationBundle& bundle) {
     chain["max_depth"] = bundle.chain_rule.max_depth;
     line["chain"] = std::move(chain);
   }
+  if (!bundle.limits.bounds_nothing()) {
+    nlohmann::ordered_json limits;
+    for (Spend s : spends)
+      if (limit_of(bundle.limits.budget, s) != no_limit) limits[limit_name(s)] = limit_of(bundle.limits.budget, s);
+    if (bundle.limits.max_wall_secs > 0) limits["max_wall_secs"] = bundle.limits.max_wall_secs;
+    line["limits"] = std::move(limits);
+  }
   std::string text = line.dump();
   // The JSON tree held token copies; the string returned is the caller's to write and drop.
   return text;
@@ -73,9 +108,9 @@ FormationBundle parse_bundle(std::string_view line,
   if (!parsed) refuse("it is not JSON, or repeats a key");
   const nlohmann::json& doc = *parsed;
   if (!doc.is_object() ||
-      !has_exactly(doc, {"formation_id", "member", "verify_key", "calls"}, {"launcher", "chain"}))
+      !has_exactly(doc, {"formation_id", "member", "verify_key", "calls"}, {"launcher", "chain", "limits"}))
     refuse("it does not hold exactly formation_id, member, verify_key, calls and an optional "
-           "launcher and chain");
+           "launcher, chain and limits");
 
   FormationBundle bundle;
   const std::string* id = string_at(doc, "formation_id");
@@ -109,6 +144,8 @@ FormationBundle parse_bundle(std::string_view line,
       refuse("chain.max_depth is not a number from 1 to 64");
     bundle.chain_rule = ChainRule{c.at("allow_cycles").get<bool>(), static_cast<int>(depth.get<std::int64_t>())};
   }
+
+  if (doc.contains("limits")) bundle.limits = parse_limits(doc.at("limits"));
 
   const std::string* key = string_at(doc, "verify_key");
   std::optional<std::string> key_bytes = key ? b64url::decode(*key) : std::nullopt;

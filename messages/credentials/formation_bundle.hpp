@@ -1,7 +1,8 @@
 // formation_bundle.hpp — one member's credentials: its formation channel's first line.
 //
 // Invariant: rendered with its fields in the fixed order formation_id, member, launcher
-// (optional), verify_key, calls, chain (optional: the roster's cycle rule and depth, 1–64). A parsed bundle is one in which every call's token verifies
+// (optional), verify_key, calls, chain (optional: the roster's cycle rule and depth, 1–64),
+// limits (optional: the roster's spending limits, each in its range, at least one). A parsed bundle is one in which every call's token verifies
 // under the bundle's own key as (this formation, this member → that callee), callee names are
 // member names listed once, and the line is at most 1 MiB of UTF-8. Tokens stay FormationToken
 // values; a refusal states a reason and never quotes the line or a token.
@@ -17,6 +18,7 @@
 
 #include "messages/credentials/formation_token.hpp"
 #include "messages/vocabulary/call_chain.hpp"
+#include "messages/vocabulary/task_budget.hpp"
 
 namespace mur {
 
@@ -38,6 +40,8 @@ struct FormationBundle {
   FormationVerifyKey verify_key{};
   std::vector<FormationCall> calls; // roster order
   ChainRule chain_rule;             // `chain` {allow_cycles, max_depth}: rendered only when not the default
+  SpendLimits limits;               // `limits` {max_tokens, …, max_wall_secs}: the roster's, for each task no
+                                    // member sent; rendered only when one bounds something
 };
 
 // The line, without its `\n`. (This and `expose()` are the only places token text is written.)

@@ -20,6 +20,8 @@
 namespace mur {
 
 struct NoAnswer;
+struct Usage;
+struct Budget;
 struct TaskView;
 class DoorScopes;
 struct DoorAuthorization;
@@ -70,6 +72,8 @@ CAF_BEGIN_TYPE_ID_BLOCK(mur, caf::first_custom_type_id)
   // -- messages (structs list their fields once: MUR_FIELDS, messages/vocabulary/message_fields.hpp)
 
   CAF_ADD_TYPE_ID(mur, (mur::NoAnswer))
+  CAF_ADD_TYPE_ID(mur, (mur::Usage))
+  CAF_ADD_TYPE_ID(mur, (mur::Budget))
   CAF_ADD_TYPE_ID(mur, (mur::TaskView))
   CAF_ADD_TYPE_ID(mur, (std::vector<mur::TaskView>))
   CAF_ADD_TYPE_ID(mur, (mur::DoorScopes))

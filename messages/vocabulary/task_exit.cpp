@@ -5,9 +5,10 @@
 namespace mur {
 namespace {
 
-constexpr EnumWords<TaskExit, 6> words{{
+constexpr EnumWords<TaskExit, 7> words{{
   {TaskExit::ok, "ok"}, {TaskExit::failed, "failed"}, {TaskExit::max_turns_reached, "max_turns_reached"},
-  {TaskExit::no_answer, "no_answer"}, {TaskExit::canceled, "canceled"}, {TaskExit::timed_out, "timed_out"}}};
+  {TaskExit::no_answer, "no_answer"}, {TaskExit::canceled, "canceled"}, {TaskExit::timed_out, "timed_out"},
+  {TaskExit::budget_exhausted, "budget_exhausted"}}};
 
 } // namespace
 

@@ -11,7 +11,7 @@
 
 namespace mur {
 
-enum class TaskExit : std::uint8_t { ok, failed, max_turns_reached, no_answer, canceled, timed_out };
+enum class TaskExit : std::uint8_t { ok, failed, max_turns_reached, no_answer, canceled, timed_out, budget_exhausted };
 
 std::string to_string(TaskExit e);
 

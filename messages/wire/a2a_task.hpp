@@ -10,6 +10,7 @@
 
 #include "messages/vocabulary/enum_words.hpp"
 #include "messages/vocabulary/message_fields.hpp"
+#include "messages/vocabulary/task_budget.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -54,11 +55,13 @@ struct TaskView {
   std::string submitter;   // the credential that started it (never sent on the wire)
   std::vector<std::string> chain; // the members above it, root first, the caller last (messages/vocabulary/call_chain.hpp; never sent back)
   std::int64_t deadline_ms = 0;   // how long its caller still waits, from created_ms (0: no caller's deadline; never sent back)
+  Budget budget;                  // what its caller had left (message.metadata.murmur.budget; never sent back)
+  Usage usage;                    // what it and the tasks below it spent (metadata.murmur.usage, once ended)
   std::int64_t created_ms = 0;
   std::int64_t updated_ms = 0; // unix ms of the last state change (TaskStatus.timestamp)
 
   MUR_FIELDS(id, context_id, state, status_text, answer, request, busy, no_answer, no_answer_below, submitter,
-             chain, deadline_ms, created_ms, updated_ms)
+             chain, deadline_ms, budget, usage, created_ms, updated_ms)
 };
 
 // The door's status text for a busy refusal.

@@ -25,7 +25,8 @@ struct CallMember {
   std::string text;     // the whole task: a call carries text only
   std::vector<std::string> chain; // the members above the callee's task (the caller last; messages/vocabulary/call_chain.hpp)
   std::int64_t deadline_ms = 0;   // how long the calling task may still wait (its own caller's deadline); 0: only the call deadline
-  MUR_FIELDS(task_id, call_id, member, text, chain, deadline_ms)
+  Budget budget;                  // what the calling task has left (messages/vocabulary/task_budget.hpp)
+  MUR_FIELDS(task_id, call_id, member, text, chain, deadline_ms, budget)
 };
 
 // How a call started: `started` (the member holds it), `busy` (turned away; still offered),
@@ -49,7 +50,8 @@ struct CallEnded {
   std::string member_task_id;
   std::vector<NoAnswer> below;     // members further down that gave none (completed/no_answer only)
   std::int64_t duration_ms = 0;
-  MUR_FIELDS(call_id, member, status, output, member_task_id, below, duration_ms)
+  Usage usage;                     // what the callee's task and those below it spent, as its answer says
+  MUR_FIELDS(call_id, member, status, output, member_task_id, below, duration_ms, usage)
 };
 
 // `cancel`: the calling task was canceled, so the callee's task is canceled too (CancelTask with

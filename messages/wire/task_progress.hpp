@@ -29,7 +29,8 @@ struct TaskFinished {
   bool no_answer = false;
   std::vector<NoAnswer> no_answer_below;
   TaskExit exit_status = TaskExit::ok;
-  MUR_FIELDS(task_id, state, status_text, answer, no_answer, no_answer_below, exit_status)
+  Usage usage;                            // what it and the tasks below it spent
+  MUR_FIELDS(task_id, state, status_text, answer, no_answer, no_answer_below, exit_status, usage)
 };
 
 } // namespace mur

@@ -43,6 +43,7 @@ struct formation_fixture : test_coordinator_fixture<sim_config> {
   launcher_handle launcher;
   IdClockSpec ids{true, 9}; // seeded: the same ids and timestamps every run
   ChainRule chain_rule;     // roster.yaml's allow_cycles and limits.max_depth, for the next launch
+  SpendLimits limits;       // roster.yaml's spending limits, for the next launch
 
   ~formation_fixture() override {
     // Whatever state the scenario left: nothing may keep the actor system from shutting down.
@@ -87,6 +88,7 @@ struct formation_fixture : test_coordinator_fixture<sim_config> {
     ls.task = std::move(task);
     ls.deadline = deadline;
     ls.chain_rule = chain_rule;
+    ls.limits = limits;
     launcher = spawn_launcher(sys, std::move(ls));
     sched.run();
   }

@@ -138,6 +138,8 @@ struct scene : fixture {
   std::vector<std::string> capsules; // spawn.allow names: set before start for a member that may delegate
   tool_port own_tool_port;           // the capsule's own tools: set before start for a member that has them
   std::vector<OwnTool> own_tools;
+  TaskLimits limits;                 // the capsule's and the formation's: set before start
+  Budget caller_budget;              // what the task's caller had left: set before start
 
   void start(const Inference& inf, std::string submitter = "operator", std::vector<std::string> callees = {"coder", "tester"},
              std::map<std::string, CallStart> starts = {}, int max_turns = 10) {
@@ -168,6 +170,8 @@ struct scene : fixture {
     setup.door = caf::actor_cast<task_owner>(door);
     setup.tools = own_tool_port;
     setup.own_tools = own_tools;
+    setup.limits = limits;
+    setup.task.budget = caller_budget;
     task = caf::actor_cast<caf::actor>(spawn_task(sys, setup));
     sched.run();
   }
@@ -197,7 +201,7 @@ struct scene : fixture {
 
   // The egress reports how the call to `member` ended.
   void end_call(const std::string& member, const std::string& status, const std::string& output,
-                std::vector<NoAnswer> below = {}) {
+                std::vector<NoAnswer> below = {}, Usage usage = {}) {
     const auto& c = call_to(member);
     CallEnded e;
     e.call_id = c.call_id;
@@ -207,6 +211,7 @@ struct scene : fixture {
     e.member_task_id = "tsk_of_" + member;
     e.below = std::move(below);
     e.duration_ms = 42;
+    e.usage = usage;
     self->send(task, e);
     sched.run();
   }
