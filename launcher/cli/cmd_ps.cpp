@@ -1,6 +1,9 @@
 #include "launcher/cli/cmd_ps.hpp"
 
+#include "actors/task_trace_fields.hpp"
 #include "launcher/base/launcher_record.hpp"
+#include "launcher/traces/session_traces.hpp"
+#include "launcher/traces/trace_usage.hpp"
 #include "member/running_record.hpp"
 #include "messages/vocabulary/failure.hpp"
 
@@ -66,6 +69,12 @@ std::vector<std::pair<const RunningRecord*, int>> nested(const std::vector<Runni
   return out;
 }
 
+// What a running session's ended tasks spent themselves, as its trace says (0 when unreadable).
+Usage usage_so_far(const RunningRecord& r) {
+  auto t = find_session(r.session_id, r.workdir);
+  return t ? t->usage : Usage{};
+}
+
 } // namespace
 
 int cmd_ps(bool as_json) {
@@ -97,16 +106,21 @@ int cmd_ps(bool as_json) {
     auto sessions = nlohmann::json::array();
     for (auto it = by_formation.rbegin(); it != by_formation.rend(); ++it) { // newest first
       auto members = nlohmann::json::array();
-      for (const auto& r : it->second)
+      Usage total;
+      for (const auto& r : it->second) {
+        const Usage used = usage_so_far(r);
+        add_usage(total, used);
         members.push_back({{"session_id", r.session_id}, {"member", r.formation_member}, {"capsule", r.capsule_name},
                            {"version", r.capsule_version}, {"pid", r.pid}, {"url", r.url}, {"workdir", r.workdir},
                            {"started_at", r.started_at},
-                           {"spawned_by", r.spawned_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.spawned_by)}});
+                           {"spawned_by", r.spawned_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.spawned_by)},
+                           {"usage", usage_fields(used)}});
+      }
       if (it->first.empty()) {
         sessions = members;
         continue;
       }
-      nlohmann::json f{{"formation_id", it->first}, {"members", members}};
+      nlohmann::json f{{"formation_id", it->first}, {"members", members}, {"usage", usage_fields(total)}};
       auto l = launchers.find(it->first);
       f["launcher_pid"] = l == launchers.end() ? nlohmann::json(nullptr) : nlohmann::json(l->second.pid);
       f["entry"] = l == launchers.end() ? nlohmann::json(nullptr) : nlohmann::json(l->second.entry);
@@ -130,16 +144,21 @@ int cmd_ps(bool as_json) {
                 << "  " << (l == launchers.end() ? std::string("no launcher")
                                                  : "launcher pid " + std::to_string(l->second.pid) + ", entry " + l->second.entry)
                 << "\n";
+    Usage total;
     for (const auto& [rp, depth] : nested(it->second)) {
       const RunningRecord& r = *rp;
+      const Usage used = usage_so_far(r);
+      add_usage(total, used);
       // A delegated child is not a member: it shows under its parent as `└ capsule:<name>`.
       const std::string name = !r.spawned_by.empty() ? "\xE2\x94\x94 capsule:" + r.capsule_name
                                : r.formation_member.empty() ? "-" : r.formation_member;
       std::cout << "  " << std::string(static_cast<std::size_t>(depth) * 2, ' ') << std::left << std::setw(10) << name
                 << " " << r.session_id << "  pid " << std::setw(7) << r.pid << " " << std::setw(7) << uptime(r.started_at)
                 << " " << r.url << "  " << r.capsule_name << "@" << r.capsule_version
-                << (!r.spawned_by.empty() && depth == 0 ? "  (spawned by " + r.spawned_by + ")" : std::string()) << "\n";
+                << (!r.spawned_by.empty() && depth == 0 ? "  (spawned by " + r.spawned_by + ")" : std::string())
+                << (used.is_zero() ? std::string() : "  usage: " + usage_words(used)) << "\n";
     }
+    if (!it->first.empty() && !total.is_zero()) std::cout << "  usage of its ended tasks: " << usage_words(total) << "\n";
   }
   if (pruned > 0) std::cout << cleaned << "\n";
   return exit_ok;

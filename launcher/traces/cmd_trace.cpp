@@ -6,6 +6,8 @@
 #include "launcher/traces/session_traces.hpp"
 #include "launcher/traces/trace_follow.hpp"
 #include "launcher/traces/trace_tree.hpp"
+#include "launcher/traces/trace_usage.hpp"
+#include "actors/task_trace_fields.hpp"
 #include "member/running_record.hpp"
 #include "messages/vocabulary/failure.hpp"
 #include "messages/vocabulary/ids.hpp"
@@ -47,7 +49,7 @@ json member_json(const SessionTrace& t) {
                                : json{{"requests", m.requests}, {"duration_ms", m.duration_ms},
                                       {"prompt_tokens", m.prompt_tokens}, {"completion_tokens", m.completion_tokens},
                                       {"retries", m.retries}, {"failed", m.failed}};
-  return json{{"model", model}, {"member", t.member}, {"session_id", t.session_id}, {"capsule", t.capsule}, {"version", t.version},
+  return json{{"model", model}, {"usage", usage_fields(t.usage)}, {"member", t.member}, {"session_id", t.session_id}, {"capsule", t.capsule}, {"version", t.version},
               {"callees", t.callees}, {"tasks", t.tasks}, {"formation_ended", t.formation_ended},
               {"spawned_by", t.spawned_by.empty() ? json(nullptr) : json(t.spawned_by)},
               {"delegation", t.delegation.empty() ? json(nullptr) : json(t.delegation)},
@@ -55,6 +57,13 @@ json member_json(const SessionTrace& t) {
               {"session_end", t.session_end ? json(*t.session_end) : json(nullptr)},
               {"ending", ending_of(t, running(t))}, {"dir", t.path}, {"unreadable_lines", t.unreadable},
               {"write_failed", t.write_failure.empty() ? json(nullptr) : json(t.write_failure)}};
+}
+
+// What every session's tasks spent: each spending once.
+Usage total_usage(const std::vector<SessionTrace>& sessions) {
+  Usage total;
+  for (const auto& s : sessions) add_usage(total, s.usage);
+  return total;
 }
 
 std::string unreadable_lines(int n) { return std::to_string(n) + (n == 1 ? " line" : " lines") + " unreadable"; }
@@ -160,7 +169,8 @@ int cmd_trace_show(const std::string& target, bool as_json, bool full) {
     json warnings = json::array();
     for (const auto& w : trace_warnings(sessions))
       warnings.push_back(json{{"code", w.code()}, {"message", w.message()}, {"fix", w.fix()}});
-    json out{{"members", members}, {"calls", cs}, {"delegations", ds}, {"started_ms", tree.started_at},
+    json out{{"members", members}, {"usage", usage_fields(total_usage(sessions))}, {"calls", cs}, {"delegations", ds},
+             {"started_ms", tree.started_at},
              {"tasks", trace_tree_json(tree)}, {"unreadable_lines", unreadable}, {"warnings", warnings}};
     if (!sessions.front().formation_id.empty()) out["formation_id"] = sessions.front().formation_id;
     else out["session_id"] = sessions.front().session_id;
@@ -183,6 +193,14 @@ int cmd_trace_show(const std::string& target, bool as_json, bool full) {
               << m.completion_tokens << " completion tokens"
               << (m.retries ? ", " + std::to_string(m.retries) + " retried" : std::string())
               << (m.failed ? ", " + std::to_string(m.failed) + " failed" : std::string()) << "\n";
+  }
+  if (!total_usage(sessions).is_zero()) {
+    o << "usage (what each member's tasks spent themselves):\n";
+    for (const auto& s : sessions)
+      if (!s.usage.is_zero())
+        o << "  " << std::left << std::setw(10) << (s.member.empty() ? "-" : s.member) << " " << usage_words(s.usage) << "\n";
+    o << "  " << std::left << std::setw(10) << (sessions.front().formation_id.empty() ? "in all" : "formation") << " "
+      << usage_words(total_usage(sessions)) << "\n";
   }
   for (const auto& w : trace_warnings(sessions))
     o << "warning[" << w.code() << "]: " << w.message() << " — Fix: " << w.fix() << "\n";

@@ -3,6 +3,7 @@
 #include "capsule/session_store.hpp"
 #include "launcher/base/formation_dirs.hpp"
 #include "launcher/traces/trace_fields.hpp"
+#include "launcher/traces/trace_usage.hpp"
 #include "member/trace_write_failure.hpp"
 #include "messages/vocabulary/ids.hpp"
 #include "messages/vocabulary/trace_line.hpp"
@@ -62,6 +63,8 @@ std::optional<SessionTrace> read_session_trace(const std::string& dir) {
       t.session_end = str(j, "exit_status");
     } else if (type == "task_start") {
       ++t.tasks;
+    } else if (type == "task_end") {
+      add_usage(t.usage, own_usage_of_task_end(j));
     } else if (type == "inference" && j.contains("model")) {
       // Each field is below 2^53 (read_trace_line); the sums saturate rather than overflow.
       auto add = [](auto& sum, std::int64_t n) {

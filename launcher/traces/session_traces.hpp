@@ -14,6 +14,8 @@
 // (docs/spec/formation.md §Stopping and listing).
 #pragma once
 
+#include "messages/vocabulary/task_budget.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -60,6 +62,7 @@ struct SessionTrace {
   std::vector<TracedCall> delegations; // its `delegation` events (callee: capsule:<name>)
   int tasks = 0;
   ModelTotals model;
+  Usage usage;                        // what its tasks spent themselves (launcher/traces/trace_usage.hpp)
   std::vector<nlohmann::json> events; // every line that could be read, in file order
   int unreadable = 0;                 // lines that could not be read (skipped)
   std::string write_failure;          // the trace.incomplete marker's first line: a write failed ("" none)

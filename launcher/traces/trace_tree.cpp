@@ -7,9 +7,16 @@
 #include <sstream>
 
 #include "launcher/traces/trace_fields.hpp"
+#include "launcher/traces/trace_usage.hpp"
 
 namespace mur {
 namespace {
+
+// An object field of an event, or null.
+nlohmann::json object_at(const nlohmann::json& e, const char* key) {
+  auto it = e.find(key);
+  return it != e.end() && it->is_object() ? *it : nlohmann::json();
+}
 
 using json = nlohmann::json;
 
@@ -72,6 +79,7 @@ struct Builder {
         TaskNode& t = task(task_id, s, at);
         t.started_at = at;
         t.origin = str(e, "origin"), t.submitter = str(e, "submitter"), t.text = str(e, "text");
+        t.budget = object_at(e, "budget");
       } else if (type == "task_end" && !task_id.empty()) {
         TaskNode& t = task(task_id, s, at);
         t.status = str(e, "exit_status");
@@ -82,6 +90,9 @@ struct Builder {
           for (const auto& n : *it)
             if (n.is_object()) t.no_answer_below.push_back(str(n, "member") + " " + str(n, "status"));
         t.duration_ms = std::max<std::int64_t>(0, at - t.started_at);
+        t.usage = object_at(e, "usage");
+        t.own_usage = object_at(e, "own_usage");
+        if (e.contains("budget")) t.budget = object_at(e, "budget");
       } else if ((type == "member_call_start" || type == "member_call") && !str(e, "call_id").empty()) {
         CallNode& c = call(str(e, "call_id"), task_id, s);
         c.call_id = str(e, "call_id");
@@ -273,6 +284,7 @@ void render_task(std::ostringstream& out, const TaskNode& t, std::int64_t t0, in
   }
   for (std::size_t i = 0; i < t.no_answer_below.size(); ++i)
     out << (i == 0 ? "  (no answer from " : ", ") << t.no_answer_below[i] << (i + 1 == t.no_answer_below.size() ? ")" : "");
+  if (t.usage.is_object()) out << "  usage: " << usage_words(usage_in(t.usage));
   out << "\n";
   for (const auto& c : t.calls) render_call(out, c, t0, depth + 1, width);
 }
@@ -298,7 +310,8 @@ json task_json(const TaskNode& t, std::int64_t t0) {
               {"start_ms", t.started_at - t0}, {"started_at", t.started_at},
               {"duration_ms", t.duration_ms < 0 ? json(nullptr) : json(t.duration_ms)}, {"turns", t.turns},
               {"text", t.text}, {"answer", t.answer}, {"reason", t.reason},
-              {"no_answer_below", t.no_answer_below}, {"calls", calls}};
+              {"no_answer_below", t.no_answer_below}, {"usage", t.usage}, {"own_usage", t.own_usage},
+              {"budget", t.budget}, {"calls", calls}};
 }
 
 } // namespace

@@ -65,6 +65,7 @@ struct TaskNode {
   int turns = 0;
   std::string text, answer, reason;
   std::vector<std::string> no_answer_below; // "member status" of each call that ended without an answer
+  nlohmann::json usage, own_usage, budget; // task_end's (task_start's budget until it ends); null when absent
   std::vector<CallNode> calls;
 };
 
