@@ -19,6 +19,8 @@
 #include "messages/wire/door_request.hpp"
 #include "messages/wire/member_call.hpp"
 #include "messages/wire/model_turn.hpp"
+#include "messages/wire/operator_question.hpp"
+#include "messages/wire/operator_question.hpp"
 #include "messages/wire/task_progress.hpp"
 
 #include <caf/atom.hpp>
@@ -34,23 +36,31 @@ namespace mur {
 // -- task ----------------------------------------------------------------------------------------
 // What a task reports to (its door).
 // ModelText: the answer's text as the model streams it, for the task's subscribers.
-using task_owner = caf::typed_actor<caf::reacts_to<TaskWorking>, caf::reacts_to<TaskFinished>, caf::reacts_to<ModelText>>;
+// TaskAsks / TaskResumed: the task waits for a person's answer (INPUT_REQUIRED), or no longer.
+using task_owner = caf::typed_actor<caf::reacts_to<TaskWorking>, caf::reacts_to<TaskFinished>, caf::reacts_to<ModelText>,
+                                    caf::reacts_to<TaskAsks>, caf::reacts_to<TaskResumed>>;
 // Where an egress delivers a call's end (the calling task).
 // CallCanceled: what a canceled call undid, when the task asked for confirmation (AbandonCall).
-using call_listener = caf::typed_actor<caf::reacts_to<CallEnded>, caf::reacts_to<CallCanceled>>;
+// CallAsks: the callee's task waits for a person's answer (or no longer does).
+using call_listener = caf::typed_actor<caf::reacts_to<CallEnded>, caf::reacts_to<CallCanceled>, caf::reacts_to<CallAsks>>;
 // ModelText: pushed by a streaming model port while a response arrives.
 // ToolRequest: a tool call an agent program makes during its turn (transport: process).
 // deadline_atom: (own timer) its caller's deadline passed.
 // (cancel_atom, by, within_ms): canceled by `operator`, `caller:<member>` or `session_ending`,
 // whose canceller waits within_ms for the answer (0: default_confirm_ms); cancel_atom alone: by
 // the operator. confirm_atom: (own timer) the callees' confirmations are no longer waited for.
+// TaskAnswer: the door passes on the answer to the question it shows. (input_timeout_atom, id):
+// (own timer) its own question `id` waited lifecycle.input_timeout_secs.
 using task_handle = call_listener::extend<caf::reacts_to<cancel_atom>, caf::reacts_to<cancel_atom, std::string, std::int64_t>,
                                           caf::reacts_to<confirm_atom>, caf::reacts_to<deadline_atom>, caf::reacts_to<ModelText>,
-                                          caf::replies_to<ToolRequest>::with<ToolReply>>;
+                                          caf::replies_to<ToolRequest>::with<ToolReply>, caf::reacts_to<TaskAnswer>,
+                                          caf::reacts_to<input_timeout_atom, std::string>>;
 
 // -- egress --------------------------------------------------------------------------------------
 // What a task asks of its member's egress.
-using call_port = caf::typed_actor<caf::replies_to<CallMember>::with<CallStart>, caf::reacts_to<AbandonCall>>;
+// AnswerCall: a person's answer for the callee's question, sent down to its task.
+using call_port = caf::typed_actor<caf::replies_to<CallMember>::with<CallStart>, caf::reacts_to<AbandonCall>,
+                                   caf::reacts_to<AnswerCall>>;
 // What one call asks of its egress: the callee's door url ("" when the callee ended as its
 // lifecycle says), answered as soon as the address line names it.
 using address_book = caf::typed_actor<caf::replies_to<address_atom, std::string>::with<std::string>>;

@@ -113,11 +113,31 @@ void publish(door_actor* self, Entry& e) {
   e.view.updated_ms = now_ms(self);
   for (auto& s : e.subscribers)
     self->send(caf::actor_cast<stream_listener>(s), TaskEvent{e.view, {}});
-  if (is_terminal(e.view.state)) {
-    unsubscribe_all(self, e);
+  if (is_terminal(e.view.state)) unsubscribe_all(self, e);
+  // A blocking SendMessage returns at a terminal state or when the task waits for input.
+  if (is_terminal(e.view.state) || e.view.state == TaskState::input_required) {
     for (auto& w : e.waiters) w.deliver(with_task(e.view));
     e.waiters.clear();
   }
+}
+
+// The task waits for a person's answer: INPUT_REQUIRED, its status message the question.
+void on_asks(door_actor* self, const TaskAsks& a) {
+  auto it = self->state.tasks.find(a.task_id);
+  if (it == self->state.tasks.end() || is_terminal(it->second.view.state)) return;
+  it->second.view.state = TaskState::input_required;
+  it->second.view.status_text = a.text;
+  publish(self, it->second);
+}
+
+// SendMessage on a task that waits for input: the message is the answer, passed to the task,
+// which is WORKING again at once.
+DoorReply answer_task(door_actor* self, const DoorRequest& req, Entry& e) {
+  if (e.task) self->send(e.task, TaskAnswer{e.view.id, req.text, req.verdict.credential});
+  e.view.state = TaskState::working;
+  e.view.status_text.clear();
+  publish(self, e);
+  return with_task(e.view);
 }
 
 // The CancelTask callers of a task whose actor has ended: the canceled task (with what was
@@ -203,9 +223,10 @@ DoorReply send_message(door_actor* self, const DoorRequest& req) {
   auto& st = self->state;
   if (st.setup.acceptance.kind == AcceptancePolicy::Kind::none)
     return rpc_error(rpc::method_not_found, "Method not found: this capsule takes no tasks at its door");
-  if (!req.task_id.empty()) { // a message for an existing task: none of ours ever waits for input
+  if (!req.task_id.empty()) { // a message for an existing task: the answer to the question it shows
     auto it = st.tasks.find(req.task_id);
     if (it == st.tasks.end() || !reachable(req, it->second)) return not_found(req.task_id);
+    if (it->second.view.state == TaskState::input_required) return answer_task(self, req, it->second);
     return rpc_error(rpc::unsupported_operation, "Unsupported operation: task " + req.task_id + " is " +
                                state_word(it->second.view.state) + " and not waiting for input",
                      "UNSUPPORTED_OPERATION");
@@ -496,6 +517,14 @@ door_handle::behavior_type door(door_actor* self, DoorSetup setup) {
       publish(self, it->second);
     },
     [=](const ModelText& m) { on_model_text(self, m); },
+    [=](const TaskAsks& a) { on_asks(self, a); },
+    [=](const TaskResumed& r) {
+      auto it = self->state.tasks.find(r.task_id);
+      if (it == self->state.tasks.end() || it->second.view.state != TaskState::input_required) return;
+      it->second.view.state = TaskState::working;
+      it->second.view.status_text.clear();
+      publish(self, it->second);
+    },
     [=](const TaskFinished& f) { on_finished(self, f); },
     [=](winddown_atom) { return wind_down(self); },
     // Read-only view for operators and tests: every task the door holds, oldest first.

@@ -150,6 +150,10 @@ egress_handle::behavior_type egress(egress_actor* self, EgressSetup setup) {
       auto it = self->state.calls.find(a.call_id);
       if (it != self->state.calls.end()) self->send(it->second, a);
     },
+    [=](const AnswerCall& a) {
+      auto it = self->state.calls.find(a.call_id);
+      if (it != self->state.calls.end()) self->send(it->second, a);
+    },
   };
 }
 

@@ -51,6 +51,8 @@ struct CallState {
   std::int64_t confirm_ms = 0;               // a cancel that asks for confirmation within this bound
   bool confirm_sent = false;                 // its CallCanceled is sent
   Usage usage;                               // what the callee's task spent, as its answer says
+  std::string question;                      // the callee's task waits for input with this question ("" ⇒ not)
+  int answers_sent = 0;                      // a person's answers sent down to it
   static inline const char* name = "mur.egress_call";
 };
 
@@ -209,6 +211,43 @@ void schedule_tick(call_actor* self, caf::timespan delay) {
 
 void transport_failed(call_actor* self, const caf::error& err);
 
+// A view of the callee's task that has not ended: whether it waits for a person's answer is
+// passed up to the calling task (which shows the question too), once per change.
+void observe(call_actor* self, const TaskView& v) {
+  auto& st = self->state;
+  const bool asking = v.state == TaskState::input_required && !v.status_text.empty();
+  if (asking && v.status_text != st.question) {
+    st.question = v.status_text;
+    self->send(st.task, CallAsks{st.req.call_id, st.req.member, st.question, true});
+  } else if (!asking && !st.question.empty()) {
+    st.question.clear();
+    self->send(st.task, CallAsks{st.req.call_id, st.req.member, "", false});
+  }
+}
+
+// A person's answer to the callee's question: SendMessage on its task, with this call's credential.
+void send_answer(call_actor* self, const AnswerCall& a) {
+  auto& st = self->state;
+  if (st.member_task_id.empty()) return;
+  DoorRequest answer;
+  answer.method = DoorMethod::send_message;
+  answer.peer_origin = !is_child(self);
+  answer.return_immediately = true;
+  answer.task_id = st.member_task_id;
+  answer.text = a.text;
+  answer.message_id = "msg_" + st.req.call_id.substr(4) + "_answer" + std::to_string(++st.answers_sent);
+  st.question.clear(); // it asks again (or something else) only if its door says so
+  ask_callee(self, answer).then(
+    [=](const DoorReply& r) {
+      trace(self, "member_call_answered", {{"task_id", self->state.req.task_id}, {"call_id", self->state.req.call_id},
+                                           {"member", self->state.req.member}, {"delivered", r.ok()}});
+    },
+    [=](const caf::error&) {
+      trace(self, "member_call_answered", {{"task_id", self->state.req.task_id}, {"call_id", self->state.req.call_id},
+                                           {"member", self->state.req.member}, {"delivered", false}});
+    });
+}
+
 void poll(call_actor* self) {
   DoorRequest get;
   get.method = DoorMethod::get_task;
@@ -223,8 +262,9 @@ void poll(call_actor* self) {
       }
       st.transport_failures = 0;
       st.last_failure.clear();
-      if (is_terminal(r.task.state)) end_from(self, r.task);
-      else schedule_tick(self, st.phase == CallPhase::polling ? caf::timespan(poll_interval) : caf::timespan(liveness_interval));
+      if (is_terminal(r.task.state)) return end_from(self, r.task);
+      observe(self, r.task);
+      schedule_tick(self, st.phase == CallPhase::polling ? caf::timespan(poll_interval) : caf::timespan(liveness_interval));
     },
     [=](const caf::error& err) { transport_failed(self, err); });
 }
@@ -251,6 +291,7 @@ void follow(call_actor* self) {
       } else if (is_terminal(r.task.state)) {
         end_from(self, r.task);
       } else {
+        observe(self, r.task);
         schedule_tick(self, liveness_interval);
       }
     },
@@ -530,7 +571,10 @@ behavior in_phase(call_actor* self, CallPhase phase) {
   auto tick = [=](retry_atom) { on_tick(self); };
   auto stream_event = [=](const TaskEvent& ev) {
     if (is_terminal(ev.task.state)) end_from(self, ev.task);
+    else observe(self, ev.task);
   };
+  auto answer = [=](const AnswerCall& a) { send_answer(self, a); };
+  auto no_answer = [](const AnswerCall&) {}; // no task of the callee's is followed: nothing asks
   switch (phase) {
   case CallPhase::fresh:
     return state_behavior<egress_call_handle>([=](const CallMember& req) { return on_call(self, req); });
@@ -542,20 +586,20 @@ behavior in_phase(call_actor* self, CallPhase phase) {
     return state_behavior<egress_call_handle>([=](retry_atom) { offer(self); }, abandoned, deadline);
   case CallPhase::following:
     return state_behavior<egress_call_handle>(
-      stream_event, tick, abandoned, deadline, [=](const TaskStreamLost&) { // follow it by polling instead
+      stream_event, tick, abandoned, deadline, answer, [=](const TaskStreamLost&) { // follow it by polling instead
         enter(self, CallPhase::polling);
         schedule_tick(self, poll_interval);
       });
   case CallPhase::polling: // a stream that failed as it opened may still report its loss: polled already
-    return state_behavior<egress_call_handle>(stream_event, tick, abandoned, deadline, [](const TaskStreamLost&) {});
+    return state_behavior<egress_call_handle>(stream_event, tick, abandoned, deadline, answer, [](const TaskStreamLost&) {});
   case CallPhase::abandoning: break;
   case CallPhase::canceling: // only the CancelTask's answer matters now
     return state_behavior<egress_call_handle>([](const AbandonCall&) {}, [](deadline_atom) {}, [](retry_atom) {},
-                                              [](const TaskEvent&) {}, [](const TaskStreamLost&) {});
+                                              [](const TaskEvent&) {}, [](const TaskStreamLost&) {}, no_answer);
   }
   // abandoning: nobody waits for the call any more (an AbandonCall can still follow its deadline's
   // CallEnded); the answer in flight decides what is undone.
-  return state_behavior<egress_call_handle>([](const AbandonCall&) {}, [](deadline_atom) {});
+  return state_behavior<egress_call_handle>([](const AbandonCall&) {}, [](deadline_atom) {}, no_answer);
 }
 
 behavior egress_call(call_actor* self, EgressCallSetup setup) {

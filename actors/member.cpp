@@ -166,7 +166,9 @@ void spawn_member_door(member_actor* self, const std::vector<std::string>& calle
   each.callees = callees;
   each.capsules = capsules;
   each.max_turns = st.setup.max_turns;
-  each.system_text = system_message(st.setup.system_prompt, st.setup.member, callees, capsules);
+  each.system_text = system_message(st.setup.system_prompt, st.setup.member, callees, capsules, st.setup.ask_operator);
+  each.ask_operator = st.setup.ask_operator;
+  each.input_timeout_ms = st.setup.input_timeout.count();
   each.model = st.setup.model;
   each.egress = call_port{st.egress};
   each.trace = st.setup.trace;

@@ -53,6 +53,8 @@ struct MemberSetup {
   int max_turns = 10;
   SpendLimits limits;                              // the manifest's `limits`: what each task may spend
   int max_depth = 0;                               // limits.max_depth (0: the roster's alone)
+  bool ask_operator = false;                       // capabilities.ask_operator: its tasks may ask a person
+  std::chrono::milliseconds input_timeout{3'600'000}; // lifecycle.input_timeout_secs
   std::string system_prompt;                       // the capsule's own (inference.system_prompt[_file])
   std::chrono::milliseconds call_deadline{600'000};
   std::string launch_task;                         // --task: runs first, as the operator's task

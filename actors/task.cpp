@@ -6,6 +6,7 @@
 #include "actors/cancel_report.hpp"
 #include "actors/continuation.hpp"
 #include "actors/no_answer_ledger.hpp"
+#include "actors/question_queue.hpp"
 #include "actors/task_texts.hpp"
 #include "actors/task_trace_fields.hpp"
 #include "messages/vocabulary/cancel_confirm.hpp"
@@ -80,6 +81,8 @@ struct TaskActorState {
   Usage own;                             // what it spent itself
   Usage below;                           // what its callees reported spending (charged on arrival)
   std::string wall_limit;                // set: its deadline is its own max_wall_secs (these words name it)
+  QuestionQueue questions;               // open questions for a person: its own and its callees'
+  int asked = 0;                         // its own questions so far (their ids)
   static inline const char* name = "mur.task";
 };
 
@@ -294,7 +297,7 @@ void ask_model(task_ptr self) {
   ++st.own.model_requests;
   ModelTurnRequest req{st.setup.task.id, st.setup.task.request, st.turn,     st.step,
                        st.setup.member,  st.setup.callees,       st.setup.capsules, st.answers,
-                       st.continuation,  st.transcript,          st.setup.own_tools};
+                       st.continuation,  st.transcript,          st.setup.own_tools, st.setup.ask_operator};
   self->request(st.setup.model, caf::infinite, std::move(req))
     .then([=](ModelTurn& t) { on_response(self, std::move(t)); },
           [=](caf::error& err) {
@@ -537,11 +540,81 @@ void use_own_tool(task_ptr self, const ToolCall& call, std::function<void(ToolRe
           });
 }
 
+// -- questions for a person ------------------------------------------------------------------
+
+// The door shows the first open question (INPUT_REQUIRED), or none (WORKING again).
+void show_question(task_ptr self) {
+  auto& st = self->state;
+  if (!st.setup.door) return;
+  if (const OpenQuestion* q = st.questions.shown()) {
+    trace(self, "input_required", {{"task_id", st.setup.task.id}, {"question_id", q->id}, {"question", capped(q->text)}});
+    self->send(st.setup.door, TaskAsks{st.setup.task.id, q->text});
+  } else {
+    self->send(st.setup.door, TaskResumed{st.setup.task.id});
+  }
+}
+
+void open_question(task_ptr self, OpenQuestion q) {
+  if (self->state.questions.open(std::move(q))) show_question(self);
+}
+
+void close_question(task_ptr self, const std::string& id) {
+  bool shown = false;
+  if (self->state.questions.close(id, &shown) && shown) show_question(self);
+}
+
+// ask-operator: the task's own question, open until answered or lifecycle.input_timeout_secs.
+void ask_person(task_ptr self, const std::string& question, std::function<void(std::string, bool)> on_answer) {
+  auto& st = self->state;
+  const std::string id = "ask-" + std::to_string(++st.asked);
+  const std::string asker = st.setup.member.empty() ? std::string("the member") : st.setup.member;
+  open_question(self, OpenQuestion{id, asker + " asks: " + question, std::move(on_answer)});
+  self->delayed_send(self, std::chrono::milliseconds(st.setup.input_timeout_ms), input_timeout_atom_v, id);
+}
+
+// The door passes on the answer to the question it shows: its own ends the tool call with it; a
+// callee's goes down to that call.
+void on_answer(task_ptr self, const TaskAnswer& a) {
+  auto& st = self->state;
+  const OpenQuestion* shown = st.questions.shown();
+  if (shown == nullptr) return;
+  auto q = *st.questions.close(shown->id);
+  trace(self, "input_answered", {{"task_id", st.setup.task.id}, {"question_id", q.id}, {"answered_by", a.answerer}});
+  if (q.on_answer) q.on_answer("The operator answered: " + a.text, false);
+  else if (st.setup.egress) self->send(st.setup.egress, AnswerCall{q.id, a.text});
+  show_question(self);
+}
+
+void on_input_timeout(task_ptr self, const std::string& id) {
+  auto& st = self->state;
+  bool shown = false;
+  auto q = st.questions.close(id, &shown);
+  if (!q) return; // answered already
+  trace(self, "input_timeout", {{"task_id", st.setup.task.id}, {"question_id", id}});
+  q->on_answer("tool error: nobody answered within " + std::to_string(st.setup.input_timeout_ms / 1000) +
+                 " s (lifecycle.input_timeout_secs); go on without the answer.", true);
+  if (shown) show_question(self);
+}
+
+// A callee's task asks a person (or no longer does): its question is shown here too.
+void on_call_asks(task_ptr self, const CallAsks& c) {
+  if (self->state.round.find(c.call_id) == nullptr) return;
+  if (c.asking) open_question(self, OpenQuestion{c.call_id, c.text, nullptr});
+  else close_question(self, c.call_id);
+}
+
 // A runtime tool call as this task reads it: a delegation past the depth limit is refused here.
 ToolUse read_use(const TaskSetup& s, const ToolCall& call) {
   if (call.name == tool_name::delegate && !s.no_delegation.empty()) {
     ToolUse refused;
     refused.error = "tool error: " + s.no_delegation + " Nothing was sent.";
+    return refused;
+  }
+  if (call.name == tool_name::ask_operator) {
+    if (s.ask_operator) return read_ask_operator(call);
+    ToolUse refused;
+    refused.error = "tool error: this member has no ask-operator tool: its capsule's capabilities.ask_operator is not "
+                    "true. Nothing was sent.";
     return refused;
   }
   return read_tool_call(call, s.callees, s.capsules, s.own_tools);
@@ -556,8 +629,10 @@ void offer_calls(task_ptr self, std::vector<ToolCall> calls, bool asks_again) {
     if (is_own_tool(st.setup, c.name)) ++own_tools;
     else if (c.name == tool_name::call_member || c.name == tool_name::delegate) ++member_calls;
   }
-  if (auto hit = over_budget(self, Spend::tool_calls, own_tools)) return exhaust(self, *hit);
-  if (auto hit = over_budget(self, Spend::calls, member_calls)) return exhaust(self, *hit);
+  if (own_tools > 0)
+    if (auto hit = over_budget(self, Spend::tool_calls, own_tools)) return exhaust(self, *hit);
+  if (member_calls > 0)
+    if (auto hit = over_budget(self, Spend::calls, member_calls)) return exhaust(self, *hit);
   enter(self, TaskPhase::offering);
   st.tools.asks_again = asks_again;
   st.tools.calls = std::move(calls);
@@ -588,6 +663,14 @@ void offer_calls(task_ptr self, std::vector<ToolCall> calls, bool asks_again) {
       break;
     }
     case ToolUse::Kind::end_without_answer: result = end_without_answer(self, use.reason).first; break;
+    case ToolUse::Kind::ask_operator:
+      ++st.tools.starts_awaited;
+      ask_person(self, use.reason, [self, i](std::string text, bool) {
+        auto& st = self->state;
+        st.tools.results.at(i) = std::move(text);
+        if (--st.tools.starts_awaited == 0) after_starts(self);
+      });
+      break;
     case ToolUse::Kind::error: result = use.error; break;
     }
   }
@@ -631,6 +714,11 @@ caf::result<ToolReply> on_tool_request(task_ptr self, const ToolRequest& req) {
     auto [text, accepted] = end_without_answer(self, use.reason);
     return ToolReply{text, !accepted};
   }
+  case ToolUse::Kind::ask_operator: {
+    auto rp = self->make_response_promise<ToolReply>();
+    ask_person(self, use.reason, [rp](std::string text, bool is_error) mutable { rp.deliver(ToolReply{std::move(text), is_error}); });
+    return rp;
+  }
   case ToolUse::Kind::call_member:
   case ToolUse::Kind::delegate: break;
   }
@@ -646,7 +734,9 @@ caf::result<ToolReply> on_tool_request(task_ptr self, const ToolRequest& req) {
 bool arrive(task_ptr self, CallEnded e) {
   const Usage used = e.usage;
   const bool truncated = cut_output(e.output);
+  const std::string call_id = e.call_id;
   if (!self->state.round.arrive(std::move(e), truncated)) return false;
+  close_question(self, call_id); // a callee that ended asks nothing any more
   self->state.below += used; // the callee's spending is the caller's: charged once, on arrival
   return true;
 }
@@ -661,10 +751,14 @@ task_handle::behavior_type in_phase(task_ptr self, TaskPhase phase) {
   auto timed_out = [=](deadline_atom) { time_out(self); };
   auto unasked = [](const CallCanceled&) {}; // only a canceling task asks for one
   auto unarmed = [](confirm_atom) {};
+  auto answered = [=](const TaskAnswer& a) { on_answer(self, a); };
+  auto callee_asks = [=](const CallAsks& c) { on_call_asks(self, c); };
+  auto unanswered = [=](input_timeout_atom, const std::string& id) { on_input_timeout(self, id); };
   switch (phase) {
   case TaskPhase::asking:
   case TaskPhase::offering: // an outcome that arrives before the turn is over waits for it
-    return {[=](const CallEnded& e) { arrive(self, e); }, tool, text, canceled, canceled_by, timed_out, unasked, unarmed};
+    return {[=](const CallEnded& e) { arrive(self, e); }, tool, text, canceled, canceled_by, timed_out, unasked, unarmed,
+            answered, callee_asks, unanswered};
   case TaskPhase::waiting_on_calls:
     break;
   case TaskPhase::canceling:
@@ -675,12 +769,13 @@ task_handle::behavior_type in_phase(task_ptr self, TaskPhase phase) {
             [=](const ToolRequest&) { return ToolReply{"tool error: the task was canceled.", true}; },
             [](const ModelText&) {}, [](cancel_atom) {}, [](cancel_atom, const std::string&, std::int64_t) {},
             [](deadline_atom) {}, [=](const CallCanceled& c) { confirmed(self, c.call_id, c); },
-            [=](confirm_atom) { finish_canceled(self); }};
+            [=](confirm_atom) { finish_canceled(self); }, [](const TaskAnswer&) {}, [](const CallAsks&) {},
+            [](input_timeout_atom, const std::string&) {}};
   }
   return {[=](const CallEnded& e) { // the last outcome continues the task
             if (arrive(self, e) && !self->state.round.any_out()) deliver(self);
           },
-          tool, text, canceled, canceled_by, timed_out, unasked, unarmed};
+          tool, text, canceled, canceled_by, timed_out, unasked, unarmed, answered, callee_asks, unanswered};
 }
 
 task_handle::behavior_type task_actor(task_ptr self, TaskSetup setup) {

@@ -32,6 +32,10 @@
 //                                                     no tokens or requests left; before tool calls or calls that
 //                                                     would pass max_tool_calls / max_calls)
 //   any               --its door is down-->           quits (nothing can read or cancel it)
+// Questions for a person (actors/question_queue.hpp) are open beside the phases, in any of them
+// but canceling: an ask-operator call's result waits for its answer as a call-member's waits for
+// its CallStart; a callee's question (CallAsks) is shown at the task's door too, and its answer
+// (TaskAnswer) sent down (AnswerCall). While a question is shown, the door says INPUT_REQUIRED.
 //   any               --ModelText-->                  the same phase; passed on to the door
 //   finished          = TaskFinished sent once, then the actor quits: nothing is handled after it
 // Delegations (the `delegate` tool) are calls to the target "capsule:<name>": the same phases,
@@ -81,6 +85,8 @@ struct TaskSetup {
   std::string no_delegation;          // set: a delegate call is this tool error (the depth limit, actors/member.hpp)
   ChainRule chain_rule;               // the roster's allow_cycles and max_depth (judged against task.chain)
   TaskLimits limits;                  // the capsule's own and the formation's (messages/vocabulary/task_budget.hpp)
+  bool ask_operator = false;          // ask-operator is offered (capabilities.ask_operator)
+  std::int64_t input_timeout_ms = 3'600'000; // how long its own question waits (lifecycle.input_timeout_secs)
 };
 
 // True when a task's submitter credential is a formation member (`member:<name>`).

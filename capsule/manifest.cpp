@@ -78,7 +78,7 @@ std::vector<ScriptToolUse> parse_uses(const Value& v) {
 }
 
 ScriptTurn parse_turn(const Value& v) {
-  v.expect_map({"call", "delegate", "use", "reply", "end_without_answer", "think_ms", "fail"});
+  v.expect_map({"call", "delegate", "use", "ask", "reply", "end_without_answer", "think_ms", "fail"});
   ScriptTurn t;
   if (auto c = v.get("call"))
     t.calls = addressed_items(*c, "member", &ScriptCall::member, names::member_name_problem, "member", "calls");
@@ -86,6 +86,7 @@ ScriptTurn parse_turn(const Value& v) {
     t.delegations = addressed_items(*d, "capsule", &ScriptDelegation::capsule, names::capsule_name_problem,
                                     "capsule", "delegations");
   if (auto u = v.get("use")) t.uses = parse_uses(*u);
+  if (auto a = v.get("ask")) t.ask = a->string();
   if (auto r = v.get("reply")) t.reply = r->text();
   if (auto e = v.get("end_without_answer")) t.end_without_answer = e->string();
   if (auto f = v.get("fail")) t.fail = f->string();
@@ -94,12 +95,12 @@ ScriptTurn parse_turn(const Value& v) {
   if (endings > 1)
     v.fail_with("E-MAN-003", "holds more than one of reply, end_without_answer and fail",
                 "keep one way for this turn to end the task");
-  if (endings == 1 && (!t.calls.empty() || !t.delegations.empty() || !t.uses.empty()))
+  if (endings == 1 && (!t.calls.empty() || !t.delegations.empty() || !t.uses.empty() || t.ask))
     v.fail_with("E-MAN-003", "both calls (delegates or uses a tool) and ends the task in the same turn",
                 "put the call in one turn and the reply in the next");
-  if (endings == 0 && t.calls.empty() && t.delegations.empty() && t.uses.empty())
-    v.fail("neither calls a member, delegates, uses a tool nor ends the task",
-           "give the turn a call, delegate, use, reply, end_without_answer or fail");
+  if (endings == 0 && t.calls.empty() && t.delegations.empty() && t.uses.empty() && !t.ask)
+    v.fail("neither calls a member, delegates, uses a tool, asks nor ends the task",
+           "give the turn a call, delegate, use, ask, reply, end_without_answer or fail");
   return t;
 }
 
@@ -173,8 +174,10 @@ Inference parse_inference(const Value& inf) {
 }
 
 Lifecycle parse_lifecycle(const Value& v) {
-  v.expect_map({"task_acceptance", "queue_depth", "after_task", "delegation_deadline_secs", "retain_tasks"});
+  v.expect_map({"task_acceptance", "queue_depth", "after_task", "delegation_deadline_secs", "retain_tasks",
+                "input_timeout_secs"});
   Lifecycle l;
+  if (auto t = v.get("input_timeout_secs")) l.input_timeout_secs = static_cast<int>(t->integer(1, 7 * 86'400));
   if (auto a = v.get("task_acceptance"))
     l.task_acceptance = one_of(*a, task_acceptance_words);
   if (auto d = v.get("queue_depth")) {
@@ -248,6 +251,19 @@ void parse_spawn_allow(const Value& v, const std::string& self, std::vector<Caps
 }
 
 // A script turn's `delegate` names a capsule of capabilities.spawn.allow (E-MAN-003).
+// A script turn's `ask:` needs capabilities.ask_operator: without it the tool is not offered.
+void check_script_asks(const Manifest& m, const std::string& label) {
+  if (m.ask_operator) return;
+  auto asks = [](const std::vector<ScriptTurn>& turns) {
+    return std::any_of(turns.begin(), turns.end(), [](const ScriptTurn& t) { return t.ask.has_value(); });
+  };
+  bool any = asks(m.inference.turns);
+  for (const auto& r : m.inference.routes) any = any || asks(r.turns);
+  if (any)
+    throw Failure("E-MAN-003", label + ": a script turn asks the operator (ask:) but capabilities.ask_operator is not true",
+                  "set capabilities.ask_operator: true, or remove the ask");
+}
+
 void check_script_delegations(const Manifest& m, const std::string& label) {
   auto check = [&](const std::vector<ScriptTurn>& turns, const std::string& where) {
     for (std::size_t i = 0; i < turns.size(); ++i) {
@@ -436,7 +452,8 @@ Manifest parse_manifest(const std::string& text, const std::string& label) {
     }
   }
   if (auto c = top.get("capabilities")) {
-    c->expect_map({"network", "spawn"});
+    c->expect_map({"network", "spawn", "ask_operator"});
+    if (auto a = c->get("ask_operator")) m.ask_operator = a->boolean();
     if (auto n = c->get("network")) {
       n->expect_map({"allow"});
       if (auto a = n->get("allow")) parse_network_allow(*a, m.network_allow);
@@ -464,6 +481,7 @@ Manifest parse_manifest(const std::string& text, const std::string& label) {
   }
   if (auto t = top.get("tools")) m.tools = parse_tool_servers(*t);
   check_script_delegations(m, label);
+  check_script_asks(m, label);
   return m;
 }
 

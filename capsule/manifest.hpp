@@ -89,6 +89,7 @@ struct ScriptTurn {
   std::int64_t think_ms = 0;
   std::vector<ScriptDelegation> delegations; // made after the turn's calls
   std::vector<ScriptToolUse> uses;           // made first; a later turn reads them as {{tool_results}}
+  std::optional<std::string> ask;            // ask-operator's question (a template); the next turn reads the answer as {{tool_results}}
 };
 
 struct ScriptRoute {
@@ -129,6 +130,7 @@ struct Lifecycle {
   int queue_depth = 1;
   AfterTask after_task = AfterTask::exit;
   int delegation_deadline_secs = 600;
+  int input_timeout_secs = 3600; // how long an ask-operator question waits for a person's answer
   // lifecycle.retain_tasks: {max, max_age} — how many ended tasks the door remembers, and how
   // long after each ended; a forgotten task answers -32001 like an id never held.
   int retain_tasks_max = 1000;                                   // 1..1,000,000
@@ -167,6 +169,7 @@ struct Manifest {
   bool accepts_peer_tasks = false;
   std::vector<std::string> network_allow;
   std::vector<CapsuleRef> spawn_allow; // capabilities.spawn.allow, in file order
+  bool ask_operator = false;           // capabilities.ask_operator: its tasks may ask a person (ask-operator)
   std::optional<Authentication> authentication;
   std::optional<Retention> retain;
   std::vector<std::string> install_exclude; // install.exclude: globs of paths an install leaves out

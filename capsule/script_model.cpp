@@ -102,6 +102,9 @@ ModelTurn play(const ScriptTurn& entry, const ModelTurnRequest& req) {
   for (const auto& d : entry.delegations)
     t.tool_calls.push_back(ToolCall{id_prefix + std::to_string(t.tool_calls.size()), tool_name::delegate,
                                     delegate_arguments(d.capsule, fill(d.task, req))});
+  if (entry.ask)
+    t.tool_calls.push_back(ToolCall{id_prefix + std::to_string(t.tool_calls.size()), tool_name::ask_operator,
+                                    ask_operator_arguments(fill(*entry.ask, req))});
   if (entry.end_without_answer)
     t.tool_calls.push_back(ToolCall{id_prefix + std::to_string(t.tool_calls.size()), tool_name::end_without_answer,
                                     end_without_answer_arguments(fill(*entry.end_without_answer, req))});

@@ -100,7 +100,7 @@ const json* field(const json& obj, const char* camel, const char* snake) {
 json status_json(const TaskView& t) {
   json s{{"state", to_string(t.state)}};
   if (t.updated_ms > 0) s["timestamp"] = iso_utc_ms(t.updated_ms);
-  if (is_terminal(t.state))
+  if (is_terminal(t.state) || t.state == TaskState::input_required) // the reason, the answer or the question
     s["message"] = json{{"messageId", "msg_" + hex_of(t.id) + "_status"},
                         {"contextId", t.context_id},
                         {"taskId", t.id},

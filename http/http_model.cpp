@@ -296,7 +296,7 @@ http_model_actor::behavior_type http_model(self_ptr self, HttpModelSetup setup) 
       ChatRequest chat;
       chat.model = st.setup.model;
       chat.transcript = req.transcript;
-      chat.tools = runtime_tools(req.callees, req.capsules);
+      chat.tools = runtime_tools(req.callees, req.capsules, req.ask_operator);
       for (const auto& t : req.tools) chat.tools.push_back(function_tool_of(t));
       chat.stream = st.setup.stream;
       chat.max_tokens = st.setup.max_tokens;

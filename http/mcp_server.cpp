@@ -137,7 +137,7 @@ json stateless(json result) {
 
 // Every tool of the turn: the runtime's, then the capsule's own in their servers' order.
 std::vector<FunctionTool> turn_tools(const McpTurn& turn) {
-  auto tools = runtime_tools(turn.callees, turn.capsules);
+  auto tools = runtime_tools(turn.callees, turn.capsules, turn.ask_operator);
   for (const auto& t : turn.own) tools.push_back(function_tool_of(t));
   return tools;
 }
@@ -149,11 +149,12 @@ std::string instructions_for(const McpTurn& turn) {
   for (const auto& t : turn.own) own.push_back(t.name);
   const std::string own_text = own.empty() ? "" : " The capsule's own tools: " + comma_list(own) + ".";
   std::string named;
-  for (const auto& t : runtime_tools(turn.callees, turn.capsules)) {
+  for (const auto& t : runtime_tools(turn.callees, turn.capsules, turn.ask_operator)) {
     named += named.empty() ? "" : "; ";
     if (t.name == tool_name::call_member) named += "call-member gives another member of the formation work";
     else if (t.name == tool_name::delegate) named += "delegate hands a task to a sub-capsule";
     else if (t.name == tool_name::end_without_answer) named += "end-without-answer ends a member's task without an answer";
+    else if (t.name == tool_name::ask_operator) named += "ask-operator asks the person operating the formation a question";
     else named += t.name;
   }
   if (named.empty())

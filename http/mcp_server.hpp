@@ -71,6 +71,7 @@ struct McpTurn {
   std::vector<std::string> callees;  // call-member's enum
   std::vector<std::string> capsules; // delegate's enum (both empty ⇒ no runtime tools)
   std::vector<OwnTool> own;          // the capsule's own tools (<server>__<tool>), beside them
+  bool ask_operator = false;         // ask-operator is offered (capabilities.ask_operator)
 };
 
 // A tools/call to answer once the task has its result: the JSON-RPC id and the call.

@@ -205,7 +205,7 @@ harness_actor::behavior_type harness_model(self_ptr self, HarnessSetup setup) {
       t.task = caf::actor_cast<task_handle>(self->current_sender());
       t.promise = self->make_response_promise<ModelTurn>();
       t.task_id = req.task_id;
-      t.grant = McpTurn{fresh_token(), req.callees, req.capsules, req.tools};
+      t.grant = McpTurn{fresh_token(), req.callees, req.capsules, req.tools, req.ask_operator};
       auto rp = t.promise;
       if (t.task) self->monitor(t.task);
       st.turns.emplace(id, std::move(t));

@@ -63,6 +63,11 @@ struct FormationProgress;
 struct TakeLiveSlot;
 struct LiveSlot;
 struct FreeLiveSlot;
+struct TaskAsks;
+struct TaskResumed;
+struct TaskAnswer;
+struct CallAsks;
+struct AnswerCall;
 enum class LauncherDeadline : std::uint8_t;
 
 } // namespace mur
@@ -119,6 +124,11 @@ CAF_BEGIN_TYPE_ID_BLOCK(mur, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(mur, (mur::TakeLiveSlot))
   CAF_ADD_TYPE_ID(mur, (mur::LiveSlot))
   CAF_ADD_TYPE_ID(mur, (mur::FreeLiveSlot))
+  CAF_ADD_TYPE_ID(mur, (mur::TaskAsks))
+  CAF_ADD_TYPE_ID(mur, (mur::TaskResumed))
+  CAF_ADD_TYPE_ID(mur, (mur::TaskAnswer))
+  CAF_ADD_TYPE_ID(mur, (mur::CallAsks))
+  CAF_ADD_TYPE_ID(mur, (mur::AnswerCall))
 
   // -- atoms (each at most 10 characters of [0-9A-Za-z_]; CAF 0.17.6 gives atoms no type ID)
 
@@ -145,5 +155,6 @@ CAF_BEGIN_TYPE_ID_BLOCK(mur, caf::first_custom_type_id)
   CAF_ADD_ATOM(mur, mur, tools_atom, "tools")             // tool hub: list the capsule's own tools
   CAF_ADD_ATOM(mur, mur, tool_timeout_atom, "tooltmo")    // tool hub: a call's or a start's deadline
   CAF_ADD_ATOM(mur, mur, confirm_atom, "mconfirm")        // task: a cancel's confirmations are waited for no longer
+  CAF_ADD_ATOM(mur, mur, input_timeout_atom, "inputtmo")  // task: a question's lifecycle.input_timeout_secs passed
 
 CAF_END_TYPE_ID_BLOCK(mur)

@@ -49,7 +49,9 @@ struct ModelTurnRequest {
   std::string continuation;            // the last continuation message (fenced answers), or ""
   Transcript transcript;               // the whole conversation so far
   std::vector<OwnTool> tools;          // the capsule's own tools, offered beside the runtime's
-  MUR_FIELDS(task_id, task_text, turn, step, member, callees, capsules, answers, continuation, transcript, tools)
+  bool ask_operator = false;           // ask-operator is offered (capabilities.ask_operator)
+  MUR_FIELDS(task_id, task_text, turn, step, member, callees, capsules, answers, continuation, transcript, tools,
+             ask_operator)
 };
 
 // What the trace records of one model request (never a key, never a prompt).

@@ -8,6 +8,7 @@
 #include "messages/wire/door_request.hpp"
 #include "messages/wire/formation_messages.hpp"
 #include "messages/wire/live_slot.hpp"
+#include "messages/wire/operator_question.hpp"
 #include "messages/wire/member_call.hpp"
 #include "messages/wire/model_turn.hpp"
 #include "messages/wire/own_tools.hpp"

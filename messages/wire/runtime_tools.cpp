@@ -28,9 +28,14 @@ FunctionTool function_tool_of(const OwnTool& tool) {
                       schema && schema->is_object() ? *schema : json{{"type", "object"}, {"properties", json::object()}}};
 }
 
+FunctionTool ask_operator_tool();
+
 std::vector<FunctionTool> runtime_tools(const std::vector<std::string>& callees,
-                                        const std::vector<std::string>& capsules) {
-  if (callees.empty() && capsules.empty()) return {};
+                                        const std::vector<std::string>& capsules, bool ask_operator) {
+  if (callees.empty() && capsules.empty()) {
+    if (ask_operator) return {ask_operator_tool()};
+    return {};
+  }
   std::vector<FunctionTool> tools;
   if (!callees.empty())
   tools.push_back(FunctionTool{
@@ -66,11 +71,43 @@ std::vector<FunctionTool> runtime_tools(const std::vector<std::string>& callees,
          {"properties", {{"reason", {{"type", "string"}, {"description", "Why there is no answer, as a sentence."}}}}},
          {"required", json::array({"reason"})},
          {"additionalProperties", false}}});
+  if (ask_operator) tools.push_back(ask_operator_tool());
   return tools;
 }
 
-std::string system_message(const std::string& capsule_prompt, const std::string& member,
-                           const std::vector<std::string>& callees, const std::vector<std::string>& capsules) {
+FunctionTool ask_operator_tool() {
+  return FunctionTool{
+    tool_name::ask_operator,
+    "Ask the person operating this formation a question, when you cannot go on without their answer "
+    "(a decision, an approval, a missing fact). Your task waits until they answer; the answer is this "
+    "tool's result. Ask one clear question at a time.",
+    json{{"type", "object"},
+         {"properties", {{"question", {{"type", "string"}, {"description", "The question, as the person will read it."}}}}},
+         {"required", json::array({"question"})},
+         {"additionalProperties", false}}};
+}
+
+ToolUse read_ask_operator(const ToolCall& call) {
+  ToolUse use;
+  auto args = parse_strict_json(call.arguments.empty() ? "{}" : call.arguments);
+  const std::string* q = args && args->is_object() ? string_field(*args, "question") : nullptr;
+  if (q == nullptr || q->find_first_not_of(" \t\r\n") == std::string::npos) {
+    use.error = tool_error("ask-operator needs \"question\", a string that is not blank.");
+    return use;
+  }
+  use.kind = ToolUse::Kind::ask_operator;
+  use.reason = *q;
+  return use;
+}
+
+std::string ask_operator_arguments(const std::string& question) { return json{{"question", question}}.dump(); }
+
+
+namespace {
+
+// The capsule's prompt, then who the member is and how its calls work.
+std::string rules_message(const std::string& capsule_prompt, const std::string& member,
+                          const std::vector<std::string>& callees, const std::vector<std::string>& capsules) {
   std::string out = capsule_prompt;
   if (!out.empty() && out.back() != '\n') out += "\n";
   if (!out.empty()) out += "\n";
@@ -102,6 +139,18 @@ std::string system_message(const std::string& capsule_prompt, const std::string&
          "without an answer (end-without-answer) and give the reason.\n"
          "- Your final reply, with no tool call and no call still out, is your answer to the task." +
          delegation;
+  return out;
+}
+
+} // namespace
+
+std::string system_message(const std::string& capsule_prompt, const std::string& member,
+                           const std::vector<std::string>& callees, const std::vector<std::string>& capsules,
+                           bool ask_operator) {
+  std::string out = rules_message(capsule_prompt, member, callees, capsules);
+  if (ask_operator)
+    out += "\n- When you cannot go on without a person's decision or a fact only they know, ask them with the "
+           "ask-operator tool; its result is their answer.";
   return out;
 }
 

@@ -28,6 +28,7 @@ namespace tool_name {
 inline constexpr const char* call_member = "call-member";
 inline constexpr const char* end_without_answer = "end-without-answer";
 inline constexpr const char* delegate = "delegate";
+inline constexpr const char* ask_operator = "ask-operator";
 } // namespace tool_name
 
 // One function tool offered to the model.
@@ -41,23 +42,27 @@ struct FunctionTool {
 // object is offered as an empty object schema).
 FunctionTool function_tool_of(const OwnTool& tool);
 
-// The tools a member with these callees and these spawnable capsules is offered (none without either).
+// The tools a member with these callees and these spawnable capsules is offered (none without
+// either), then ask-operator when its manifest sets capabilities.ask_operator.
 std::vector<FunctionTool> runtime_tools(const std::vector<std::string>& callees,
-                                        const std::vector<std::string>& capsules = {});
+                                        const std::vector<std::string>& capsules = {}, bool ask_operator = false);
+
+// ask-operator {question}: offered to a member whose manifest sets capabilities.ask_operator.
+FunctionTool ask_operator_tool();
 
 // The system message: the capsule's own prompt (may be empty), then the runtime's rules — who
 // this member is, whom it may call, how calls and their answers work.
 std::string system_message(const std::string& capsule_prompt, const std::string& member,
                            const std::vector<std::string>& callees,
-                           const std::vector<std::string>& capsules = {});
+                           const std::vector<std::string>& capsules = {}, bool ask_operator = false);
 
 // A tool call, read.
 struct ToolUse {
-  enum class Kind { call_member, delegate, end_without_answer, error } kind = Kind::error;
+  enum class Kind { call_member, delegate, end_without_answer, ask_operator, error } kind = Kind::error;
   std::string member; // call_member
   std::string capsule; // delegate
   std::string task;   // call_member, delegate
-  std::string reason; // end_without_answer
+  std::string reason; // end_without_answer; ask_operator: the question
   std::string error;  // error: the tool result the model gets (a tool error; nothing was sent)
 };
 
@@ -66,9 +71,13 @@ struct ToolUse {
 ToolUse read_tool_call(const ToolCall& call, const std::vector<std::string>& callees,
                        const std::vector<std::string>& capsules = {}, const std::vector<OwnTool>& own = {});
 
+// An ask-operator call: its one argument, a question that is not blank.
+ToolUse read_ask_operator(const ToolCall& call);
+
 // Builds a call's arguments text as a model would send it (the script model uses this).
 std::string call_member_arguments(const std::string& member, const std::string& task);
 std::string end_without_answer_arguments(const std::string& reason);
 std::string delegate_arguments(const std::string& capsule, const std::string& task);
+std::string ask_operator_arguments(const std::string& question);
 
 } // namespace mur

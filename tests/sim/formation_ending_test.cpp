@@ -193,17 +193,6 @@ TEST_CASE_METHOD(formation_fixture, "a member's own deadline winds it down witho
   CHECK(!progress_event("ended")); // a peer ending on its own does not end the formation
 }
 
-namespace {
-// A request from the member's operator (the credential `mur send` and the launch task use).
-DoorRequest from_operator(DoorMethod method) {
-  DoorRequest req;
-  req.method = method;
-  req.verdict.kind = DoorAuthorization::Kind::Ok;
-  req.verdict.credential = "operator";
-  req.verdict.scopes = DoorScopes::all();
-  return req;
-}
-} // namespace
 
 TEST_CASE_METHOD(formation_fixture, "ListTasks at the entry's door shows its launch task, submitted by its operator",
                  "[sim][formation][door]") {

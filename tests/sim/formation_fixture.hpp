@@ -152,6 +152,16 @@ struct formation_fixture : test_coordinator_fixture<sim_config> {
   }
 };
 
+// A request from a member's operator (the credential `mur send` and the launch task use).
+inline DoorRequest from_operator(DoorMethod method) {
+  DoorRequest req;
+  req.method = method;
+  req.verdict.kind = DoorAuthorization::Kind::Ok;
+  req.verdict.credential = "operator";
+  req.verdict.scopes = DoorScopes::all();
+  return req;
+}
+
 // Manifests used across scenarios.
 // A lead that hands its task to coder and answers with coder's answer.
 inline const std::string relay_lead =

@@ -184,7 +184,7 @@ TEST_CASE("every field error names its key path (E-MAN-002)", "[manifest]") {
 
 TEST_CASE("script errors name the turn at fault", "[manifest]") {
   manifest_refused_each("E-MAN-002", with_head, {
-    {"inference: {turns: [{}]}\n", "inference.turns[0]: neither calls a member, delegates, uses a tool nor ends the task"},
+    {"inference: {turns: [{}]}\n", "inference.turns[0]: neither calls a member, delegates, uses a tool, asks nor ends the task"},
     {"inference: {turns: [{reply: a}, {say: b}]}\n", "inference.turns[1].say: is not a known key"},
     {"inference: {turns: [{call: {member: Coder, task: x}}]}\n", "inference.turns[0].call.member"},
     {"inference: {turns: [{call: {member: coder}}]}\n", "inference.turns[0].call.task: is required"},

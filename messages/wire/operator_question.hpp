@@ -1,0 +1,56 @@
+// operator_question.hpp — a member asks a person: the question goes up the chain to the task a
+// person started, the answer comes back down to the member that asked.
+//
+// Invariant: a task waits for at most one answer at a time at its door (its first open question;
+// the others wait behind it, in the order they came). A question reads "<asker> asks: <text>" from
+// where it was asked to the top, unchanged on the way. An answer goes to the question the door
+// showed, and only while the door shows it; once answered, withdrawn or timed out, the task is
+// WORKING again.
+// Rule: ask-operator puts the member's task in TASK_STATE_INPUT_REQUIRED; a callee's question
+// surfaces up the chain; the operator answers with SendMessage on the task's id (docs/ask-operator.md).
+#pragma once
+
+#include "messages/vocabulary/message_fields.hpp"
+
+#include <string>
+
+namespace mur {
+
+// task → door: the task waits for input; `text` is the question as a person reads it.
+struct TaskAsks {
+  std::string task_id;
+  std::string text;
+  MUR_FIELDS(task_id, text)
+};
+
+// task → door: the task no longer waits for input (answered, withdrawn or timed out).
+struct TaskResumed {
+  std::string task_id;
+  MUR_FIELDS(task_id)
+};
+
+// door → task: the answer to the question it shows (SendMessage on its id while INPUT_REQUIRED).
+struct TaskAnswer {
+  std::string task_id;
+  std::string text;
+  std::string answerer; // the credential that answered (operator, member:<name>, …)
+  MUR_FIELDS(task_id, text, answerer)
+};
+
+// egress call → task: the callee's task waits for input with `text` (asking), or no longer does.
+struct CallAsks {
+  std::string call_id;
+  std::string member;
+  std::string text;
+  bool asking = true;
+  MUR_FIELDS(call_id, member, text, asking)
+};
+
+// task → egress → its call: send this answer to the callee's task (SendMessage on its id).
+struct AnswerCall {
+  std::string call_id;
+  std::string text;
+  MUR_FIELDS(call_id, text)
+};
+
+} // namespace mur
