@@ -328,8 +328,9 @@ void call_door(caf::event_based_actor* self, const ExchangePtr& xp) {
   self->request(xp->shared->setup.door, caf::infinite, std::move(xp->door_req)).then(on_reply, on_error);
 }
 
-// SendMessage naming a task: the door holds no task waiting for input, so a known task is
-// -32004 and an unknown one -32001 (asked of the door under the same credential).
+// SendMessage naming a task: the answer to the question of a task that waits for input goes on
+// to the door; otherwise a known task is -32004 and an unknown one -32001 (asked of the door
+// under the same credential).
 void continue_task(caf::event_based_actor* self, const ExchangePtr& xp) {
   DoorRequest get;
   get.verdict = xp->door_req.verdict;
@@ -338,8 +339,9 @@ void continue_task(caf::event_based_actor* self, const ExchangePtr& xp) {
   get.task_id = xp->door_req.task_id;
   self->request(xp->shared->setup.door, caf::infinite, get)
     .then(
-      [xp](const DoorReply& r) {
+      [self, xp](const DoorReply& r) {
         const Exchange& x = *xp;
+        if (r.ok() && r.task.state == TaskState::input_required) return call_door(self, xp);
         if (r.refused() && r.refusal != DoorRefusal::insufficient_scope) {
           reply_refusal(x.req, http_refusal(r, x.shared->setup.card.capsule_name));
           return;

@@ -336,6 +336,7 @@ json request_json(const json& id, const DoorRequest& req) {
              {"role", "ROLE_USER"},
              {"parts", json::array({json{{"text", req.text}}})}};
     if (!req.context_id.empty()) msg["contextId"] = req.context_id;
+    if (!req.task_id.empty()) msg["taskId"] = req.task_id; // a message for a task that waits for input
     if (!req.reference_task_ids.empty()) msg["referenceTaskIds"] = req.reference_task_ids;
     json murmur = json::object();
     if (!req.chain.empty()) murmur["chain"] = req.chain;

@@ -10,6 +10,7 @@
 #include "launcher/cli/cmd_formations.hpp"
 #include "launcher/cli/cmd_new.hpp"
 #include "launcher/cli/cmd_ps.hpp"
+#include "launcher/cli/cmd_answer.hpp"
 #include "launcher/cli/cmd_cancel.hpp"
 #include "launcher/cli/cmd_send.hpp"
 #include "launcher/cli/cmd_stop.hpp"
@@ -160,6 +161,22 @@ Command declare_cancel(CLI::App& app) {
   return {cancel, [f] { return cmd_cancel(f->target, f->task, f->json, f->within); }};
 }
 
+Command declare_answer(CLI::App& app) {
+  struct Flags {
+    std::string task, text;
+    bool json = false;
+  };
+  auto f = std::make_shared<Flags>();
+  auto* answer = app.add_subcommand("answer", "Answer the question a task waits on (a member asked the operator)");
+  answer->add_option("TARGET", f->task, "the task that asks (tsk_…), or frm_…, ses_… or a door's URL whose one task asks")->required();
+  answer->add_option("TEXT", f->text, "the answer")->required();
+  answer->add_flag("--json", f->json, "print the outcome as JSON");
+  return {answer, [f] {
+            refuse_empty_task(f->text, "mur answer TARGET \"TEXT\"");
+            return cmd_answer(f->task, f->text, f->json);
+          }};
+}
+
 Command declare_stop(CLI::App& app) {
   struct Flags { std::string target; double timeout = 10; };
   auto f = std::make_shared<Flags>();
@@ -288,7 +305,8 @@ int dispatch(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "mur 0.1.0");
   std::vector<Command> commands{declare_install(app), declare_list(app), declare_doctor(app), declare_new(app),
-                                declare_run(app),     declare_send(app), declare_cancel(app), declare_stop(app),   declare_ps(app)};
+                                declare_run(app),     declare_send(app), declare_cancel(app), declare_answer(app),
+                                declare_stop(app),    declare_ps(app)};
   for (auto& c : declare_trace(app)) commands.push_back(std::move(c));
   for (auto* declare : {declare_view, declare_token, declare_formations, declare_help})
     commands.push_back(declare(app));

@@ -46,8 +46,9 @@ std::vector<std::string> live_tasks(CurlPool& pool, const DoorTarget& door) {
   return out;
 }
 
-// The live session whose door knows `task_id`.
-DoorTarget door_holding(CurlPool& pool, const std::string& task_id) {
+} // namespace
+
+DoorTarget door_holding(CurlPool& pool, const std::string& task_id, const char* code) {
   for (const auto& rec : list_running_records()) {
     if (!record_is_live(rec) || !rec.operator_token) continue;
     DoorTarget door{rec.url, rec.operator_token};
@@ -59,11 +60,9 @@ DoorTarget door_holding(CurlPool& pool, const std::string& task_id) {
     DoorReply r = a2a::door_reply_from(w.status, w.body);
     if (r.ok() && r.task.id == task_id) return door;
   }
-  throw Failure("E-CAN-001", "no running session holds task " + task_id,
+  throw Failure(code, "no running session holds task " + task_id,
                 "list running sessions with mur ps; a task is forgotten some time after it ends");
 }
-
-} // namespace
 
 DoorReply cancel_task_at(CurlPool& pool, const DoorTarget& door, const std::string& task_id, std::int64_t within_ms,
                          const TargetCodes& codes) {
@@ -87,7 +86,7 @@ int cmd_cancel(const std::string& target, const std::string& task_id, bool as_js
   DoorTarget door;
   std::vector<std::string> tasks;
   if (ids::is_valid(target, ids::task)) {
-    door = door_holding(pool, target);
+    door = door_holding(pool, target, "E-CAN-001");
     tasks = {target};
   } else {
     door = find_door(target, cancel_codes);

@@ -25,6 +25,10 @@ int cmd_cancel(const std::string& target, const std::string& task_id, bool as_js
 DoorReply cancel_task_at(CurlPool& pool, const DoorTarget& door, const std::string& task_id, std::int64_t within_ms,
                          const TargetCodes& codes = cancel_codes);
 
+// The live session whose door holds `task_id` (asked with each running record's operator
+// token); none is the Failure `code`.
+DoorTarget door_holding(CurlPool& pool, const std::string& task_id, const char* code);
+
 // "tsk_…  canceled  the task was canceled by the operator; canceled below it: worker, coder".
 std::string canceled_line(const TaskView& task);
 

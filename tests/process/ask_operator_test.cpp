@@ -1,0 +1,96 @@
+// A member asks a person across real processes: b (two calls down) asks, the question surfaces
+// at the entry's door, `mur answer frm_… "text"` answers it there, and the answer travels down
+// to b through a's call; the entry's answer carries it (docs/ask-operator.md).
+#include <catch2/catch.hpp>
+
+#include "formation_fixture.hpp"
+#include "launched_mur.hpp"
+#include "run_command.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+using namespace mur::test;
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct AskingChain {
+  FormationFixture f;
+  TempDir capsules;
+  AskingChain() {
+    write("ask-lead", "inference:\n  transport: script\n  turns:\n"
+                      "    - call: {member: a, task: \"go {{task}}\"}\n"
+                      "    - reply: \"lead: {{answer.a}}\"\n"
+                      "capabilities: {network: {allow: [localhost]}}\nnetwork: {authentication: {scheme: bearer}}\n");
+    write("ask-a", "inference:\n  transport: script\n  turns:\n"
+                   "    - call: {member: b, task: \"from a\"}\n"
+                   "    - reply: \"a: {{answer.b}}\"\n" + peer("capabilities: {network: {allow: [localhost]}}\n"));
+    write("ask-b", "inference:\n  transport: script\n  turns:\n"
+                   "    - ask: \"which colour?\"\n"
+                   "    - reply: \"b: {{tool_results}}\"\n" + peer("capabilities: {ask_operator: true}\n"));
+    std::ofstream(f.project.path + "/roster.yaml")
+      << "roster_version: 1\nmembers:\n"
+         "  - {name: lead, capsule: ask-lead, version: 1.0.0, entry: true}\n"
+         "  - {name: a, capsule: ask-a, version: 1.0.0}\n"
+         "  - {name: b, capsule: ask-b, version: 1.0.0}\n"
+         "reachability:\n  - {from: lead, to: [a]}\n  - {from: a, to: [b]}\n";
+  }
+  static std::string peer(const std::string& capabilities) {
+    return "lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: sleep}\n"
+           "exports: {peer_tasks: {accept: true}}\n" + capabilities + "network: {authentication: {scheme: bearer}}\n";
+  }
+  void write(const std::string& name, const std::string& body) {
+    const std::string dir = capsules.path + "/" + name;
+    fs::create_directories(dir);
+    std::ofstream(dir + "/murmur.yaml") << "name: " << name << "\nversion: 1.0.0\n" << body;
+    f.install(dir);
+  }
+};
+
+} // namespace
+
+TEST_CASE("mur answer: the question of a member two calls down is answered at the entry", "[process][ask]") {
+  AskingChain c;
+  LaunchedMur run({MUR_BINARY, "run", "--roster", c.f.project.path, "--task", "now", "--deadline", "60s"}, c.f.env);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  std::string frm;
+  while (frm.empty() && std::chrono::steady_clock::now() < until) {
+    frm = formation_id_in(run.err());
+    if (frm.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  REQUIRE_FALSE(frm.empty());
+  // Until the entry serves (E-ANS-001) and the question has come up the chain (E-ANS-002),
+  // there is nothing to answer.
+  Ran answered;
+  while (std::chrono::steady_clock::now() < until) {
+    answered = run_command({MUR_BINARY, "answer", frm, "blue", "--json"}, c.f.env);
+    if (answered.exit_code == 0) break;
+    const bool not_yet = answered.out.find("E-ANS-001") != std::string::npos || answered.out.find("E-ANS-002") != std::string::npos;
+    REQUIRE(not_yet);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  INFO(answered.out << answered.err << run.err());
+  REQUIRE(answered.exit_code == 0);
+  const json j = json::parse(answered.out, nullptr, false);
+  REQUIRE(j.is_object());
+  CHECK(j["answered"] == "b asks: which colour?");
+  CHECK(j["task_id"].get<std::string>().rfind("tsk_", 0) == 0);
+  CHECK(run.read_line() == "lead: a: b: The operator answered: blue");
+  CHECK(run.wait() == 0);
+  auto traces = c.f.traces(frm);
+  std::size_t asked = 0;
+  for (const auto& e : traces["lead"]) asked += e.value("event_type", "") == "input_required";
+  CHECK(asked == 1);
+}
+
+TEST_CASE("mur answer names what it cannot answer", "[process][ask]") {
+  AskingChain c;
+  Ran unknown = run_command({MUR_BINARY, "answer", "tsk_0123456789abcdef0123456789abcdef", "blue"}, c.f.env);
+  CHECK(unknown.exit_code != 0);
+  CHECK(unknown.err.find("E-ANS-001") != std::string::npos);
+  CHECK(unknown.err.find("Fix:") != std::string::npos);
+}
