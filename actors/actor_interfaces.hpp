@@ -76,7 +76,7 @@ using egress_call_handle = call_port::extend_with<stream_listener>::extend<
 // What a door tells its owner (the member): session/stop, "nothing left and after_task: exit",
 // and each task whose actor reported its end.
 using door_owner = caf::typed_actor<caf::reacts_to<sigterm_atom>, caf::reacts_to<ended_atom>,
-                                    caf::reacts_to<task_end_atom, TaskView>>;
+                                    caf::reacts_to<task_end_atom, TaskView>, caf::reacts_to<TaskAsks>>;
 using door_handle = task_owner::extend<caf::replies_to<DoorRequest>::with<DoorReply>,
                                       caf::replies_to<winddown_atom>::with<std::int32_t>,
                                       caf::replies_to<caf::get_atom>::with<std::vector<TaskView>>>;

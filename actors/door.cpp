@@ -128,6 +128,7 @@ void on_asks(door_actor* self, const TaskAsks& a) {
   it->second.view.state = TaskState::input_required;
   it->second.view.status_text = a.text;
   publish(self, it->second);
+  if (self->state.setup.owner) self->send(self->state.setup.owner, a); // the launch task's question reaches its terminal
 }
 
 // SendMessage on a task that waits for input: the message is the answer, passed to the task,

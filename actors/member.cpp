@@ -259,6 +259,16 @@ member_handle::behavior_type member(member_actor* self, MemberSetup setup) {
       if (!s.launch_task_id.empty() && t.id == s.launch_task_id) report_launch(self, t);
     },
     [=](ended_atom) { on_door_empty(self); },
+    // A task waits for a person's answer: the launch task's question goes to whoever waits for it.
+    [=](const TaskAsks& a) {
+      auto& s = self->state;
+      if (s.launch_task_id.empty() || a.task_id != s.launch_task_id || !s.setup.supervisor) return;
+      TaskView asking;
+      asking.id = a.task_id;
+      asking.state = TaskState::input_required;
+      asking.status_text = a.text;
+      self->send(s.setup.supervisor, TaskEvent{asking, {}});
+    },
   };
 }
 

@@ -353,6 +353,14 @@ Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manif
   return s;
 }
 
+// The launch task waits for a person's answer: the question and how to answer it, on stderr
+// (stdout carries only the answer; a formation's console names the member on each line).
+void print_question(const TaskView& t) {
+  std::cerr << terminal_safe_for(2, "the task waits for your answer: " + t.status_text + "\nanswer it with: mur answer " +
+                                      t.id + " \"…\"")
+            << std::endl;
+}
+
 // Waiting: the result writer (the supervisor port) hands on the launch task's ending, whose
 // answer is printed once, and `(ended_atom, member, code)`, which ends the wait with the
 // session's exit code. Tasks' results are the writer's (member/result_writer.hpp).
@@ -365,7 +373,8 @@ std::int32_t wait_for_end(caf::scoped_actor& self, const RunCapsuleOptions& o, b
       code = c;
       ended = true;
     },
-    [&](const TaskEvent& ev) { // the launch task's ending
+    [&](const TaskEvent& ev) { // the launch task's ending, or a question it waits on
+      if (ev.task.state == TaskState::input_required && has_launch_task && !printed) return print_question(ev.task);
       if (!is_terminal(ev.task.state) || printed || !has_launch_task) return;
       printed = true;
       print_answer(o, ev.task);

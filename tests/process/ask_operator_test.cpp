@@ -80,6 +80,9 @@ TEST_CASE("mur answer: the question of a member two calls down is answered at th
   CHECK(j["answered"] == "b asks: which colour?");
   CHECK(j["task_id"].get<std::string>().rfind("tsk_", 0) == 0);
   CHECK(run.read_line() == "lead: a: b: The operator answered: blue");
+  // The terminal of mur run --task was told the question and how to answer it.
+  CHECK(run.err().find("[lead] the task waits for your answer: b asks: which colour?\n[lead] answer it with: mur answer " +
+                       j["task_id"].get<std::string>() + " \"\u2026\"") != std::string::npos);
   CHECK(run.wait() == 0);
   auto traces = c.f.traces(frm);
   std::size_t asked = 0;
