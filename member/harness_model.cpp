@@ -59,6 +59,7 @@ struct Turn {
   std::unique_ptr<HarnessRun> run;
   steady::time_point started;
   steady::time_point last_activity;
+  int tools_out = 0; // tool calls the task has not answered yet: the turn waits on the runtime, not silent
   bool timed_out = false;
 };
 
@@ -158,11 +159,23 @@ void on_mcp(self_ptr self, McpPost post) {
   const std::uint64_t id = ids.at(call.turn);
   Turn& t = st.turns.at(id);
   t.last_activity = steady::now();
+  ++t.tools_out;
   auto responder = post.responder;
   const McpToolCall rpc = call.call; // its id and era shape the answer
+  // The answer (an ask-operator's may take a person hours) restarts the silence clock.
+  auto answered = [self, id] {
+    auto it = self->state.turns.find(id);
+    if (it == self->state.turns.end()) return;
+    --it->second.tools_out;
+    it->second.last_activity = steady::now();
+  };
   self->request(t.task, caf::infinite, ToolRequest{t.task_id, call.call.call})
-    .then([responder, rpc](const ToolReply& r) { responder->answer(mcp_tool_answer(rpc, r)); },
-          [self, responder, rpc](const caf::error& err) {
+    .then([responder, rpc, answered](const ToolReply& r) {
+            answered();
+            responder->answer(mcp_tool_answer(rpc, r));
+          },
+          [self, responder, rpc, answered](const caf::error& err) {
+            answered();
             responder->answer(mcp_tool_answer(
               rpc, ToolReply{"tool error: the task did not take the call (" + self->system().render(err) +
                                "); nothing was sent.", true}));
@@ -222,7 +235,9 @@ harness_actor::behavior_type harness_model(self_ptr self, HarnessSetup setup) {
       if (it == self->state.turns.end() || !it->second.run) return;
       Turn& t = it->second;
       const auto quiet = std::chrono::duration_cast<std::chrono::milliseconds>(steady::now() - t.last_activity);
-      if (quiet >= self->state.setup.turn_timeout) {
+      if (t.tools_out > 0) { // waiting on the runtime's answer to a tool call is not silence
+        arm_tick(self, id, self->state.setup.turn_timeout);
+      } else if (quiet >= self->state.setup.turn_timeout) {
         t.timed_out = true;
         t.run->kill();
       } else {

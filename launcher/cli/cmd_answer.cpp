@@ -69,7 +69,7 @@ int cmd_answer(const std::string& target, const std::string& text, bool as_json)
                   "answer a task of a session you started (its running record holds the operator credential)");
   if (r.rpc_code == rpc::unsupported_operation)
     throw Failure("E-ANS-002", "task " + task_id + " does not wait for an answer: " + r.rpc_message,
-                  "answer while the task is input-required (mur ps, or the entry's output, shows the question)");
+                  "answer while the task is input-required (the entry's output, or GetTask at its door, shows the question)");
   if (r.rpc_code != 0)
     throw Failure("E-ANS-003", "the door answered error " + std::to_string(r.rpc_code) + ": " + r.rpc_message,
                   "check the task id with mur trace show");

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "formation_fixture.hpp"
+#include "script_chain.hpp"
 #include "launched_mur.hpp"
 #include "run_command.hpp"
 
@@ -18,37 +19,18 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct AskingChain {
-  FormationFixture f;
-  TempDir capsules;
-  AskingChain() {
-    write("ask-lead", "inference:\n  transport: script\n  turns:\n"
-                      "    - call: {member: a, task: \"go {{task}}\"}\n"
-                      "    - reply: \"lead: {{answer.a}}\"\n"
-                      "capabilities: {network: {allow: [localhost]}}\nnetwork: {authentication: {scheme: bearer}}\n");
-    write("ask-a", "inference:\n  transport: script\n  turns:\n"
-                   "    - call: {member: b, task: \"from a\"}\n"
-                   "    - reply: \"a: {{answer.b}}\"\n" + peer("capabilities: {network: {allow: [localhost]}}\n"));
-    write("ask-b", "inference:\n  transport: script\n  turns:\n"
-                   "    - ask: \"which colour?\"\n"
-                   "    - reply: \"b: {{tool_results}}\"\n" + peer("capabilities: {ask_operator: true}\n"));
-    std::ofstream(f.project.path + "/roster.yaml")
-      << "roster_version: 1\nmembers:\n"
-         "  - {name: lead, capsule: ask-lead, version: 1.0.0, entry: true}\n"
-         "  - {name: a, capsule: ask-a, version: 1.0.0}\n"
-         "  - {name: b, capsule: ask-b, version: 1.0.0}\n"
-         "reachability:\n  - {from: lead, to: [a]}\n  - {from: a, to: [b]}\n";
-  }
-  static std::string peer(const std::string& capabilities) {
-    return "lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: sleep}\n"
-           "exports: {peer_tasks: {accept: true}}\n" + capabilities + "network: {authentication: {scheme: bearer}}\n";
-  }
-  void write(const std::string& name, const std::string& body) {
-    const std::string dir = capsules.path + "/" + name;
-    fs::create_directories(dir);
-    std::ofstream(dir + "/murmur.yaml") << "name: " << name << "\nversion: 1.0.0\n" << body;
-    f.install(dir);
-  }
+struct AskingChain : ScriptChain {
+  AskingChain()
+    : ScriptChain("ask",
+                  "inference:\n  transport: script\n  turns:\n"
+                  "    - call: {member: a, task: \"go {{task}}\"}\n"
+                  "    - reply: \"lead: {{answer.a}}\"\n" + entry(),
+                  "inference:\n  transport: script\n  turns:\n"
+                  "    - call: {member: b, task: \"from a\"}\n"
+                  "    - reply: \"a: {{answer.b}}\"\n" + peer(),
+                  "inference:\n  transport: script\n  turns:\n"
+                  "    - ask: \"which colour?\"\n"
+                  "    - reply: \"b: {{tool_results}}\"\n" + peer("capabilities: {ask_operator: true}\n")) {}
 };
 
 } // namespace

@@ -7,6 +7,7 @@
 
 #include "capsule_folder.hpp"
 #include "formation_fixture.hpp"
+#include "script_chain.hpp"
 #include "launched_mur.hpp"
 #include "run_command.hpp"
 
@@ -22,37 +23,16 @@ namespace fs = std::filesystem;
 namespace {
 
 // lead → a → b, each script calling the next.
-struct ChainFormation {
-  FormationFixture f;
-  TempDir capsules;
-  ChainFormation(const std::string& roster_extra, const std::string& lead_extra = "") {
-    write("budget-lead", "inference:\n  transport: script\n  turns:\n"
-                         "    - call: {member: a, task: \"go {{task}}\"}\n"
-                         "    - reply: \"lead: {{answer.a}}\"\n"
-                         "capabilities: {network: {allow: [localhost]}}\n"
-                         "network: {authentication: {scheme: bearer}}\n" + lead_extra);
-    write("budget-a", "inference:\n  transport: script\n  turns:\n"
-                      "    - call: {member: b, task: \"from a\"}\n"
-                      "    - reply: \"a: {{answer.b}}\"\n" + peer);
-    write("budget-b", "inference:\n  transport: script\n  turns:\n    - reply: \"b answered\"\n" + peer);
-    std::ofstream(f.project.path + "/roster.yaml")
-      << "roster_version: 1\nmembers:\n"
-         "  - {name: lead, capsule: budget-lead, version: 1.0.0, entry: true}\n"
-         "  - {name: a, capsule: budget-a, version: 1.0.0}\n"
-         "  - {name: b, capsule: budget-b, version: 1.0.0}\n"
-         "reachability:\n  - {from: lead, to: [a]}\n  - {from: a, to: [b]}\n"
-      << roster_extra;
-  }
-  const std::string peer = "lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: sleep}\n"
-                           "exports: {peer_tasks: {accept: true}}\n"
-                           "capabilities: {network: {allow: [localhost]}}\n"
-                           "network: {authentication: {scheme: bearer}}\n";
-  void write(const std::string& name, const std::string& body) {
-    const std::string dir = capsules.path + "/" + name;
-    fs::create_directories(dir);
-    std::ofstream(dir + "/murmur.yaml") << "name: " << name << "\nversion: 1.0.0\n" << body;
-    f.install(dir);
-  }
+struct ChainFormation : ScriptChain {
+  ChainFormation(const std::string& roster_extra, const std::string& lead_extra = "")
+    : ScriptChain("budget",
+                  "inference:\n  transport: script\n  turns:\n"
+                  "    - call: {member: a, task: \"go {{task}}\"}\n"
+                  "    - reply: \"lead: {{answer.a}}\"\n" + entry() + lead_extra,
+                  "inference:\n  transport: script\n  turns:\n"
+                  "    - call: {member: b, task: \"from a\"}\n"
+                  "    - reply: \"a: {{answer.b}}\"\n" + peer(),
+                  "inference:\n  transport: script\n  turns:\n    - reply: \"b answered\"\n" + peer(), roster_extra) {}
   Ran run() {
     return run_command({MUR_BINARY, "run", "--roster", f.project.path, "--task", "now", "--deadline", "60s"}, f.env);
   }

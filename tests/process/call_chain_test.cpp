@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "formation_fixture.hpp"
+#include "script_chain.hpp"
 #include "run_command.hpp"
 
 #include <filesystem>
@@ -17,39 +18,19 @@ namespace fs = std::filesystem;
 namespace {
 
 // lead → a → b, and b's script calls a back.
-struct RoundFormation {
-  FormationFixture f;
-  TempDir capsules;
-  explicit RoundFormation(const std::string& roster_extra = "") {
-    write("round-lead", "inference:\n  transport: script\n  turns:\n"
-                        "    - call: {member: a, task: \"go {{task}}\"}\n"
-                        "    - reply: \"lead: {{answer.a}}\"\n"
-                        "capabilities: {network: {allow: [localhost]}}\n");
-    write("round-a", "inference:\n  transport: script\n  turns:\n"
-                     "    - call: {member: b, task: \"from a\"}\n"
-                     "    - reply: \"a: {{answer.b}}\"\n" + peer);
-    write("round-b", "inference:\n  transport: script\n  turns:\n"
-                     "    - call: {member: a, task: \"back to a\"}\n"
-                     "    - reply: \"b answered\"\n" + peer);
-    std::ofstream(f.project.path + "/roster.yaml")
-      << "roster_version: 1\nmembers:\n"
-         "  - {name: lead, capsule: round-lead, version: 1.0.0, entry: true}\n"
-         "  - {name: a, capsule: round-a, version: 1.0.0}\n"
-         "  - {name: b, capsule: round-b, version: 1.0.0}\n"
-         "reachability:\n  - {from: lead, to: [a]}\n  - {from: a, to: [b]}\n  - {from: b, to: [a]}\n"
-      << roster_extra;
-  }
-  const std::string peer = "lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: sleep}\n"
-                           "exports: {peer_tasks: {accept: true}}\n"
-                           "capabilities: {network: {allow: [localhost]}}\n"
-                           "network: {authentication: {scheme: bearer}}\n";
-  void write(const std::string& name, const std::string& body) {
-    const std::string dir = capsules.path + "/" + name;
-    fs::create_directories(dir);
-    std::ofstream(dir + "/murmur.yaml") << "name: " << name << "\nversion: 1.0.0\n" << body
-                                        << (name == "round-lead" ? "network: {authentication: {scheme: bearer}}\n" : "");
-    f.install(dir);
-  }
+struct RoundFormation : ScriptChain {
+  explicit RoundFormation(const std::string& roster_extra = "")
+    : ScriptChain("round",
+                  "inference:\n  transport: script\n  turns:\n"
+                  "    - call: {member: a, task: \"go {{task}}\"}\n"
+                  "    - reply: \"lead: {{answer.a}}\"\n" + entry(),
+                  "inference:\n  transport: script\n  turns:\n"
+                  "    - call: {member: b, task: \"from a\"}\n"
+                  "    - reply: \"a: {{answer.b}}\"\n" + peer(),
+                  "inference:\n  transport: script\n  turns:\n"
+                  "    - call: {member: a, task: \"back to a\"}\n"
+                  "    - reply: \"b answered\"\n" + peer(),
+                  "  - {from: b, to: [a]}\n" + roster_extra) {}
 };
 
 std::vector<json> of_type(const std::vector<json>& trace, const std::string& type) {

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "formation_fixture.hpp"
+#include "script_chain.hpp"
 #include "run_command.hpp"
 
 #include <csignal>
@@ -19,35 +20,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct ChainFormation {
-  FormationFixture f;
-  TempDir capsules;
-  ChainFormation() {
-    write("chain-lead", "inference:\n  transport: script\n  turns:\n"
-                        "    - call: {member: a, task: \"a: {{task}}\"}\n"
-                        "    - reply: \"lead: {{answer.a}}\"\n"
-                        "capabilities: {network: {allow: [localhost]}}\nnetwork: {authentication: {scheme: bearer}}\n");
-    write("chain-a", "inference:\n  transport: script\n  turns:\n"
-                     "    - call: {member: b, task: \"b: {{task}}\"}\n"
-                     "    - reply: \"a: {{answer.b}}\"\n" + peer);
-    write("chain-b", "inference:\n  transport: script\n  turns:\n    - {think_ms: 60000, reply: late}\n" + peer);
-    std::ofstream(f.project.path + "/roster.yaml")
-      << "roster_version: 1\nmembers:\n"
-         "  - {name: lead, capsule: chain-lead, version: 1.0.0, entry: true}\n"
-         "  - {name: a, capsule: chain-a, version: 1.0.0}\n"
-         "  - {name: b, capsule: chain-b, version: 1.0.0}\n"
-         "reachability:\n  - {from: lead, to: [a]}\n  - {from: a, to: [b]}\n";
-  }
-  const std::string peer = "lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: sleep}\n"
-                           "exports: {peer_tasks: {accept: true}}\n"
-                           "capabilities: {network: {allow: [localhost]}}\n"
-                           "network: {authentication: {scheme: bearer}}\n";
-  void write(const std::string& name, const std::string& body) {
-    const std::string dir = capsules.path + "/" + name;
-    fs::create_directories(dir);
-    std::ofstream(dir + "/murmur.yaml") << "name: " << name << "\nversion: 1.0.0\n" << body;
-    f.install(dir);
-  }
+struct ChainFormation : ScriptChain {
+  ChainFormation()
+    : ScriptChain("chain",
+                  "inference:\n  transport: script\n  turns:\n"
+                  "    - call: {member: a, task: \"a: {{task}}\"}\n"
+                  "    - reply: \"lead: {{answer.a}}\"\n" + entry(),
+                  "inference:\n  transport: script\n  turns:\n"
+                  "    - call: {member: b, task: \"b: {{task}}\"}\n"
+                  "    - reply: \"a: {{answer.b}}\"\n" + peer(),
+                  "inference:\n  transport: script\n  turns:\n    - {think_ms: 60000, reply: late}\n" + peer()) {}
   std::vector<json> events(const std::string& frm, const std::string& member, const std::string& type) const {
     std::vector<json> out;
     const auto traces = f.traces(frm);

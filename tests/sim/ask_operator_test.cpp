@@ -58,7 +58,7 @@ TEST_CASE_METHOD(formation_fixture, "a question from depth 2 surfaces at the ent
   CHECK(events("lead", "task_end").at(0)["answer"] == "lead: a: b: The operator answered: blue");
 }
 
-TEST_CASE_METHOD(formation_fixture, "the operator may answer at the asking member's own door; a second answer is refused", "[sim][ask]") {
+TEST_CASE_METHOD(formation_fixture, "the operator may answer at the asking member's own door, and a second answer is refused", "[sim][ask]") {
   launch_asking_chain(*this);
   run_for(3s);
   DoorRequest answer = from_operator(DoorMethod::send_message);

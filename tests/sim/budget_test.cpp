@@ -19,7 +19,7 @@ task_scene::ModelTurn with_tokens(task_scene::ModelTurn t, std::int64_t prompt, 
 
 } // namespace
 
-TEST_CASE_METHOD(task_scene::chat_scene, "max_tokens: the request that crosses it is the last; a call carries what is left",
+TEST_CASE_METHOD(task_scene::chat_scene, "max_tokens: the request that crosses it is the last, and a call carries what is left",
                  "[sim][budget]") {
   limits.own.budget.max_tokens = 100;
   play({with_tokens(task_scene::tools({task_scene::call_member("c1", "coder", "write it")}), 50, 20),

@@ -8,6 +8,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "budget_values.hpp"
+
 using namespace mur;
 using nlohmann::json;
 
@@ -17,31 +19,6 @@ const std::string budget_sentence =
     "message.metadata.murmur.budget must be an object of maxTokens, maxModelRequests, maxToolCalls and maxCalls, "
     "each a whole number from 0 to 1000000000000";
 
-Budget budget(std::int64_t tokens, std::int64_t model_requests, std::int64_t tool_calls, std::int64_t calls) {
-  Budget b;
-  b.max_tokens = tokens;
-  b.max_model_requests = model_requests;
-  b.max_tool_calls = tool_calls;
-  b.max_calls = calls;
-  return b;
-}
-
-Usage usage(std::int64_t tokens, std::int64_t model_requests, std::int64_t tool_calls, std::int64_t calls) {
-  Usage u;
-  u.tokens = tokens;
-  u.model_requests = model_requests;
-  u.tool_calls = tool_calls;
-  u.calls = calls;
-  return u;
-}
-
-void check_budget(const Budget& b, std::int64_t tokens, std::int64_t model_requests, std::int64_t tool_calls,
-                  std::int64_t calls) {
-  CHECK(b.max_tokens == tokens);
-  CHECK(b.max_model_requests == model_requests);
-  CHECK(b.max_tool_calls == tool_calls);
-  CHECK(b.max_calls == calls);
-}
 
 void check_usage(const Usage& u, std::int64_t tokens, std::int64_t model_requests, std::int64_t tool_calls,
                  std::int64_t calls) {
@@ -124,7 +101,7 @@ TEST_CASE("read_budget refuses any other shape and leaves the budget as it was",
   check_budget(edges, 0, none, none, max_limit_value);
 }
 
-TEST_CASE("usage_json writes all four counts; read_usage reads a bad count as 0", "[budget][a2a]") {
+TEST_CASE("usage_json writes all four counts, and read_usage reads a bad count as 0", "[budget][a2a]") {
   CHECK(usage_json(usage(120, 2, 0, 1)) == json{{"tokens", 120}, {"modelRequests", 2}, {"toolCalls", 0}, {"calls", 1}});
   CHECK(usage_json(Usage{}).dump() == R"({"calls":0,"modelRequests":0,"tokens":0,"toolCalls":0})");
   check_usage(read_usage(usage_json(usage(120, 2, 5, 1))), 120, 2, 5, 1);

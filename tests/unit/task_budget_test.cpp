@@ -5,35 +5,12 @@
 
 #include <catch2/catch.hpp>
 
+#include "budget_values.hpp"
+
 using namespace mur;
 
 namespace {
 
-Budget budget(std::int64_t tokens, std::int64_t model_requests, std::int64_t tool_calls, std::int64_t calls) {
-  Budget b;
-  b.max_tokens = tokens;
-  b.max_model_requests = model_requests;
-  b.max_tool_calls = tool_calls;
-  b.max_calls = calls;
-  return b;
-}
-
-Usage usage(std::int64_t tokens, std::int64_t model_requests, std::int64_t tool_calls, std::int64_t calls) {
-  Usage u;
-  u.tokens = tokens;
-  u.model_requests = model_requests;
-  u.tool_calls = tool_calls;
-  u.calls = calls;
-  return u;
-}
-
-void check_budget(const Budget& b, std::int64_t tokens, std::int64_t model_requests, std::int64_t tool_calls,
-                  std::int64_t calls) {
-  CHECK(b.max_tokens == tokens);
-  CHECK(b.max_model_requests == model_requests);
-  CHECK(b.max_tool_calls == tool_calls);
-  CHECK(b.max_calls == calls);
-}
 
 void check_hit(const std::optional<LimitHit>& hit, Spend spend, std::int64_t limit, std::int64_t used) {
   REQUIRE(hit);
