@@ -15,6 +15,7 @@
 //   [crash]               write "crashed on purpose" to stderr and exit 3
 //   [hang]                never write, never exit (the turn timeout must end it)
 //   [flood]               write 10 MiB to stdout and exit 0
+//   [ask]                 call `ask-operator` and answer with its result
 // The result text of every tool call goes to stderr, one line each: `tool <name>: <text>`.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -73,6 +74,11 @@ async function main() {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
     process.stderr.write(`tools: ${names.join(', ')}\n`);
+    if (task.includes('[ask]')) {
+      const result = await callTool(client, 'ask-operator', { question: 'which colour?' });
+      await writeAll(`harness answer: ${textOf(result)}`);
+      return 0;
+    }
     if (task.includes('[end-without-answer]')) {
       await callTool(client, 'end-without-answer', { reason: 'the harness was asked to end without an answer' });
       await writeAll('ended without an answer');

@@ -41,11 +41,15 @@ struct HarnessProject {
     f.install(dir.string());
   }
   // Capsule NAME running the SDK harness; `extra` lines go under inference.
-  void sdk_capsule(const std::string& name, const std::string& extra = "", bool serves_peers = false) {
+  // `asks`: its manifest sets capabilities.ask_operator.
+  void sdk_capsule(const std::string& name, const std::string& extra = "", bool serves_peers = false, bool asks = false) {
     capsule(name, {{"murmur.yaml", "inference:\n  transport: process\n  command: [" + std::string(MUR_NODE) + ", " +
                                      sdk_harness + "]\n" + extra +
                                      "lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: sleep}\n" +
-                                     (serves_peers ? "exports: {peer_tasks: {accept: true}}\n" : "") + authed}});
+                                     (serves_peers ? "exports: {peer_tasks: {accept: true}}\n" : "") +
+                                     (asks ? "capabilities: {network: {allow: [localhost]}, ask_operator: true}\n"
+                                             "network: {authentication: {scheme: bearer}}\n"
+                                           : authed)}});
   }
   void script_capsule(const std::string& name, const std::string& turns) {
     capsule(name, {{"murmur.yaml", "inference:\n  transport: script\n  turns:\n" + turns +
@@ -188,6 +192,25 @@ TEST_CASE("an agent program that crashes, hangs or floods stdout fails or is cut
     CHECK(r.out.find("[runtime: output cut at 64 KiB]") != std::string::npos);
     CHECK(r.out.size() < 70 * 1024);
   }
+}
+
+TEST_CASE("an agent program that asks the operator waits past its turn timeout for the answer", "[process][harness][ask]") {
+  HarnessProject p;
+  p.sdk_capsule("h-sdk", "  turn_timeout_secs: 2\n", false, true);
+  p.lead_and_helper("h-sdk");
+  LaunchedMur run({MUR_BINARY, "run", "--roster", p.f.project.path, "--task", "[ask] go", "--deadline", "120s"}, p.f.env);
+  // The question reaches the terminal; then the turn waits longer than its 2 s turn timeout.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (run.err().find("the task waits for your answer") == std::string::npos && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  REQUIRE(run.err().find("[lead] the task waits for your answer: lead asks: which colour?") != std::string::npos);
+  std::this_thread::sleep_for(std::chrono::seconds(3)); // past turn_timeout_secs: what this test is about
+  Ran answered = run_command({MUR_BINARY, "answer", formation_id_in(run.err()), "blue"}, p.f.env);
+  INFO(answered.out << answered.err << run.err());
+  REQUIRE(answered.exit_code == 0);
+  CHECK(run.read_line() == "harness answer: The operator answered: blue");
+  CHECK(run.wait() == 0);
+  CHECK(run.err().find("E-HAR-003") == std::string::npos);
 }
 
 TEST_CASE("a harness called by a member may end without an answer, its caller is told the reason",
