@@ -44,6 +44,12 @@ TEST_CASE_METHOD(formation_fixture, "a question from depth 2 surfaces at the ent
   }
   CHECK(events("lead", "input_required").size() == 1);
 
+  // A task that waits still holds its door: the entry (one task at a time) turns another away busy.
+  DoorRequest other = from_operator(DoorMethod::send_message);
+  other.text = "another";
+  other.return_immediately = true;
+  CHECK(ask<DoorReply>(door_of("lead"), other).task.busy);
+
   DoorRequest answer = from_operator(DoorMethod::send_message);
   answer.task_id = only_task(tasks_of("lead")).id;
   answer.text = "blue";
