@@ -1,4 +1,5 @@
 #include "member/run_capsule.hpp"
+#include "os/terminal_question.hpp"
 #include "messages/vocabulary/message_types.hpp"
 #include "messages/wire/register_messages.hpp"
 
@@ -354,17 +355,34 @@ Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manif
 }
 
 // The launch task waits for a person's answer: the question and how to answer it, on stderr
-// (stdout carries only the answer; a formation's console names the member on each line).
-void print_question(const TaskView& t) {
+// (stdout carries only the answer; a formation's console names the member on each line). At a
+// terminal, the answer may also be typed there: it goes to the door as the operator's message
+// on the task.
+void ask_question(const TaskView& t, const door_handle& door) {
   std::cerr << terminal_safe_for(2, "the task waits for your answer: " + t.status_text + "\nanswer it with: mur answer " +
                                       t.id + " \"…\"")
             << std::endl;
+  if (!door) return;
+  ask_at_terminal("answer> ", [door, id = t.id](std::string line) {
+    DoorRequest answer;
+    answer.method = DoorMethod::send_message;
+    answer.task_id = id;
+    answer.text = std::move(line);
+    answer.return_immediately = true;
+    answer.verdict.kind = DoorAuthorization::Kind::Ok;
+    answer.verdict.credential = "operator"; // the person at this process's own terminal
+    answer.verdict.scopes = DoorScopes::all();
+    caf::anon_send(door, std::move(answer));
+  });
 }
 
 // Waiting: the result writer (the supervisor port) hands on the launch task's ending, whose
 // answer is printed once, and `(ended_atom, member, code)`, which ends the wait with the
 // session's exit code. Tasks' results are the writer's (member/result_writer.hpp).
-std::int32_t wait_for_end(caf::scoped_actor& self, const RunCapsuleOptions& o, bool has_launch_task) {
+std::int32_t wait_for_end(caf::scoped_actor& self, const RunCapsuleOptions& o, bool has_launch_task, const member_handle& member) {
+  door_handle door; // where an answer typed at the terminal goes
+  if (has_launch_task)
+    self->request(member, caf::infinite, caf::get_atom_v).receive([&](const door_handle& d) { door = d; }, [](const caf::error&) {});
   std::int32_t code = 0;
   bool ended = false;
   bool printed = false;
@@ -374,7 +392,7 @@ std::int32_t wait_for_end(caf::scoped_actor& self, const RunCapsuleOptions& o, b
       ended = true;
     },
     [&](const TaskEvent& ev) { // the launch task's ending, or a question it waits on
-      if (ev.task.state == TaskState::input_required && has_launch_task && !printed) return print_question(ev.task);
+      if (ev.task.state == TaskState::input_required && has_launch_task && !printed) return ask_question(ev.task, door);
       if (!is_terminal(ev.task.state) || printed || !has_launch_task) return;
       printed = true;
       print_answer(o, ev.task);
@@ -447,7 +465,7 @@ int run_capsule(const Manifest& m, const RunCapsuleOptions& o) {
     if (sig == SIGINT && launcher_handles_ctrl_c) return;
     caf::anon_send(member, sigterm_atom_v);
   });
-  const std::int32_t code = wait_for_end(self, o, !launch.task.empty());
+  const std::int32_t code = wait_for_end(self, o, !launch.task.empty(), session.member);
   signals.stop();
   close_session(self, session, formation);
   return code;

@@ -3,6 +3,7 @@
 // to b through a's call; the entry's answer carries it (docs/ask-operator.md).
 #include <catch2/catch.hpp>
 
+#include "capsule_folder.hpp"
 #include "formation_fixture.hpp"
 #include "script_chain.hpp"
 #include "launched_mur.hpp"
@@ -78,4 +79,30 @@ TEST_CASE("mur answer names what it cannot answer", "[process][ask]") {
   CHECK(unknown.exit_code != 0);
   CHECK(unknown.err.find("E-ANS-001") != std::string::npos);
   CHECK(unknown.err.find("Fix:") != std::string::npos);
+}
+
+TEST_CASE("mur run --task at a terminal: the question is asked there and the typed answer goes on", "[process][ask]") {
+  CapsuleFolder c("name: asker\nversion: 1.0.0\ninference:\n  transport: script\n  turns:\n"
+                  "    - ask: \"which colour for {{task}}?\"\n    - reply: \"{{tool_results}}\"\n"
+                  "capabilities: {ask_operator: true}\n");
+  Ran r = run_command({"/usr/bin/env", "python3", std::string(MUR_SOURCE_DIR) + "/tests/process/at_terminal.py", "blue", MUR_BINARY, "run",
+                       "--manifest", c.folder.path, "--workdir", c.work.path, "--task", "the bikeshed"},
+                      c.env);
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("the task waits for your answer: the member asks: which colour for the bikeshed?") != std::string::npos);
+  CHECK(r.out.find("answer> blue") != std::string::npos); // the prompt, and the answer as typed (echoed)
+  CHECK(r.out.find("The operator answered: blue") != std::string::npos);
+}
+
+TEST_CASE("mur run --roster --task at a terminal: the entry asks there for a question from two calls down", "[process][ask]") {
+  AskingChain c;
+  Ran r = run_command({"/usr/bin/env", "python3", std::string(MUR_SOURCE_DIR) + "/tests/process/at_terminal.py", "blue", MUR_BINARY,
+                       "run", "--roster", c.f.project.path, "--task", "now", "--deadline", "60s"},
+                      c.f.env);
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("[lead] the task waits for your answer: b asks: which colour?") != std::string::npos);
+  CHECK(r.out.find("answer> blue") != std::string::npos);
+  CHECK(r.out.find("lead: a: b: The operator answered: blue") != std::string::npos);
 }
