@@ -134,7 +134,13 @@ void on_asks(door_actor* self, const TaskAsks& a) {
 // SendMessage on a task that waits for input: the message is the answer, passed to the task,
 // which is WORKING again at once.
 DoorReply answer_task(door_actor* self, const DoorRequest& req, Entry& e) {
-  if (e.task) self->send(e.task, TaskAnswer{e.view.id, req.text, req.verdict.credential});
+  if (e.canceling || !e.task || (!req.question.empty() && req.question != e.view.status_text))
+    return rpc_error(rpc::unsupported_operation,
+                     "Unsupported operation: task " + e.view.id +
+                       (e.canceling || !e.task ? " is ending and waits for no answer"
+                                               : " waits for another question now: " + e.view.status_text),
+                     "UNSUPPORTED_OPERATION");
+  self->send(e.task, TaskAnswer{e.view.id, req.text, req.verdict.credential, req.question});
   e.view.state = TaskState::working;
   e.view.status_text.clear();
   publish(self, e);
@@ -462,7 +468,7 @@ void on_finished(door_actor* self, const TaskFinished& f) {
     self->demonitor(e.task.address());
   }
   e.task = nullptr;
-  e.view.usage = f.usage; // a canceled task's too: its canceller is charged what it spent
+  e.view.usage = f.usage; // what it spent, for whoever reads the task once it ended
   if (!is_terminal(e.view.state)) { // an accepted cancel overrides the loop's final state
     e.view.state = f.state;
     e.view.status_text = f.status_text;

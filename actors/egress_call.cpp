@@ -52,6 +52,7 @@ struct CallState {
   bool confirm_sent = false;                 // its CallCanceled is sent
   Usage usage;                               // what the callee's task spent, as its answer says
   std::string question;                      // the callee's task waits for input with this question ("" ⇒ not)
+  std::string answered;                      // the question last answered: a view still showing it is older than the answer
   int answers_sent = 0;                      // a person's answers sent down to it
   static inline const char* name = "mur.egress_call";
 };
@@ -216,6 +217,8 @@ void transport_failed(call_actor* self, const caf::error& err);
 void observe(call_actor* self, const TaskView& v) {
   auto& st = self->state;
   const bool asking = v.state == TaskState::input_required && !v.status_text.empty();
+  if (!asking) st.answered.clear();
+  if (asking && v.status_text == st.answered) return; // read before the answer reached it
   if (asking && v.status_text != st.question) {
     st.question = v.status_text;
     self->send(st.task, CallAsks{st.req.call_id, st.req.member, st.question, true});
@@ -236,6 +239,8 @@ void send_answer(call_actor* self, const AnswerCall& a) {
   answer.task_id = st.member_task_id;
   answer.text = a.text;
   answer.message_id = "msg_" + st.req.call_id.substr(4) + "_answer" + std::to_string(++st.answers_sent);
+  answer.question = a.question; // its door refuses the answer if it asks something else by now
+  st.answered = a.question;
   st.question.clear(); // it asks again (or something else) only if its door says so
   ask_callee(self, answer).then(
     [=](const DoorReply& r) {

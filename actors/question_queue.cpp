@@ -24,4 +24,10 @@ std::optional<OpenQuestion> QuestionQueue::close(const std::string& id, bool* sh
   return q;
 }
 
+bool QuestionQueue::close_own() {
+  const bool shown_own = !open_.empty() && open_.front().on_answer;
+  open_.erase(std::remove_if(open_.begin(), open_.end(), [](const OpenQuestion& q) { return bool(q.on_answer); }), open_.end());
+  return shown_own;
+}
+
 } // namespace mur

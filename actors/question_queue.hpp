@@ -29,6 +29,8 @@ public:
   bool open(OpenQuestion q);
   // Closes the question with `id`; it, when it was open. `shown` says whether it was the one shown.
   std::optional<OpenQuestion> close(const std::string& id, bool* shown = nullptr);
+  // Closes every own question (those with an on_answer), unanswered; true when the one shown was among them.
+  bool close_own();
   // The question shown (null: none is open).
   const OpenQuestion* shown() const { return open_.empty() ? nullptr : &open_.front(); }
   bool empty() const { return open_.empty(); }

@@ -574,15 +574,17 @@ void ask_person(task_ptr self, const std::string& question, std::function<void(s
 
 // The door passes on the answer to the question it shows: its own ends the tool call with it; a
 // callee's goes down to that call.
+// (The door is told first: an answer's callback may end the task, after which nothing is sent.)
 void on_answer(task_ptr self, const TaskAnswer& a) {
   auto& st = self->state;
   const OpenQuestion* shown = st.questions.shown();
-  if (shown == nullptr) return;
+  if (shown == nullptr || (!a.question.empty() && a.question != shown->text)) // for a question no longer shown
+    return show_question(self);
   auto q = *st.questions.close(shown->id);
   trace(self, "input_answered", {{"task_id", st.setup.task.id}, {"question_id", q.id}, {"answered_by", a.answerer}});
-  if (q.on_answer) q.on_answer("The operator answered: " + a.text, false);
-  else if (st.setup.egress) self->send(st.setup.egress, AnswerCall{q.id, a.text});
   show_question(self);
+  if (q.on_answer) q.on_answer("The operator answered: " + a.text, false);
+  else if (st.setup.egress) self->send(st.setup.egress, AnswerCall{q.id, a.text, q.text});
 }
 
 void on_input_timeout(task_ptr self, const std::string& id) {
@@ -591,9 +593,9 @@ void on_input_timeout(task_ptr self, const std::string& id) {
   auto q = st.questions.close(id, &shown);
   if (!q) return; // answered already
   trace(self, "input_timeout", {{"task_id", st.setup.task.id}, {"question_id", id}});
+  if (shown) show_question(self);
   q->on_answer("tool error: nobody answered within " + std::to_string(st.setup.input_timeout_ms / 1000) +
                  " s (lifecycle.input_timeout_secs); go on without the answer.", true);
-  if (shown) show_question(self);
 }
 
 // A callee's task asks a person (or no longer does): its question is shown here too.
@@ -680,8 +682,10 @@ void offer_calls(task_ptr self, std::vector<ToolCall> calls, bool asks_again) {
 void on_response(task_ptr self, ModelTurn t) {
   auto& st = self->state;
   if (canceling(self)) return;
+  // An agent program's turn that ended without waiting for its question's answer: nobody waits for it.
+  if (st.questions.close_own()) show_question(self);
   if (st.step == 0) ++st.turns_answered;
-  st.own.tokens += std::max<std::int64_t>(0, t.stats.prompt_tokens) + std::max<std::int64_t>(0, t.stats.completion_tokens);
+  st.own += Usage{reported_tokens(t.stats.prompt_tokens) + reported_tokens(t.stats.completion_tokens), 0, 0, 0};
   trace_inference(self, t);
   if (t.fails) return fail(self, t.failure, TaskExit::failed);
   st.transcript.push_back(TranscriptMessage::assistant(t.text, t.tool_calls));

@@ -341,7 +341,10 @@ void continue_task(caf::event_based_actor* self, const ExchangePtr& xp) {
     .then(
       [self, xp](const DoorReply& r) {
         const Exchange& x = *xp;
-        if (r.ok() && r.task.state == TaskState::input_required) return call_door(self, xp);
+        // The answer to a question goes to the door, which judges it (a credential that may send
+        // but not read the task answers too).
+        if ((r.ok() && r.task.state == TaskState::input_required) || r.refusal == DoorRefusal::insufficient_scope)
+          return call_door(self, xp);
         if (r.refused() && r.refusal != DoorRefusal::insufficient_scope) {
           reply_refusal(x.req, http_refusal(r, x.shared->setup.card.capsule_name));
           return;

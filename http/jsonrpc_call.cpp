@@ -94,6 +94,11 @@ std::optional<RpcProblem> read_call_metadata(const json& id, const json* message
   }
   if (auto b = murmur->find("budget"); b != murmur->end())
     if (auto problem = read_budget(*b, req.budget)) return invalid_params(id, *problem);
+  if (auto q = murmur->find("question"); q != murmur->end()) {
+    if (!q->is_string() || q->get_ref<const std::string&>().size() > 65536)
+      return invalid_params(id, "message.metadata.murmur.question must be a string of at most 64 KiB");
+    req.question = q->get<std::string>();
+  }
   auto c = murmur->find("chain");
   if (c == murmur->end()) return std::nullopt;
   std::vector<std::string>& chain = req.chain;
@@ -342,6 +347,7 @@ json request_json(const json& id, const DoorRequest& req) {
     if (!req.chain.empty()) murmur["chain"] = req.chain;
     if (req.deadline_ms > 0) murmur["deadlineMs"] = req.deadline_ms;
     if (!req.budget.bounds_nothing()) murmur["budget"] = budget_json(req.budget);
+    if (!req.question.empty()) murmur["question"] = req.question;
     if (!murmur.empty()) {
       msg["metadata"] = json{{"murmur", std::move(murmur)}};
       msg["extensions"] = json::array({call_extension_uri});

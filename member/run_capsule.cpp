@@ -363,10 +363,12 @@ void ask_question(const TaskView& t, const door_handle& door) {
                                       t.id + " \"…\"")
             << std::endl;
   if (!door) return;
-  ask_at_terminal("answer> ", [door, id = t.id](std::string line) {
+  ask_at_terminal("answer> ", [door, t](std::string line) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) return ask_question(t, door); // nothing typed: ask again
     DoorRequest answer;
     answer.method = DoorMethod::send_message;
-    answer.task_id = id;
+    answer.task_id = t.id;
+    answer.question = t.status_text; // a question answered meanwhile (mur answer) is not answered twice
     answer.text = std::move(line);
     answer.return_immediately = true;
     answer.verdict.kind = DoorAuthorization::Kind::Ok;

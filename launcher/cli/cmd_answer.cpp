@@ -62,13 +62,14 @@ int cmd_answer(const std::string& target, const std::string& text, bool as_json)
   answer.method = DoorMethod::send_message;
   answer.task_id = task_id;
   answer.text = text;
+  answer.question = question; // refused if the task asks something else by the time it arrives
   answer.return_immediately = true;
   const DoorReply r = reply_of(call_door(pool, door, a2a::request_json("answer-1", answer)), answer_codes);
   if (r.refused())
     throw Failure("E-ANS-003", "the door refused the answer: " + to_string(r.refusal) + ": " + r.refusal_message,
                   "answer a task of a session you started (its running record holds the operator credential)");
   if (r.rpc_code == rpc::unsupported_operation)
-    throw Failure("E-ANS-002", "task " + task_id + " does not wait for an answer: " + r.rpc_message,
+    throw Failure("E-ANS-002", "task " + task_id + " does not wait for an answer to this question: " + r.rpc_message,
                   "answer while the task is input-required (the entry's output, or GetTask at its door, shows the question)");
   if (r.rpc_code != 0)
     throw Failure("E-ANS-003", "the door answered error " + std::to_string(r.rpc_code) + ": " + r.rpc_message,

@@ -4,11 +4,24 @@
 
 namespace mur {
 
+namespace {
+
+// a + b, both counts from 0, never past max_limit_value.
+std::int64_t capped_sum(std::int64_t a, std::int64_t b) {
+  a = std::clamp<std::int64_t>(a, 0, max_limit_value);
+  b = std::clamp<std::int64_t>(b, 0, max_limit_value);
+  return std::min(a + b, max_limit_value);
+}
+
+} // namespace
+
+std::int64_t reported_tokens(std::int64_t n) { return std::clamp<std::int64_t>(n, 0, max_limit_value); }
+
 Usage& Usage::operator+=(const Usage& o) {
-  tokens += o.tokens;
-  model_requests += o.model_requests;
-  tool_calls += o.tool_calls;
-  calls += o.calls;
+  tokens = capped_sum(tokens, o.tokens);
+  model_requests = capped_sum(model_requests, o.model_requests);
+  tool_calls = capped_sum(tool_calls, o.tool_calls);
+  calls = capped_sum(calls, o.calls);
   return *this;
 }
 

@@ -22,15 +22,21 @@ namespace mur {
 inline constexpr std::int64_t no_limit = -1;
 inline constexpr std::int64_t max_limit_value = 1'000'000'000'000LL; // the largest limit a file or call may name
 
+// Counts saturate at max_limit_value: a model server's count is clamped to it (reported_tokens),
+// and sums stop there.
 struct Usage {
   std::int64_t tokens = 0;          // prompt + completion, as the model server reported them
   std::int64_t model_requests = 0;
   std::int64_t tool_calls = 0;      // calls of the capsule's own tools
   std::int64_t calls = 0;           // member calls and delegations sent
   MUR_FIELDS(tokens, model_requests, tool_calls, calls)
-  Usage& operator+=(const Usage& o);
+  Usage& operator+=(const Usage& o); // saturating at max_limit_value
   bool is_zero() const;
 };
+
+// A token count as a model server reported it: -1 (not reported) and negatives are 0, and
+// anything above max_limit_value is max_limit_value.
+std::int64_t reported_tokens(std::int64_t n);
 
 struct Budget {
   std::int64_t max_tokens = no_limit;

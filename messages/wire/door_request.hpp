@@ -37,6 +37,7 @@ struct DoorRequest {
   std::int64_t deadline_ms = 0;   // message.metadata.murmur.deadlineMs: how long the caller still waits (0: not said);
                                   // CancelTask: metadata.murmur.confirmWithinMs, how long the canceller waits
   Budget budget;                  // message.metadata.murmur.budget: what the caller has left (any caller's; it only narrows)
+  std::string question;           // message.metadata.murmur.question: the question an answer (taskId) answers
   // GetTask, CancelTask, SubscribeToTask
   std::string task_id;
   // ListTasks
@@ -47,7 +48,7 @@ struct DoorRequest {
   std::int64_t filter_updated_after_ms = 0; // statusTimestampAfter (unix ms), 0 = none
 
   MUR_FIELDS(method, verdict, peer_origin, text, message_id, context_id, return_immediately, reference_task_ids,
-             chain, deadline_ms, budget, task_id, page_size, page_token, filter_context_id, filter_state, filter_updated_after_ms)
+             chain, deadline_ms, budget, question, task_id, page_size, page_token, filter_context_id, filter_state, filter_updated_after_ms)
 };
 
 // Either a refusal of the caller (a domain value; http/ maps it to 401/403), a JSON-RPC error,

@@ -50,9 +50,19 @@ TEST_CASE_METHOD(formation_fixture, "a question from depth 2 surfaces at the ent
   other.return_immediately = true;
   CHECK(ask<DoorReply>(door_of("lead"), other).task.busy);
 
+  // An answer to a question the task no longer shows is refused, and answers nothing.
+  DoorRequest stale = from_operator(DoorMethod::send_message);
+  stale.task_id = only_task(tasks_of("lead")).id;
+  stale.text = "green";
+  stale.question = "b asks: which shade?";
+  stale.return_immediately = true;
+  CHECK(ask<DoorReply>(door_of("lead"), stale).rpc_code == rpc::unsupported_operation);
+  CHECK(only_task(tasks_of("lead")).state == TaskState::input_required);
+
   DoorRequest answer = from_operator(DoorMethod::send_message);
   answer.task_id = only_task(tasks_of("lead")).id;
   answer.text = "blue";
+  answer.question = "b asks: which colour for from a?";
   answer.return_immediately = true;
   const DoorReply r = ask<DoorReply>(door_of("lead"), answer);
   REQUIRE(r.ok());

@@ -4,6 +4,9 @@
 #include "chat_script.hpp"
 #include "formation_fixture.hpp"
 
+#include <cstdint>
+#include <limits>
+
 using namespace mur;
 using namespace mur::sim;
 using namespace std::chrono_literals;
@@ -40,6 +43,18 @@ TEST_CASE_METHOD(task_scene::chat_scene, "max_tokens: the request that crosses i
   CHECK(end["exit_status"] == "budget_exhausted");
   CHECK(end["usage"] == json{{"tokens", 115}, {"model_requests", 3}, {"tool_calls", 0}, {"calls", 1}});
   CHECK(end["own_usage"] == json{{"tokens", 110}, {"model_requests", 2}, {"tool_calls", 0}, {"calls", 1}});
+}
+
+TEST_CASE_METHOD(task_scene::chat_scene, "a model server's token counts past 10^12 are clamped, never wrapped",
+                 "[sim][budget]") {
+  limits.own.budget.max_tokens = 1000;
+  play({with_tokens(task_scene::tools({task_scene::call_member("c1", "coder", "go")}), std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::max()),
+        task_scene::says("never asked")});
+  CHECK(call_to("coder").budget.max_tokens == 0); // nothing left, not a wrapped-around count
+  end_call("coder", "completed", "done");
+  const auto& done = finished();
+  CHECK(done.exit_status == TaskExit::budget_exhausted);
+  CHECK(done.usage.tokens == max_limit_value);
 }
 
 TEST_CASE_METHOD(task_scene::chat_scene, "a response asking for more calls than are left runs none of them",
