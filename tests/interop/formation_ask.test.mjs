@@ -6,14 +6,9 @@
 // Run: MUR_BINARY=/path/to/mur node --test formation_ask.test.mjs
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { Role, TaskState } from '@a2a-js/sdk';
 import { JsonRpcUnsupportedOperationError } from '@a2a-js/sdk/errors';
+import { withFormation as withChain } from './formation_client.mjs';
 
 const MUR = process.env.MUR_BINARY || process.argv[2];
 assert.ok(MUR, 'set MUR_BINARY to the mur executable');
@@ -35,44 +30,11 @@ const userMessage = (messageId, text, taskId) => ({
   messageId, role: Role.ROLE_USER, parts: [{ content: { $case: 'text', value: text } }], ...(taskId ? { taskId } : {}),
 });
 
-// Installs the capsules into a fresh MURMUR_HOME, starts the formation and hands a client of its
-// entry (bearing the operator token) to body; stops the formation and removes everything after.
-async function withFormation(body) {
-  const root = mkdtempSync(join(tmpdir(), 'mur-ask-interop-'));
-  const env = { ...process.env, MURMUR_HOME: join(root, 'home') };
-  for (const [name, manifest] of Object.entries(capsules)) {
-    const dir = join(root, 'capsules', name);
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'murmur.yaml'), `name: ${name}\nversion: 1.0.0\n${manifest}`);
-    execFileSync(MUR, ['install', '-g', dir], { env, stdio: 'ignore' });
-  }
-  const project = join(root, 'project');
-  mkdirSync(project);
-  writeFileSync(join(project, 'roster.yaml'), 'roster_version: 1\nmembers:\n' +
-    '  - {name: lead, capsule: ax-lead, version: 1.0.0, entry: true}\n' +
-    '  - {name: a, capsule: ax-a, version: 1.0.0}\n  - {name: b, capsule: ax-b, version: 1.0.0}\n' +
-    'reachability:\n  - {from: lead, to: [a]}\n  - {from: a, to: [b]}\n');
-  const run = spawn(MUR, ['run', '--roster', project, '--json'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-  const exited = new Promise((resolve) => run.once('exit', (code, signal) => resolve({ code, signal })));
-  try {
-    const lines = createInterface({ input: run.stdout })[Symbol.asyncIterator]();
-    await lines.next(); // the formation line
-    const entry = JSON.parse((await lines.next()).value);
-    const record = JSON.parse(readFileSync(join(env.MURMUR_HOME, 'running', `${entry.session_id}.json`), 'utf8'));
-    const fetchImpl = (url, init = {}) => {
-      const headers = new Headers(init.headers || {});
-      headers.set('Authorization', `Bearer ${record.operator_token}`);
-      return fetch(url, { ...init, headers });
-    };
-    const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default,
-                                                    { transports: [new JsonRpcTransportFactory({ fetchImpl })] });
-    await body(await new ClientFactory(options).createFromUrl(entry.url));
-  } finally {
-    run.kill('SIGTERM');
-    await exited;
-    rmSync(root, { recursive: true, force: true });
-  }
-}
+const roster = 'roster_version: 1\nmembers:\n' +
+  '  - {name: lead, capsule: ax-lead, version: 1.0.0, entry: true}\n' +
+  '  - {name: a, capsule: ax-a, version: 1.0.0}\n  - {name: b, capsule: ax-b, version: 1.0.0}\n' +
+  'reachability:\n  - {from: lead, to: [a]}\n  - {from: a, to: [b]}\n';
+const withFormation = (body) => withChain(MUR, capsules, roster, ({ client }) => body(client));
 
 // Sends "go" blocking: the answer is the entry's task, waiting for the operator with b's question.
 async function askedTask(c) {
