@@ -2,11 +2,10 @@
 
 #include "http/a2a_json.hpp"
 #include "http/jsonrpc_call.hpp"
-#include "launcher/cli/cmd_cancel.hpp"
-#include "launcher/cli/door_target.hpp"
+#include "launcher/base/door_target.hpp"
+#include "launcher/base/task_answer.hpp"
 #include "messages/vocabulary/failure.hpp"
 #include "messages/vocabulary/ids.hpp"
-#include "messages/vocabulary/rpc_error_codes.hpp"
 #include "messages/vocabulary/terminal_text.hpp"
 
 #include <nlohmann/json.hpp>
@@ -16,8 +15,6 @@
 namespace mur {
 
 namespace {
-
-constexpr TargetCodes answer_codes{"E-ANS-001", "E-ANS-003", "see mur answer --help"};
 
 // The one task of `door` that waits for input.
 std::string asking_task(CurlPool& pool, const DoorTarget& door, const std::string& target) {
@@ -58,24 +55,9 @@ int cmd_answer(const std::string& target, const std::string& text, bool as_json)
   get.task_id = task_id;
   const DoorReply asked = reply_of(call_door(pool, door, a2a::request_json("answer-get", get)), answer_codes);
   const std::string question = asked.ok() ? asked.task.status_text : "";
-  DoorRequest answer;
-  answer.method = DoorMethod::send_message;
-  answer.task_id = task_id;
-  answer.text = text;
-  answer.question = question; // refused if the task asks something else by the time it arrives
-  answer.return_immediately = true;
-  const DoorReply r = reply_of(call_door(pool, door, a2a::request_json("answer-1", answer)), answer_codes);
-  if (r.refused())
-    throw Failure("E-ANS-003", "the door refused the answer: " + to_string(r.refusal) + ": " + r.refusal_message,
-                  "answer a task of a session you started (its running record holds the operator credential)");
-  if (r.rpc_code == rpc::unsupported_operation)
-    throw Failure("E-ANS-002", "task " + task_id + " does not wait for an answer to this question: " + r.rpc_message,
-                  "answer while the task is input-required (the entry's output, or GetTask at its door, shows the question)");
-  if (r.rpc_code != 0)
-    throw Failure("E-ANS-003", "the door answered error " + std::to_string(r.rpc_code) + ": " + r.rpc_message,
-                  "check the task id with mur trace show");
+  const TaskView answered = answer_task(pool, door, task_id, text, question);
   if (as_json)
-    std::cout << nlohmann::json{{"task_id", task_id}, {"answered", question}, {"state", state_word(r.task.state)}}.dump()
+    std::cout << nlohmann::json{{"task_id", task_id}, {"answered", question}, {"state", state_word(answered.state)}}.dump()
               << std::endl;
   else
     std::cout << terminal_safe_for(1, task_id + "  answered: " + question) << std::endl;

@@ -3,7 +3,6 @@
 #include "http/a2a_json.hpp"
 #include "http/jsonrpc_call.hpp"
 #include "launcher/base/cli_words.hpp"
-#include "member/running_record.hpp"
 #include "messages/vocabulary/cancel_confirm.hpp"
 #include "messages/vocabulary/failure.hpp"
 #include "messages/vocabulary/ids.hpp"
@@ -47,22 +46,6 @@ std::vector<std::string> live_tasks(CurlPool& pool, const DoorTarget& door) {
 }
 
 } // namespace
-
-DoorTarget door_holding(CurlPool& pool, const std::string& task_id, const char* code) {
-  for (const auto& rec : list_running_records()) {
-    if (!record_is_live(rec) || !rec.operator_token) continue;
-    DoorTarget door{rec.url, rec.operator_token};
-    DoorRequest get;
-    get.method = DoorMethod::get_task;
-    get.task_id = task_id;
-    HttpOutcome w = call_door(pool, door, a2a::request_json("cancel-find", get));
-    if (w.status == 0) continue;
-    DoorReply r = a2a::door_reply_from(w.status, w.body);
-    if (r.ok() && r.task.id == task_id) return door;
-  }
-  throw Failure(code, "no running session holds task " + task_id,
-                "list running sessions with mur ps; a task is forgotten some time after it ends");
-}
 
 DoorReply cancel_task_at(CurlPool& pool, const DoorTarget& door, const std::string& task_id, std::int64_t within_ms,
                          const TargetCodes& codes) {

@@ -12,7 +12,7 @@
 #pragma once
 
 #include "http/curl_pool.hpp"
-#include "launcher/cli/door_target.hpp"
+#include "launcher/base/door_target.hpp"
 
 #include <cstdint>
 #include <string>
@@ -24,10 +24,6 @@ int cmd_cancel(const std::string& target, const std::string& task_id, bool as_js
 // One CancelTask at `door`, waited for (the tree's confirmations included).
 DoorReply cancel_task_at(CurlPool& pool, const DoorTarget& door, const std::string& task_id, std::int64_t within_ms,
                          const TargetCodes& codes = cancel_codes);
-
-// The live session whose door holds `task_id` (asked with each running record's operator
-// token); none is the Failure `code`.
-DoorTarget door_holding(CurlPool& pool, const std::string& task_id, const char* code);
 
 // "tsk_…  canceled  the task was canceled by the operator; canceled below it: worker, coder".
 std::string canceled_line(const TaskView& task);

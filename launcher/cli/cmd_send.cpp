@@ -1,6 +1,6 @@
 #include "launcher/cli/cmd_send.hpp"
 #include "launcher/cli/cmd_cancel.hpp"
-#include "launcher/cli/door_target.hpp"
+#include "launcher/base/door_target.hpp"
 #include "messages/vocabulary/terminal_text.hpp"
 
 #include "actors/egress.hpp"

@@ -1,7 +1,9 @@
 #include "launcher/view/view_command.hpp"
 
+#include "launcher/base/door_target.hpp"
 #include "launcher/base/formation_dirs.hpp"
 #include "launcher/base/launcher_record.hpp"
+#include "launcher/base/task_answer.hpp"
 #include "launcher/traces/session_traces.hpp"
 #include "launcher/view/view_server.hpp"
 #include "launcher/view/view_state.hpp"
@@ -42,6 +44,19 @@ void serve_until_ended(ViewSource& source, ViewServer& server, const std::functi
   }
 }
 
+// The page's Answer: sent as `mur answer TASK_ID` sends it, to the live session holding the task,
+// with the operator token of its running record.
+AnswerOutcome answer_from_page(const std::string& task_id, const std::string& text, const std::string& question) {
+  try {
+    CurlPool pool;
+    answer_task(pool, door_holding(pool, task_id, "E-ANS-001"), task_id, text, question);
+    return {};
+  } catch (const Failure& f) {
+    const int status = f.code() == "E-ANS-001" ? 404 : f.code() == "E-ANS-002" ? 409 : 502;
+    return {status, f.code() + ": " + f.message()};
+  }
+}
+
 } // namespace
 
 int cmd_view(const std::string& target, std::uint16_t port) {
@@ -73,8 +88,8 @@ int cmd_view(const std::string& target, std::uint16_t port) {
     throw Failure("E-TRC-001", "'" + target + "' is neither a formation id (frm_…) nor a session id (ses_…)",
                   "copy the id from mur ps, mur trace list or the launch's output");
   }
-  ViewServer server(port);
-  std::cerr << "view: " << server.url() << std::endl;
+  ViewServer server(port, answer_from_page);
+  std::cerr << "view: " << server.page_url() << std::endl;
   serve_until_ended(*source, server, running);
   if (!server.wait_delivered(std::chrono::milliseconds(300))) {
     std::cerr << "view: " << target << " has ended; open " << server.url()
@@ -90,13 +105,13 @@ struct FormationView::Impl {
   std::atomic<bool> on{true};
   std::thread thread;
   bool finished = false;
-  explicit Impl(std::uint16_t port) : server(port) {}
+  explicit Impl(std::uint16_t port) : server(port, answer_from_page) {}
 };
 
 FormationView::FormationView(std::string formation_id, std::string project_dir, std::vector<std::string> members,
                              std::uint16_t port)
     : impl_(std::make_unique<Impl>(port)) {
-  std::cerr << "view: " << impl_->server.url() << std::endl;
+  std::cerr << "view: " << impl_->server.page_url() << std::endl;
   impl_->thread = std::thread([impl = impl_.get(), frm = std::move(formation_id), project = std::move(project_dir),
                                names = std::move(members)] {
     ViewSource source = ViewSource::formation(frm, project, names);

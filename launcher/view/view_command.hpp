@@ -3,7 +3,8 @@
 // state; `mur run --roster --ui` serves the same view of the formation it launches.
 //
 // Invariant: read-only (the members' trace files, polled every 100 ms, and the launcher's or
-// session's running record); prints only the `view: URL` line (and, once the formation has ended
+// session's running record), but for the page's Answer: sent to the live session holding the
+// task, as `mur answer` sends it (launcher/base/task_answer.hpp); prints only the `view: URL` line (and, once the formation has ended
 // with no page open, where to see it) on stderr. A target that is no id is E-TRC-001; one with no
 // trace and not running is E-TRC-002.
 // Rule (docs/spec/choices.md §Observability): `mur run --roster --ui` (or `mur view frm_…`)

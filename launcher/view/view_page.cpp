@@ -67,6 +67,11 @@ li { margin: .15em 0; }
 .status.failed, .status.refused, .status.no_answer, .status.rejected, .status.timed_out, .status.abandoned { color: var(--bad); }
 .text { color: var(--dim); }
 .call { color: var(--fg); }
+.ask { margin: .3em 0 .2em; padding: .4em .5em; border: 1px solid var(--run); border-radius: 4px; }
+.ask .question { font-weight: 600; margin-bottom: .3em; }
+.ask input { width: 70%; }
+.ask .outcome { margin-left: .5em; color: var(--dim); }
+.ask .outcome.bad { color: var(--bad); }
 )MURVIEW";
 } // namespace
 
@@ -75,11 +80,15 @@ constexpr const char js_text[] = R"MURVIEW(
 'use strict';
 // mur view's page: the state comes whole, as JSON, in each event of the server's SSE stream
 // (GET /events); the page fetches nothing else and polls nothing. A local timer only advances
-// the elapsed times of what is running, from the server's clock at the last event.
+// the elapsed times of what is running, from the server's clock at the last event. A task that
+// waits on a question gets a text box: its Answer button POSTs /answer with the page's key.
 (function () {
   const $ = (id) => document.getElementById(id);
   let clockSkew = 0; // server now − page now, at the last state
   let es = null;
+  const key = new URLSearchParams(location.hash.slice(1)).get('key') || ''; // never sent to the server
+  const drafts = {};   // task id → the text typed so far (kept across states)
+  const outcomes = {}; // task id → what became of the last answer sent
 
   function el(tag, cls, text) {
     const e = document.createElement(tag);
@@ -106,6 +115,40 @@ constexpr const char js_text[] = R"MURVIEW(
     node.replaceChildren(...(children.length ? children : [el('li', 'none', none)]));
   }
 
+  function ask(t) {
+    const box = el('div', 'ask');
+    box.dataset.taskId = t.task_id;
+    const input = el('input');
+    input.type = 'text';
+    input.placeholder = 'your answer';
+    input.value = drafts[t.task_id] || '';
+    input.addEventListener('input', () => { drafts[t.task_id] = input.value; });
+    const button = el('button', '', 'Answer');
+    button.type = 'button';
+    const outcome = el('span', 'outcome', outcomes[t.task_id] || '');
+    button.addEventListener('click', () => {
+      if (!input.value.trim()) return;
+      button.disabled = true;
+      outcome.className = 'outcome';
+      outcome.textContent = 'sending\u2026';
+      fetch('/answer', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Mur-View-Key': key },
+        body: JSON.stringify({ task_id: t.task_id, text: input.value, question: t.question }),
+      }).then((r) => r.json().catch(() => ({})).then((j) => {
+        outcomes[t.task_id] = r.ok ? 'answered' : 'not taken: ' + (j.error || r.status);
+        if (r.ok) delete drafts[t.task_id];
+        outcome.className = 'outcome' + (r.ok ? '' : ' bad');
+        outcome.textContent = outcomes[t.task_id];
+      }), (e) => {
+        outcome.className = 'outcome bad';
+        outcome.textContent = 'not sent: ' + e;
+      }).finally(() => { button.disabled = false; });
+    });
+    box.append(el('div', 'question', t.question), input, ' ', button, outcome);
+    return box;
+  }
+
   function member(m) {
     const card = el('div', 'member');
     card.dataset.member = m.name;
@@ -118,6 +161,7 @@ constexpr const char js_text[] = R"MURVIEW(
       const li = el('li', 'task');
       li.append(el('span', 'mono', t.task_id.slice(0, 12) + '\u2026 '), status(t.status), ' ', elapsed(t.started_at, t.duration_ms),
         ' ', quote(t.text, 60));
+      if (t.question) li.append(ask(t));
       ul.append(li);
     }
     if (!m.tasks.length) ul.append(el('li', 'none', 'no task'));
@@ -179,7 +223,11 @@ constexpr const char js_text[] = R"MURVIEW(
     live.textContent = s.running ? 'running' : 'ended';
     live.className = 'badge ' + (s.running ? 'live' : 'ended');
     document.body.dataset.running = String(s.running);
+    const typing = document.activeElement && document.activeElement.closest('.ask'); // keep the focus of a box
+    const typingIn = typing ? typing.dataset.taskId : null;
     $('members').replaceChildren(...s.members.map(member));
+    const again = typingIn && [...document.querySelectorAll('.ask')].find((b) => b.dataset.taskId === typingIn);
+    if (again) again.querySelector('input').focus();
     replace($('in-flight'), s.in_flight.map(flight), 'none');
     replace($('tree'), s.tasks.map(taskItem), 'none yet');
   }
@@ -203,7 +251,7 @@ constexpr const char js_text[] = R"MURVIEW(
 )MURVIEW";
 } // namespace
 
-const char* html() { return html_text; }
+std::string html() { return html_text; }
 const char* css() { return css_text; }
 const char* js() { return js_text; }
 

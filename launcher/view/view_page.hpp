@@ -2,7 +2,8 @@
 // compiled into the binary (launcher/view/view_page.cpp).
 //
 // Invariant: the page names nothing outside its own origin (no CDN, no font, no image from
-// elsewhere): it loads /view.css and /view.js, and its script opens only /events. It builds the
+// elsewhere): it loads /view.css and /view.js, and its script opens only /events and POSTs only
+// /answer (with the per-server key the HTML carries in <meta name="mur-view-key">). It builds the
 // page from the state with DOM text nodes (textContent), never as HTML, so no text of a trace can
 // become markup. Served with `Content-Security-Policy: default-src 'self'` (view_server.cpp),
 // which is why nothing is inline.
@@ -10,9 +11,11 @@
 // fetched from outside.
 #pragma once
 
+#include <string>
+
 namespace mur::view_page {
 
-const char* html();
+std::string html(); // the page; its key for answers comes in the URL's fragment (ViewServer::page_url)
 const char* css();
 const char* js();
 

@@ -3,12 +3,18 @@
 #include "http/connection_ceiling.hpp"
 #include "http/loopback_listener.hpp"
 #include "launcher/view/view_page.hpp"
+#include "messages/vocabulary/strict_json.hpp"
 #include "os/fd_limit.hpp"
+
+#include <sodium.h>
 
 #include <algorithm>
 #include <cctype>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <thread>
 #include <vector>
 
 namespace mur {
@@ -17,6 +23,8 @@ using json = nlohmann::json;
 
 struct ViewServer::Shared {
   std::uint16_t port = 0;
+  std::string key;    // the page's key for POST /answer (hex of 32 random bytes)
+  AnswerFn on_answer; // null: no answering
   mutable std::mutex mu; // pages and last; taken before any responder call
   std::vector<std::shared_ptr<PlainResponder>> pages;
   std::string last;       // the last state's event ("" before the first)
@@ -27,6 +35,8 @@ struct ViewServer::Shared {
 };
 
 namespace {
+
+constexpr std::size_t max_answer_body = 64 * 1024; // a longer POST /answer is 413 (the listener's bound)
 
 using Headers = std::vector<std::pair<std::string, std::string>>;
 
@@ -56,6 +66,48 @@ void answer(PlainResponder& r, int status, const char* type, std::string body, H
   r.answer(PlainAnswer{status, std::move(h), std::move(body)});
 }
 
+void error(PlainResponder& r, int status, const std::string& why) {
+  answer(r, status, "application/json", json{{"error", why}}.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+// A 32-byte random key, in hex (libsodium's CSPRNG).
+std::string random_key() {
+  if (sodium_init() < 0) throw std::runtime_error("libsodium could not start");
+  unsigned char bytes[32];
+  randombytes_buf(bytes, sizeof bytes);
+  char hex[2 * sizeof bytes + 1];
+  sodium_bin2hex(hex, sizeof hex, bytes, sizeof bytes);
+  return hex;
+}
+
+// POST /answer: the page's key, then the body, then the AnswerFn on a thread of its own.
+void take_answer(const std::shared_ptr<ViewServer::Shared>& sh, const PlainRequest& r, std::shared_ptr<PlainResponder> out) {
+  const std::string* key = r.header("x-mur-view-key");
+  if (key == nullptr || key->size() != sh->key.size() || sodium_memcmp(key->data(), sh->key.data(), key->size()) != 0)
+    return error(*out, 403, "this request does not carry the view page's key");
+  if (!sh->on_answer) return error(*out, 404, "this view takes no answers");
+  const auto body = parse_bounded_json(r.body);
+  if (!body || !body->is_object()) return error(*out, 400, "the body is not a JSON object");
+  const auto field = [&](const char* name) {
+    auto it = body->find(name);
+    return it != body->end() && it->is_string() ? std::optional<std::string>(it->get<std::string>()) : std::nullopt;
+  };
+  const auto task_id = field("task_id"), text = field("text"), question = field("question");
+  if (!task_id || task_id->empty()) return error(*out, 400, "task_id must be a non-empty string");
+  if (!text || text->empty()) return error(*out, 400, "text must be a non-empty string");
+  if (body->contains("question") && !question) return error(*out, 400, "question must be a string");
+  std::thread([fn = sh->on_answer, id = *task_id, t = *text, q = question.value_or(""), out = std::move(out)] {
+    AnswerOutcome o;
+    try {
+      o = fn(id, t, q);
+    } catch (const std::exception& e) {
+      o = AnswerOutcome{500, e.what()};
+    }
+    if (o.status == 200) answer(*out, 200, "application/json", R"({"ok":true})");
+    else error(*out, o.status, o.error);
+  }).detach();
+}
+
 std::function<void(bool)> on_final(const std::shared_ptr<ViewServer::Shared>& sh) {
   return [sh](bool sent) {
     if (!sent) return;
@@ -73,11 +125,12 @@ void serve(const std::shared_ptr<ViewServer::Shared>& sh, const PlainRequest& r,
                                                       "/ (or localhost): this request names another host or origin\n");
     return;
   }
+  const std::string path = r.target.substr(0, r.target.find('?'));
+  if (r.method == "POST" && path == "/answer") return take_answer(sh, r, std::move(out));
   if (r.method != "GET") {
-    answer(*out, 405, "text/plain; charset=utf-8", "only GET\n", {{"Allow", "GET"}});
+    answer(*out, 405, "text/plain; charset=utf-8", "only GET, and POST /answer\n", {{"Allow", "GET, POST"}});
     return;
   }
-  const std::string path = r.target.substr(0, r.target.find('?'));
   if (path == "/" || path == "/index.html") return answer(*out, 200, "text/html; charset=utf-8", view_page::html());
   if (path == "/view.css") return answer(*out, 200, "text/css; charset=utf-8", view_page::css());
   if (path == "/view.js") return answer(*out, 200, "text/javascript; charset=utf-8", view_page::js());
@@ -98,10 +151,12 @@ void to_every_page(ViewServer::Shared& sh, const std::string& chunk, const std::
 
 } // namespace
 
-ViewServer::ViewServer(std::uint16_t port) : shared_(std::make_shared<Shared>()) {
+ViewServer::ViewServer(std::uint16_t port, AnswerFn on_answer) : shared_(std::make_shared<Shared>()) {
   auto sh = shared_;
+  sh->key = random_key();
+  sh->on_answer = std::move(on_answer);
   listener_ = std::make_unique<LoopbackListener>(
-    [sh](PlainRequest r, std::shared_ptr<PlainResponder> out) { serve(sh, r, std::move(out)); }, 4096, port,
+    [sh](PlainRequest r, std::shared_ptr<PlainResponder> out) { serve(sh, r, std::move(out)); }, max_answer_body, port,
     ListenerBounds{bounded_ceiling(view_server_connections, raise_open_file_limit()), 8 * 1024 * 1024});
   sh->port = listener_->port(); // before any request can be judged: the handler reads it
 }
@@ -109,6 +164,8 @@ ViewServer::ViewServer(std::uint16_t port) : shared_(std::make_shared<Shared>())
 ViewServer::~ViewServer() { stop(); }
 
 std::string ViewServer::url() const { return "http://127.0.0.1:" + std::to_string(shared_->port) + "/"; }
+
+std::string ViewServer::page_url() const { return shared_->on_answer ? url() + "#key=" + shared_->key : url(); }
 
 void ViewServer::publish(const json& state) {
   const bool final = state.is_object() && state.value("running", true) == false;

@@ -1,13 +1,20 @@
 // view_server.hpp — serves `mur view`'s page on 127.0.0.1 and streams the view's state to it as
 // server-sent events (GET /events), on http/loopback_listener.hpp.
 //
-// Invariant: it answers only GET of four paths (/ the page, /view.css, /view.js, /events), and
-// only a request whose Host is 127.0.0.1:PORT or localhost:PORT and whose Origin, when given, is
-// http:// of one of those (a page of another site, or a DNS name rebound to 127.0.0.1, is
-// answered 403). Every answer carries `Content-Security-Policy: default-src 'self'`. Each event
+// Invariant: it answers only GET of four paths (/ the page, /view.css, /view.js, /events) and
+// POST /answer, and only a request whose Host is 127.0.0.1:PORT or localhost:PORT and whose
+// Origin, when given, is http:// of one of those (a page of another site, or a DNS name rebound
+// to 127.0.0.1, is answered 403). POST /answer also needs the header X-Mur-View-Key equal to
+// this server's random key (else 403), which only the URL printed for the operator carries, in
+// its fragment (page_url): the page served has none, so whoever can only GET it — another
+// local user, a member's program — cannot answer. Then a JSON body
+// {task_id, text (not empty), question} (else 400) of at most 64 KiB (else 413); it is handed
+// to the AnswerFn, whose outcome is the answer (200 {"ok":true}, or its status with
+// {"error":…}); with no AnswerFn it is 404. Every answer carries `Content-Security-Policy: default-src 'self'`. Each event
 // is the whole state, one JSON document on one `data:` line; a page that connects gets the last
 // state at once, and every open page gets each state published. It serves only what it is
-// given (launcher/view/view_state.hpp: no token, no door URL, no key). It prints nothing.
+// given (launcher/view/view_state.hpp: no token, no door URL, no view key).
+// It knows no door and prints nothing.
 // Rule (docs/spec/choices.md §Observability): the page updates live, over SSE from the
 // launcher.
 #pragma once
@@ -16,6 +23,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -23,16 +31,30 @@ namespace mur {
 
 class LoopbackListener;
 
+// What became of an answer the page sent: `status` 200 when the door took it, else the HTTP
+// status to answer with and why.
+struct AnswerOutcome {
+  int status = 200;
+  std::string error;
+};
+// Sends the operator's `text` to the task `task_id` waiting on `question`; called on a thread of
+// its own (it may take as long as the door does).
+using AnswerFn =
+  std::function<AnswerOutcome(const std::string& task_id, const std::string& text, const std::string& question)>;
+
 class ViewServer {
 public:
   // Listens on 127.0.0.1:`port` (0: the OS chooses). Throws Failure: E-RUN-051 (that port
   // cannot be served), E-RUN-047 (no listening at all).
-  explicit ViewServer(std::uint16_t port = 0);
+  explicit ViewServer(std::uint16_t port = 0, AnswerFn on_answer = nullptr);
   ~ViewServer();
   ViewServer(const ViewServer&) = delete;
   ViewServer& operator=(const ViewServer&) = delete;
 
   std::string url() const; // http://127.0.0.1:PORT/
+  // The URL to open: url(), and when answers are taken `#key=<the page's key>` — a fragment,
+  // which no browser sends: a process that only GETs the page never learns the key.
+  std::string page_url() const;
 
   // Sends `state` to every open page and keeps it for pages that connect later. A state whose
   // `running` is false is the last: once some page has received it, `wait_delivered` returns.

@@ -55,6 +55,18 @@ void collect(const TaskNode& t, std::int64_t t0, std::int64_t now, std::map<std:
   }
 }
 
+// task id → the question it asks and has not had answered (answered, timed out or ended: none).
+std::map<std::string, std::string> waiting_questions(const std::vector<SessionEvents>& sessions) {
+  std::map<std::string, std::string> asked;
+  for (const auto& s : sessions)
+    for (const auto& e : s.events) {
+      const std::string type = str(e, "event_type"), task = str(e, "task_id");
+      if (type == "input_required") asked[task] = str(e, "question");
+      else if (type == "input_answered" || type == "input_timeout" || type == "task_end") asked.erase(task);
+    }
+  return asked;
+}
+
 } // namespace
 
 ViewSource ViewSource::formation(std::string formation_id, std::string project_dir, std::vector<std::string> members) {
@@ -147,6 +159,13 @@ json ViewSource::state(bool running, std::int64_t now_ms) const {
   json in_flight = json::array();
   // Once it has ended, nothing is in flight (a call the end cut short stays `running` in the tree).
   for (const auto& t : tree.roots) collect(t, tree.started_at, running ? now_ms : -1, by_member, in_flight);
+  if (running) { // the question a task a person sent still waits on (it shows what was asked below it)
+    const auto asked = waiting_questions(sessions_);
+    for (auto& m : members)
+      for (auto& t : m.tasks)
+        if (auto q = asked.find(t.value("task_id", "")); q != asked.end() && t.value("origin", "") == "user")
+          t["question"] = q->second;
+  }
   json ms = json::array();
   for (const auto& m : members)
     ms.push_back(json{{"name", m.name}, {"session_id", m.session_id}, {"capsule", m.capsule}, {"version", m.version},

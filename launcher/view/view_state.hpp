@@ -6,7 +6,10 @@
 // poll). A file is read from where the last poll stopped; the state is rebuilt from every event
 // read so far (launcher/traces/trace_tree.hpp builds the tree). The state holds only what the traces
 // hold and of that only names, ids, statuses, times and task texts — never a door's URL, a
-// token or a key (traces hold none; session_start's other fields are not copied).
+// token or a key (traces hold none; session_start's other fields are not copied). While it runs,
+// a task a person sent (origin `user`) that waits for input carries the question it shows
+// (`question`: its last `input_required` with no `input_answered`, `input_timeout` or `task_end`
+// after it).
 // Rule (docs/spec/choices.md §Observability): the page shows the members, each member's tasks
 // and the calls in flight between them, updating live, then the finished tree with timings.
 #pragma once

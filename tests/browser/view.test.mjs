@@ -6,8 +6,10 @@
 // show all three members and the calls lead → coder and coder → reviewer as running; once the gate
 // opens, the formation ends and the page shows the finished tree. Then `mur view frm_…` serves the
 // ended formation: a request naming another host is refused (403), the page shows the same tree,
-// and mur view ends once the page has it. Every wait is a wait for a condition, with a generous
-// bound; nothing is timed.
+// and mur view ends once the page has it. A second formation — lead → a → b, b's script asks the
+// operator "which colour?" — shows the question on the entry's task; the test types the answer
+// into the page and presses Answer, and the entry's answer carries it. Every wait is a wait for a
+// condition, with a generous bound; nothing is timed.
 // With MUR_VIEW_SCREENSHOT=FILE, the page is also saved as a PNG while the calls are in flight
 // (docs/images/view.png is made so).
 // Run: MUR_BINARY=/path/to/mur node --test view.test.mjs
@@ -50,22 +52,22 @@ function mur(args, opts = {}) {
   return r;
 }
 
-// Starts mur; resolves with {child, url, stderr(), exited} once it printed its `view: URL` line.
+// Starts mur; resolves with {child, url, stdout(), stderr(), exited} once it printed its `view: URL` line.
 function launch(args, cwd) {
   const child = spawn(MUR, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
-  let err = '';
+  let err = '', out = '';
   const exited = new Promise((r) => child.once('exit', (code, sig) => r(code ?? 128)));
-  child.stdout.resume();
+  child.stdout.setEncoding('utf8').on('data', (d) => { out += d; });
   const url = new Promise((resolve, reject) => {
     createInterface({ input: child.stderr }).on('line', (line) => {
       err += line + '\n';
-      const m = /^view: (http:\/\/127\.0\.0\.1:\d+\/)$/.exec(line);
-      if (m) resolve(m[1]);
+      const m = /^view: (http:\/\/127\.0\.0\.1:\d+\/)(#key=[0-9a-f]{64})?$/.exec(line);
+      if (m) resolve({ url: m[1], page: m[1] + (m[2] ?? '') });
     });
     child.once('exit', (code) => reject(new Error(`mur ${args.join(' ')} exited ${code} before its view line:\n${err}`)));
   });
-  return url.then((u) => ({ child, url: u, stderr: () => err, exited }));
+  return url.then((u) => ({ child, url: u.url, page: u.page, stdout: () => out, stderr: () => err, exited }));
 }
 
 function get(url, headers) {
@@ -158,4 +160,62 @@ test('the page shows the members, the calls in flight, then the finished tree; m
     await again.waitForSelector(`.member[data-member="${name}"]`, { timeout: generous });
   await assertFinishedTree(again);
   assert.equal(await view.exited, 0, view.stderr());
+});
+
+test('the page shows the question a task waits on and answers it', async () => {
+  // lead → a → b, script capsules; b asks the operator.
+  const peer = (capabilities) => 'lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: sleep}\n' +
+    `exports: {peer_tasks: {accept: true}}\ncapabilities: ${capabilities}\nnetwork: {authentication: {scheme: bearer}}\n`;
+  const capsules = {
+    'vq-lead': 'inference:\n  transport: script\n  turns:\n    - call: {member: a, task: "go {{task}}"}\n' +
+               '    - reply: "lead: {{answer.a}}"\ncapabilities: {network: {allow: [localhost]}}\n' +
+               'network: {authentication: {scheme: bearer}}\n',
+    'vq-a': 'inference:\n  transport: script\n  turns:\n    - call: {member: b, task: "from a"}\n' +
+            '    - reply: "a: {{answer.b}}"\n' + peer('{network: {allow: [localhost]}}'),
+    'vq-b': 'inference:\n  transport: script\n  turns:\n    - ask: "which colour?"\n    - reply: "b: {{tool_results}}"\n' +
+            peer('{network: {allow: [localhost]}, ask_operator: true}'),
+  };
+  for (const [name, body] of Object.entries(capsules)) {
+    const dir = join(home, name);
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'murmur.yaml'), `name: ${name}\nversion: 1.0.0\n` + body);
+    mur(['install', '-g', dir]);
+  }
+  const asking = join(home, 'asking');
+  mkdirSync(asking);
+  writeFileSync(join(asking, 'roster.yaml'), 'roster_version: 1\nmembers:\n' +
+    '  - {name: lead, capsule: vq-lead, version: 1.0.0, entry: true}\n' +
+    '  - {name: a, capsule: vq-a, version: 1.0.0}\n  - {name: b, capsule: vq-b, version: 1.0.0}\n' +
+    'reachability:\n  - {from: lead, to: [a]}\n  - {from: a, to: [b]}\n');
+
+  const run = await launch(['run', '--roster', asking, '--task', 'now', '--deadline', '120s', '--ui'], asking);
+  browser ??= await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+  const page = await browser.newPage();
+  // The page itself carries no key: only the URL printed on the operator's terminal does.
+  assert.doesNotMatch(await (await fetch(run.url)).text(), /[0-9a-f]{64}/);
+  await page.goto(run.page);
+
+  // Another page cannot answer: without the page's key the server refuses.
+  const port = new URL(run.url).port;
+  const keyless = await fetch(run.url + 'answer', { method: 'POST', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ task_id: 'tsk_x', text: 'red' }) });
+  assert.equal(keyless.status, 403);
+  const foreign = await fetch(run.url + 'answer', { method: 'POST', body: '{}', headers: {
+    'Content-Type': 'application/json', Origin: 'http://rebound.example',
+    'X-Mur-View-Key': new URL(run.page).hash.slice('#key='.length) } });
+  assert.equal(foreign.status, 403, `port ${port}`);
+
+  // The question, on the entry's task only, then the answer typed and sent.
+  const ask = page.locator('.member[data-member="lead"] .ask');
+  await ask.waitFor({ timeout: generous });
+  assert.equal(await ask.locator('.question').innerText(), 'b asks: which colour?');
+  assert.equal(await page.locator('.ask').count(), 1);
+  await ask.locator('input').fill('blue');
+  await ask.locator('button').click();
+  await page.waitForFunction(() => document.body.dataset.running === 'false' || document.querySelector('.ask .outcome.bad'),
+                             null, { timeout: generous });
+  assert.equal(await page.locator('.ask .outcome.bad').count(), 0, await page.locator('.ask').allInnerTexts().then(String));
+  assert.equal(await run.exited, 0, run.stderr());
+  assert.match(run.stdout(), /lead: a: b: The operator answered: blue/);
+  assert.equal(await page.locator('.ask').count(), 0); // answered: the task asks nothing more
 });

@@ -1,8 +1,9 @@
 // mur view's parts without a browser: the state made from a session's trace file as it grows
 // (a running call in flight, then ended and in the tree; a half-written line waits), the server
 // over a real loopback socket (the page with its CSP, the SSE stream's first state and the next
-// one published, a foreign Host or Origin refused, the last state's delivery), and a refused
-// end-without-answer in the tree and the watch lines.
+// one published, a foreign Host or Origin refused, the last state's delivery; POST /answer
+// refused without the page's key or a text, else handed on), a waiting question on its task,
+// and a refused end-without-answer in the tree and the watch lines.
 #include "temp_dir.hpp"
 #include "trace_event_lines.hpp"
 #include "launcher/traces/trace_follow.hpp"
@@ -23,7 +24,9 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <string>
+#include <vector>
 
 using json = nlohmann::json;
 using mur::test::ev;
@@ -212,4 +215,84 @@ TEST_CASE("view state: a delegated child under its parent's session is a member 
   st = v.state(true, 1500);
   REQUIRE(st["in_flight"].size() == 1);
   CHECK(st["in_flight"][0]["status"] == "answered");
+}
+
+namespace {
+
+std::string post_answer(std::uint16_t port, const std::string& headers, const std::string& body) {
+  Client c(port);
+  c.send("POST /answer HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) + "\r\n" + headers +
+         "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+         "\r\nConnection: close\r\n\r\n" + body);
+  c.read_until("\r\n\r\n");
+  c.read_until("}", std::chrono::seconds(5)); // the JSON body
+  return c.got;
+}
+
+} // namespace
+
+TEST_CASE("view server: POST /answer needs the page's key, its own Host and Origin, and a text, then the AnswerFn decides", "[view]") {
+  std::mutex mu; // the AnswerFn runs on a thread of its own
+  std::vector<std::string> sent;
+  mur::ViewServer server(0, [&](const std::string& task, const std::string& text, const std::string& question) {
+    std::lock_guard<std::mutex> lock(mu);
+    sent.push_back(task + "|" + text + "|" + question);
+    return task == "tsk_gone" ? mur::AnswerOutcome{404, "no running session holds task tsk_gone"} : mur::AnswerOutcome{};
+  });
+  const std::string url = server.url();
+  const auto port = static_cast<std::uint16_t>(std::stoi(url.substr(std::string("http://127.0.0.1:").size())));
+  // The key is only in the URL's fragment, which the operator opens; the page itself has none.
+  const std::string mark = "#key=";
+  const std::string page_url = server.page_url();
+  REQUIRE(page_url.find(mark) == url.size());
+  const std::string key = page_url.substr(url.size() + mark.size());
+  CHECK(key.size() == 64);
+  CHECK(get(port, "/", "127.0.0.1:" + std::to_string(port)).find(key) == std::string::npos);
+  const std::string with_key = "X-Mur-View-Key: " + key + "\r\n";
+  const std::string body = R"({"task_id":"tsk_1","text":"blue","question":"b asks: which colour?"})";
+
+  CHECK(post_answer(port, "", body).rfind("HTTP/1.1 403", 0) == 0);                                  // no key
+  CHECK(post_answer(port, "X-Mur-View-Key: " + std::string(64, '0') + "\r\n", body).rfind("HTTP/1.1 403", 0) == 0);
+  CHECK(post_answer(port, with_key + "Origin: http://evil.example\r\n", body).rfind("HTTP/1.1 403", 0) == 0);
+  CHECK(post_answer(port, with_key, "not json").rfind("HTTP/1.1 400", 0) == 0);
+  CHECK(post_answer(port, with_key, R"({"task_id":"tsk_1","text":""})").rfind("HTTP/1.1 400", 0) == 0);
+  CHECK(post_answer(port, with_key, R"({"task_id":"tsk_1","text":7})").rfind("HTTP/1.1 400", 0) == 0);
+  CHECK(post_answer(port, with_key, R"({"text":"blue"})").rfind("HTTP/1.1 400", 0) == 0);
+  CHECK(post_answer(port, with_key, std::string(70 * 1024, ' ')).rfind("HTTP/1.1 413", 0) == 0);
+  std::lock_guard<std::mutex> lock(mu);
+  CHECK(sent.empty()); // nothing refused reached the AnswerFn
+
+  mu.unlock();
+  const std::string ok = post_answer(port, with_key + "Origin: http://127.0.0.1:" + std::to_string(port) + "\r\n", body);
+  CHECK(ok.rfind("HTTP/1.1 200", 0) == 0);
+  CHECK(ok.find(R"({"ok":true})") != std::string::npos);
+  const std::string gone = post_answer(port, with_key, R"({"task_id":"tsk_gone","text":"blue"})");
+  CHECK(gone.rfind("HTTP/1.1 404", 0) == 0);
+  CHECK(gone.find("no running session holds task tsk_gone") != std::string::npos);
+  mu.lock();
+  REQUIRE(sent.size() == 2);
+  CHECK(sent[0] == "tsk_1|blue|b asks: which colour?");
+  CHECK(sent[1] == "tsk_gone|blue|");
+
+  mur::ViewServer mute; // no AnswerFn: the page's key still guards, then nothing takes answers
+  CHECK(mute.page_url() == mute.url()); // and no key is handed out
+  const auto mute_port = static_cast<std::uint16_t>(std::stoi(mute.url().substr(std::string("http://127.0.0.1:").size())));
+  CHECK(post_answer(mute_port, "", body).rfind("HTTP/1.1 403", 0) == 0);
+}
+
+TEST_CASE("view state: a task shows the question it waits on until it is answered", "[view]") {
+  SessionDir s;
+  auto v = mur::ViewSource::session("ses_q", s.dir.string());
+  s.line(ev("session_start", 1000, {{"capsule_name", "lead-cap"}, {"capsule_version", "1.0.0"}}));
+  s.line(ev("task_start", 1100, {{"task_id", "t1"}, {"origin", "user"}, {"text", "do it"}}));
+  s.line(ev("input_required", 1200, {{"task_id", "t1"}, {"question_id", "mcl_1"}, {"question", "b asks: which colour?"}}));
+  REQUIRE(v.poll());
+  CHECK(v.state(true, 1300)["members"][0]["tasks"][0]["question"] == "b asks: which colour?");
+  s.line(ev("input_answered", 1400, {{"task_id", "t1"}, {"question_id", "mcl_1"}, {"answered_by", "operator"}}));
+  REQUIRE(v.poll());
+  CHECK_FALSE(v.state(true, 1500)["members"][0]["tasks"][0].contains("question"));
+  s.line(ev("input_required", 1600, {{"task_id", "t1"}, {"question_id", "ask-2"}, {"question", "lead asks: sure?"}}));
+  s.line(ev("task_end", 1700, {{"task_id", "t1"}, {"exit_status", "ok"}, {"answer", "done"}}));
+  REQUIRE(v.poll());
+  CHECK_FALSE(v.state(true, 1800)["members"][0]["tasks"][0].contains("question"));
 }

@@ -1,4 +1,4 @@
-#include "launcher/cli/door_target.hpp"
+#include "launcher/base/door_target.hpp"
 
 #include "http/a2a_json.hpp"
 #include "http/jsonrpc_call.hpp"
@@ -61,6 +61,22 @@ HttpOutcome call_door(CurlPool& pool, const DoorTarget& door, const json& reques
     };
   }
   return call_and_wait(pool, std::move(c));
+}
+
+DoorTarget door_holding(CurlPool& pool, const std::string& task_id, const char* code) {
+  for (const auto& rec : list_running_records()) {
+    if (!record_is_live(rec) || !rec.operator_token) continue;
+    DoorTarget door{rec.url, rec.operator_token};
+    DoorRequest get;
+    get.method = DoorMethod::get_task;
+    get.task_id = task_id;
+    HttpOutcome w = call_door(pool, door, a2a::request_json("find-task", get));
+    if (w.status == 0) continue;
+    DoorReply r = a2a::door_reply_from(w.status, w.body);
+    if (r.ok() && r.task.id == task_id) return door;
+  }
+  throw Failure(code, "no running session holds task " + task_id,
+                "list running sessions with mur ps; a task is forgotten some time after it ends");
 }
 
 DoorReply reply_of(const HttpOutcome& w, const TargetCodes& codes) {

@@ -5,7 +5,8 @@
 // TARGET `frm_…` is that formation's entry member (its launcher record names it); a URL target
 // is called without a credential unless it is the door of a running record (the URL `mur ps`
 // shows), whose operator token is then used. An unknown target and an unreachable door are
-// named with the codes of the command that asks (TargetCodes).
+// named with the codes of the command that asks (TargetCodes). A task id is found at the live
+// session whose door knows it (door_holding).
 // Spec: docs/spec/choices.md §Command line (`mur send`, `mur cancel`).
 #pragma once
 
@@ -37,6 +38,10 @@ inline constexpr TargetCodes send_codes{"E-SND-001", "E-SND-002", "see mur send 
 inline constexpr TargetCodes cancel_codes{"E-CAN-001", "E-CAN-002", "see mur cancel --help"};
 
 DoorTarget find_door(const std::string& target, const TargetCodes& codes = send_codes);
+
+// The live session whose door holds `task_id` (asked with each running record's operator
+// token); none is the Failure `code`.
+DoorTarget door_holding(CurlPool& pool, const std::string& task_id, const char* code);
 
 // One call, waited for; with `task`, an event stream's results are folded into it as they
 // arrive (on the pool's thread, before the call ends).
