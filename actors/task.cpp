@@ -5,8 +5,9 @@
 #include "actors/call_round.hpp"
 #include "actors/cancel_report.hpp"
 #include "actors/continuation.hpp"
-#include "actors/no_answer_ledger.hpp"
-#include "actors/question_queue.hpp"
+#include "actors/task_own_tools.hpp"
+#include "actors/task_questions.hpp"
+#include "actors/task_state.hpp"
 #include "actors/task_texts.hpp"
 #include "actors/task_trace_fields.hpp"
 #include "messages/vocabulary/cancel_confirm.hpp"
@@ -33,79 +34,10 @@ bool sent_by_member(const TaskView& task) { return task.submitter.rfind("member:
 
 namespace {
 
+using namespace task_detail;
+
 // A model asked again and again with tool results, never ending its turn, fails the task here.
 constexpr int max_requests_per_turn = 16;
-
-// The phases of task.hpp's table in which the task waits for a message; each is a behaviour,
-// switched with `become`. "Turn over" and "continuing" await nothing: they are decisions taken at
-// once (turn_over, deliver). Finished is no phase: the task quits after its one TaskFinished.
-enum class TaskPhase {
-  asking,           // a model request is out
-  offering,         // the latest response's calls await their CallStart
-  waiting_on_calls, // the turn is over; calls are still out
-  canceling,        // canceled: the calls it had out are being canceled; waits for their confirmations
-};
-
-// The latest response's tool calls, while their CallStarts come in.
-struct ToolRound {
-  std::vector<ToolCall> calls;
-  std::vector<std::string> results;  // slot by slot
-  int starts_awaited = 0;
-  bool asks_again = false;           // the model wants the results in the same turn
-};
-
-struct TaskActorState {
-  TaskSetup setup;
-  bool member_sent = false;
-  TaskPhase phase = TaskPhase::asking;
-  Transcript transcript;                 // system, the task, then every response, result and continuation
-  int turn = 0;                          // the current turn, 0-based (a continuation starts the next)
-  int step = 0;                          // requests made in the current turn
-  int turns_answered = 0;                // turns the model has answered (for task_end)
-  int continuations = 0;
-  ToolRound tools;
-  CallRound round;                       // claimed, outstanding or arrived-but-undelivered
-  std::optional<caf::actor_clock::time_point> wait_started;
-  std::vector<MemberAnswer> answers;     // latest outcome per member
-  std::string continuation;              // the last continuation message
-  NoAnswerLedger ledger;
-  std::optional<std::string> ending;     // end-without-answer accepted: its reason
-  std::string ending_refused;            // the latest end-without-answer refusal, if any
-  std::optional<IdClock> ids;            // made at the first call: most tasks never mint
-  std::optional<caf::actor_clock::time_point> deadline; // when its caller stops waiting (task.deadline_ms)
-  std::string canceled_by;               // who canceled it (operator, caller:<member>, session_ending)
-  std::int64_t cancel_within_ms = 0;     // canceling: how long its canceller waits for it
-  std::set<std::string> cancels_out;     // canceling: calls whose CallCanceled has not come
-  std::vector<CallCanceled> undone;      // canceling: what each canceled call undid, in arrival order
-  BudgetSources budget;                  // its limits: the capsule's, the formation's, the caller's remaining
-  Usage own;                             // what it spent itself
-  Usage below;                           // what its callees reported spending (charged on arrival)
-  std::string wall_limit;                // set: its deadline is its own max_wall_secs (these words name it)
-  QuestionQueue questions;               // open questions for a person: its own and its callees'
-  int asked = 0;                         // its own questions so far (their ids)
-  static inline const char* name = "mur.task";
-};
-
-using task_ptr = task_handle::stateful_pointer<TaskActorState>;
-
-std::int64_t ms_between(caf::actor_clock::time_point a, caf::actor_clock::time_point b) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(b - a).count();
-}
-
-void trace(task_ptr self, const char* type, const nlohmann::json& fields) {
-  if (!self->state.setup.trace) return;
-  self->send(self->state.setup.trace,
-             TraceEvent{type, fields.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)});
-}
-
-// Cuts `text` to the output cap (at a UTF-8 boundary) and marks the cut.
-bool cut_output(std::string& text) { return cut_to(text, answer_cap, answer_cut_marker); }
-
-// A text as the trace keeps it: cut like answers are.
-std::string capped(std::string text) {
-  cut_output(text);
-  return text;
-}
 
 // `member_call`, or `delegation` for a call to a sub-capsule.
 void trace_member_call(task_ptr self, const RoundCall& c, const std::string& status, std::int64_t duration_ms,
@@ -515,112 +447,6 @@ void trace_inference(task_ptr self, const ModelTurn& t) {
   trace(self, "inference", inference_fields(self->state.setup.task.id, self->state.turn, self->state.step, t));
 }
 
-bool is_own_tool(const TaskSetup& s, const std::string& name) {
-  return s.tools && std::any_of(s.own_tools.begin(), s.own_tools.end(), [&](const OwnTool& t) { return t.name == name; });
-}
-
-// A call of one of the capsule's own tools: to the tool port, traced with its outcome (never its
-// texts); its result reaches `on_result`.
-void use_own_tool(task_ptr self, const ToolCall& call, std::function<void(ToolReply)> on_result) {
-  auto& st = self->state;
-  ++st.own.tool_calls;
-  const auto made = self->clock().now();
-  const auto sep = call.name.find("__");
-  auto done = [=](ToolReply r) {
-    trace(self, "tool_call",
-          {{"task_id", self->state.setup.task.id}, {"turn", self->state.turn}, {"tool", call.name},
-           {"server", call.name.substr(0, sep)}, {"arguments_bytes", call.arguments.size()},
-           {"duration_ms", ms_between(made, self->clock().now())}, {"is_error", r.is_error}});
-    on_result(std::move(r));
-  };
-  self->request(st.setup.tools, caf::infinite, ToolRequest{st.setup.task.id, call})
-    .then([=](ToolReply& r) { done(std::move(r)); },
-          [=](caf::error& err) {
-            done(ToolReply{"tool error: " + call.name + " could not be called (" + self->system().render(err) + ").", true});
-          });
-}
-
-// -- questions for a person ------------------------------------------------------------------
-
-// The door shows the first open question (INPUT_REQUIRED), or none (WORKING again).
-void show_question(task_ptr self) {
-  auto& st = self->state;
-  if (!st.setup.door) return;
-  if (const OpenQuestion* q = st.questions.shown()) {
-    trace(self, "input_required", {{"task_id", st.setup.task.id}, {"question_id", q->id}, {"question", capped(q->text)}});
-    self->send(st.setup.door, TaskAsks{st.setup.task.id, q->text});
-  } else {
-    self->send(st.setup.door, TaskResumed{st.setup.task.id});
-  }
-}
-
-void open_question(task_ptr self, OpenQuestion q) {
-  if (self->state.questions.open(std::move(q))) show_question(self);
-}
-
-void close_question(task_ptr self, const std::string& id) {
-  bool shown = false;
-  if (self->state.questions.close(id, &shown) && shown) show_question(self);
-}
-
-// ask-operator: the task's own question, open until answered or lifecycle.input_timeout_secs.
-void ask_person(task_ptr self, const std::string& question, std::function<void(std::string, bool)> on_answer) {
-  auto& st = self->state;
-  const std::string id = "ask-" + std::to_string(++st.asked);
-  const std::string asker = st.setup.member.empty() ? std::string("the member") : st.setup.member;
-  open_question(self, OpenQuestion{id, asker + " asks: " + question, std::move(on_answer)});
-  self->delayed_send(self, std::chrono::milliseconds(st.setup.input_timeout_ms), input_timeout_atom_v, id);
-}
-
-// The door passes on the answer to the question it shows: its own ends the tool call with it; a
-// callee's goes down to that call.
-// (The door is told first: an answer's callback may end the task, after which nothing is sent.)
-void on_answer(task_ptr self, const TaskAnswer& a) {
-  auto& st = self->state;
-  const OpenQuestion* shown = st.questions.shown();
-  if (shown == nullptr || (!a.question.empty() && a.question != shown->text)) // for a question no longer shown
-    return show_question(self);
-  auto q = *st.questions.close(shown->id);
-  trace(self, "input_answered", {{"task_id", st.setup.task.id}, {"question_id", q.id}, {"answered_by", a.answerer}});
-  show_question(self);
-  if (q.on_answer) q.on_answer("The operator answered: " + a.text, false);
-  else if (st.setup.egress) self->send(st.setup.egress, AnswerCall{q.id, a.text, q.text});
-}
-
-void on_input_timeout(task_ptr self, const std::string& id) {
-  auto& st = self->state;
-  bool shown = false;
-  auto q = st.questions.close(id, &shown);
-  if (!q) return; // answered already
-  trace(self, "input_timeout", {{"task_id", st.setup.task.id}, {"question_id", id}});
-  if (shown) show_question(self);
-  q->on_answer("tool error: nobody answered within " + std::to_string(st.setup.input_timeout_ms / 1000) +
-                 " s (lifecycle.input_timeout_secs); go on without the answer.", true);
-}
-
-// A callee's task asks a person (or no longer does): its question is shown here too.
-void on_call_asks(task_ptr self, const CallAsks& c) {
-  if (self->state.round.find(c.call_id) == nullptr) return;
-  if (c.asking) open_question(self, OpenQuestion{c.call_id, c.text, nullptr});
-  else close_question(self, c.call_id);
-}
-
-// A runtime tool call as this task reads it: a delegation past the depth limit is refused here.
-ToolUse read_use(const TaskSetup& s, const ToolCall& call) {
-  if (call.name == tool_name::delegate && !s.no_delegation.empty()) {
-    ToolUse refused;
-    refused.error = "tool error: " + s.no_delegation + " Nothing was sent.";
-    return refused;
-  }
-  if (call.name == tool_name::ask_operator) {
-    if (s.ask_operator) return read_ask_operator(call);
-    ToolUse refused;
-    refused.error = "tool error: this member has no ask-operator tool: its capsule's capabilities.ask_operator is not "
-                    "true. Nothing was sent.";
-    return refused;
-  }
-  return read_tool_call(call, s.callees, s.capsules, s.own_tools);
-}
 
 // Offering: each tool call of the response is answered at once or once its CallStart is in.
 void offer_calls(task_ptr self, std::vector<ToolCall> calls, bool asks_again) {
@@ -683,7 +509,7 @@ void on_response(task_ptr self, ModelTurn t) {
   auto& st = self->state;
   if (canceling(self)) return;
   // An agent program's turn that ended without waiting for its question's answer: nobody waits for it.
-  if (st.questions.close_own()) show_question(self);
+  close_own_questions(self);
   if (st.step == 0) ++st.turns_answered;
   st.own += Usage{reported_tokens(t.stats.prompt_tokens) + reported_tokens(t.stats.completion_tokens), 0, 0, 0};
   trace_inference(self, t);
