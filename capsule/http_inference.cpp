@@ -78,14 +78,15 @@ nlohmann::json yaml_as_json(const yaml::Value& v) { return to_json_value(v, 0); 
 
 const std::vector<const char*>& http_only_inference_keys() {
   static const std::vector<const char*> keys{"endpoint", "model", "api_key", "max_tokens", "temperature",
-                                             "stream", "request_timeout_secs", "params"};
+                                             "stream", "request_timeout_secs", "params", "allow_insecure_http"};
   return keys;
 }
 
 void parse_http_inference(const Value& inf, Inference& out) {
   Value ep = inf.require("endpoint");
   out.endpoint = ep.string();
-  auto parsed = parse_model_endpoint(out.endpoint);
+  const auto insecure = inf.get("allow_insecure_http");
+  auto parsed = parse_model_endpoint(out.endpoint, insecure && insecure->boolean());
   if (auto* p = std::get_if<EndpointProblem>(&parsed)) ep.fail(p->problem, p->fix);
   const ModelEndpoint endpoint = std::get<ModelEndpoint>(parsed);
   // A member's virtual address is reached only through call-member, whose answers are fenced; a

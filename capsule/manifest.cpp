@@ -20,6 +20,9 @@ using yaml::Value;
 
 const char* const fix_manifest = "correct murmur.yaml (see the manifest section of the README)";
 
+enum class Home { private_dir, real };
+constexpr EnumWords<Home, 2> home_words{{{Home::private_dir, "private"}, {Home::real, "real"}}};
+
 // The enum a manifest word names, from the enum's one words table; any other word is refused
 // naming every word of the table.
 template <class Enum, std::size_t N>
@@ -132,7 +135,8 @@ void parse_script(const Value& inf, Inference& out) {
 Inference parse_inference(const Value& inf) {
   inf.expect_map({"transport", "turns", "routes", "max_turns", "endpoint", "model", "api_key",
                   "system_prompt", "system_prompt_file", "max_tokens", "temperature", "stream",
-                  "request_timeout_secs", "params", "command", "env", "turn_timeout_secs"});
+                  "request_timeout_secs", "params", "command", "env", "turn_timeout_secs",
+                  "allow_insecure_http"});
   Inference out;
   if (auto t = inf.get("transport"))
     out.transport = one_of(*t, transport_words);
@@ -452,8 +456,9 @@ Manifest parse_manifest(const std::string& text, const std::string& label) {
     }
   }
   if (auto c = top.get("capabilities")) {
-    c->expect_map({"network", "spawn", "ask_operator"});
+    c->expect_map({"network", "spawn", "ask_operator", "home"});
     if (auto a = c->get("ask_operator")) m.ask_operator = a->boolean();
+    if (auto h = c->get("home")) m.real_home = one_of(*h, home_words) == Home::real;
     if (auto n = c->get("network")) {
       n->expect_map({"allow"});
       if (auto a = n->get("allow")) parse_network_allow(*a, m.network_allow);

@@ -169,6 +169,7 @@ struct Manifest {
   bool accepts_peer_tasks = false;
   std::vector<std::string> network_allow;
   std::vector<CapsuleRef> spawn_allow; // capabilities.spawn.allow, in file order
+  bool real_home = false;              // capabilities.home: real — its programs get the user's HOME, not a private one
   bool ask_operator = false;           // capabilities.ask_operator: its tasks may ask a person (ask-operator)
   std::optional<Authentication> authentication;
   std::optional<Retention> retain;

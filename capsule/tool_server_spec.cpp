@@ -54,7 +54,7 @@ bool server_name_ok(const std::string& n) {
          });
 }
 
-std::string parse_url(const Value& v) {
+std::string parse_url(const Value& v, bool allow_insecure_http) {
   const std::string text = v.string();
   // A formation's virtual address is never resolved or sent as written: only call-member reaches
   // a member, so every answer is fenced (docs/spec/choices.md §Tool servers). Said before any
@@ -67,10 +67,11 @@ std::string parse_url(const Value& v) {
       v.fail("names " + host + ", a formation's virtual address, which only call-member reaches",
              "point url at the tool server; to hand another member work, call it with call-member");
   }
-  auto parsed = parse_model_endpoint(text);
+  auto parsed = parse_model_endpoint(text, allow_insecure_http);
   if (auto* p = std::get_if<EndpointProblem>(&parsed)) {
-    v.fail(p->problem, "write it like http://127.0.0.1:8811/mcp (plain http only on a loopback host) or "
-                       "https://tools.example.com/mcp; a key goes in headers, never in the URL");
+    v.fail(p->problem, "write it like http://127.0.0.1:8811/mcp (plain http only on a loopback host, or with "
+                       "allow_insecure_http: true beside it) or https://tools.example.com/mcp; a key goes in "
+                       "headers, never in the URL");
   }
   const ModelEndpoint& ep = std::get<ModelEndpoint>(parsed);
   if (ep.path.empty()) v.fail("has no path", "give the server's endpoint with its path, e.g. http://127.0.0.1:8811/mcp");
@@ -105,7 +106,7 @@ std::vector<std::pair<std::string, std::string>> parse_headers(const Value& v) {
 }
 
 ToolServerSpec parse_one(const Value& t) {
-  t.expect_map({"name", "command", "url", "headers", "env", "allow", "timeout_secs"});
+  t.expect_map({"name", "command", "url", "headers", "env", "allow", "timeout_secs", "allow_insecure_http"});
   ToolServerSpec s;
   Value name = t.require("name");
   s.name = name.string();
@@ -117,8 +118,11 @@ ToolServerSpec parse_one(const Value& t) {
   if (url && cmd)
     url->fail("is given beside command, but a tool server is reached one way",
               "keep command for a server this member starts, or url for one that already runs");
+  auto insecure = t.get("allow_insecure_http");
+  if (insecure && !url) insecure->fail("applies to url, not command", "remove allow_insecure_http");
   if (url) {
-    s.url = parse_url(*url);
+    s.url = parse_url(*url, insecure && insecure->boolean());
+    s.endpoint = std::get<ModelEndpoint>(parse_model_endpoint(s.url, insecure && insecure->boolean()));
     if (auto env = t.get("env")) env->fail("applies to command, not url", "remove env, or use headers");
     if (auto h = t.get("headers")) s.headers = parse_headers(*h);
   } else {

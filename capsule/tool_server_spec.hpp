@@ -3,7 +3,8 @@
 //
 // Invariant: each server has a unique name of 1–32 of [a-z0-9-] (the model sees its tools as
 // `<name>__<tool>`), exactly one way to reach it — `command` (a stdio server this member starts)
-// or `url` (a streamable HTTP server: `http://` only on a loopback host, else `https://`; never a
+// or `url` (a streamable HTTP server: `http://` only on a loopback host or with
+// `allow_insecure_http: true`, else `https://`; never a
 // formation's virtual address, which only call-member reaches) — an `env` (stdio only) of the
 // same rules as inference.env (names of letters, digits and _, never MURMUR_*, values literal or
 // `${NAME}` alone), `headers` (url only: HTTP header names of their own, values of printable text
@@ -12,6 +13,8 @@
 // default). Every refusal is E-MAN-002 naming the key path.
 // Rule: docs/spec/choices.md §Tool servers.
 #pragma once
+
+#include "messages/vocabulary/model_endpoint.hpp"
 
 #include <optional>
 #include <string>
@@ -28,6 +31,7 @@ struct ToolServerSpec {
   std::string name;
   std::vector<std::string> command;                     // argv of a stdio server (or empty)
   std::string url;                                      // a streamable HTTP server (or empty)
+  ModelEndpoint endpoint;                               // url, parsed (insecure: allow_insecure_http)
   std::vector<std::pair<std::string, std::string>> env; // in file order
   std::vector<std::pair<std::string, std::string>> headers; // url only, in file order
   std::optional<std::vector<std::string>> allow;        // only these of its tools

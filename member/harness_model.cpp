@@ -122,7 +122,7 @@ void start_turn(self_ptr self, std::uint64_t id, const ModelTurnRequest& req) {
   hs.program = st.setup.program;
   hs.argv.push_back(st.setup.program);
   hs.argv.insert(hs.argv.end(), st.setup.args.begin(), st.setup.args.end());
-  hs.env = program_env(st.setup.env);
+  hs.env = program_env(st.setup.env, st.setup.home);
   hs.cwd = st.setup.workdir;
   hs.isolation = st.setup.isolation;
   hs.stdin_text = in.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";

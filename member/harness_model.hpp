@@ -40,6 +40,7 @@ struct HarnessSetup {
   std::vector<std::string> args;                          // command[1..]
   std::vector<std::pair<std::string, std::string>> env;   // inference.env, ${…} already read
   std::string workdir;                                    // the member's working directory
+  std::string home;                                       // the program's HOME ("": the member's own)
   std::chrono::milliseconds turn_timeout{600000};
   IsolationPlan isolation;                                // applied to every run (os/harness_isolation.hpp)
   SecretRedaction secrets;                                // the env values read from ${…}

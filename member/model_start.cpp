@@ -53,6 +53,7 @@ StartedModel start_model(caf::actor_system& sys, const Manifest& m, const std::s
     hs.args = capsule_args(inf.command, folder);
     hs.env = read_declared_env(inf.env, env, hs.secrets, "W-HAR-001", "inference.env", "the agent program");
     hs.workdir = programs.dir.dir;
+    hs.home = programs.home;
     hs.isolation = programs.isolation;
     hs.turn_timeout = std::chrono::seconds(inf.turn_timeout_secs);
     hs.system_prompt = out.system_prompt; // the program is handed it in every turn's JSON
@@ -61,6 +62,8 @@ StartedModel start_model(caf::actor_system& sys, const Manifest& m, const std::s
   }
   HttpModelSetup h;
   h.endpoint = inf.model_endpoint; // parsed (and refused, E-MAN-002) when the manifest was read
+  if (const auto w = insecure_http_message(h.endpoint, m.name, "inference.endpoint"); !w.empty())
+    std::cerr << "warning W-NET-001: " << w << ". Fix: " << insecure_http_fix << "\n";
   h.model = inf.model;
   if (!inf.api_key_env.empty()) {
     auto value = env(inf.api_key_env);

@@ -14,6 +14,16 @@ namespace fs = std::filesystem;
 
 namespace mur {
 
+namespace {
+
+void make_dir(const fs::path& dir, const fs::path& member) {
+  if (::mkdir(dir.c_str(), 0700) == 0 || errno == EEXIST) return;
+  throw Failure("E-RUN-007", "cannot create the agent program's directory " + dir.string() + " (" + std::strerror(errno) + ")",
+                "check that the member's directory " + member.string() + " is writable");
+}
+
+} // namespace
+
 ProgramDir program_dir_for(const std::string& workdir, const std::string& murmur_home) {
   const fs::path w = resolved_path(workdir);
   ProgramDir out;
@@ -30,12 +40,16 @@ ProgramDir program_dir_for(const std::string& workdir, const std::string& murmur
   if (!made_by_mur) {
     out.dir = w.string();
     out.trace_in_reach = true;
+    make_dir(w / ".murmur", w);
+    make_dir(w / ".murmur" / "home", w);
+    out.home = (w / ".murmur" / "home").string();
     return out;
   }
   const fs::path work = w / "work";
-  if ((::mkdir(w.c_str(), 0700) != 0 && errno != EEXIST) || (::mkdir(work.c_str(), 0700) != 0 && errno != EEXIST))
-    throw Failure("E-RUN-007", "cannot create the agent program's directory " + work.string() + " (" + std::strerror(errno) + ")",
-                  "check that the member's directory " + w.string() + " is writable");
+  make_dir(w, w);
+  make_dir(work, w);
+  make_dir(work / ".home", w);
+  out.home = (work / ".home").string();
   out.dir = work.string();
   out.hidden.push_back(w.string());
   if (!dot_murmur.empty()) out.hidden.push_back(dot_murmur.string());

@@ -11,7 +11,12 @@
 // Otherwise (the entry member's project directory, `mur run --capsule`'s directory, both the
 // user's) the program runs in W itself and W/.murmur/ stays within its reach: hiding it would
 // take from the program the right to create files at the top of its own directory.
-// Rule: a member's trace lives where its agent program cannot write (docs/harness.md).
+// Its private HOME (unless the capsule asks for the real one, capabilities.home: real) is made
+// beside it, 0700: `W/work/.home/` when W is mur's, else `W/.murmur/home/` (the entry's project:
+// in mur's own folder of it, not among the user's files). Either lies where the program may write,
+// so `~/.cache`, `~/.npm` and `~/.config` work on a first run.
+// Rule: a member's trace lives where its agent program cannot write (docs/harness.md);
+// programs get a private HOME (docs/isolation.md §Files).
 #pragma once
 
 #include <string>
@@ -23,10 +28,11 @@ struct ProgramDir {
   std::string dir;                      // the program's working directory
   std::vector<std::string> hidden;      // roots to hide from it beyond $MURMUR_HOME (may be empty)
   bool trace_in_reach = false;          // the member's sessions lie inside `dir`
+  std::string home;                     // the programs' private HOME (made)
 };
 
 // For member directory `workdir` (absolute or relative), given $MURMUR_HOME. Creates W/work/
-// when it is used (E-RUN-007 when it cannot).
+// when it is used, and the private HOME (E-RUN-007 when it cannot).
 ProgramDir program_dir_for(const std::string& workdir, const std::string& murmur_home);
 
 } // namespace mur

@@ -53,11 +53,12 @@ std::string fill_env_refs(const std::string& text, const EnvRead& env, SecretRed
   return out + text.substr(from);
 }
 
-std::vector<std::string> program_env(const EnvList& declared) {
+std::vector<std::string> program_env(const EnvList& declared, const std::string& home) {
   std::vector<std::string> env;
   for (const char* name : {"PATH", "HOME", "LANG", "LC_ALL", "TZ", "USER", "TMPDIR"})
     if (const char* v = std::getenv(name)) env.push_back(std::string(name) + "=" + v);
   if (std::getenv("PATH") == nullptr) env.push_back("PATH=/usr/local/bin:/usr/bin:/bin");
+  if (!home.empty()) set_env_entry(env, "HOME", home);
   for (const auto& [name, value] : declared) set_env_entry(env, name, value);
   return env;
 }

@@ -39,8 +39,9 @@ EnvList read_declared_env(const EnvList& declared, const EnvRead& env, SecretRed
 std::string fill_env_refs(const std::string& text, const EnvRead& env, SecretRedaction& secrets,
                           const std::string& warning, const std::string& key_path, const std::string& whom);
 
-// The whole environment of the program: the minimal one, then `declared`.
-std::vector<std::string> program_env(const EnvList& declared);
+// The whole environment of the program: the minimal one (with HOME=`home` unless it is ""),
+// then `declared`.
+std::vector<std::string> program_env(const EnvList& declared, const std::string& home);
 
 // command[1..] with every argument that names a regular file of the capsule folder made absolute.
 std::vector<std::string> capsule_args(const std::vector<std::string>& command, const std::string& capsule_folder);
@@ -61,6 +62,7 @@ IsolationPlan program_isolation(const Manifest& m, const std::string& workdir, c
 struct ProgramPlace {
   ProgramDir dir;
   IsolationPlan isolation;
+  std::string home; // HOME of its programs: dir.home, or "" for the real one (capabilities.home: real)
 };
 
 // A stderr tail fit to quote: control characters but \n and \t shown as '?', trailing blanks cut,

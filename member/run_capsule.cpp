@@ -306,6 +306,7 @@ Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manif
   };
   if (has_programs) {
     programs.isolation = program_isolation(m, s.workdir, programs.dir, own_env);
+    if (!m.real_home) programs.home = programs.dir.home;
     const std::string warning = isolation_warning(programs.isolation, m.name);
     if (!warning.empty()) std::cerr << "warning " << warning << "\n";
   }

@@ -9,6 +9,8 @@
 
 #include <caf/all.hpp>
 
+#include <iostream>
+
 namespace mur {
 
 StartedTools start_tools(caf::actor_system& sys, const Manifest& m, const EnvRead& env, const std::string& workdir,
@@ -26,6 +28,8 @@ StartedTools start_tools(caf::actor_system& sys, const Manifest& m, const EnvRea
     mcp_transport transport;
     SecretRedaction secrets; // the server's own: what it says is written out against them
     if (!t.url.empty()) {
+      if (const auto w = insecure_http_message(t.endpoint, m.name, key + ".url"); !w.empty())
+        std::cerr << "warning W-NET-001: " << w << ". Fix: " << insecure_http_fix << "\n";
       McpHttpSetup h;
       h.url = t.url;
       for (const auto& [name, value] : t.headers) {
@@ -48,7 +52,7 @@ StartedTools start_tools(caf::actor_system& sys, const Manifest& m, const EnvRea
                                         env("PATH").value_or("/usr/local/bin:/usr/bin:/bin"));
       s.start.argv = {t.command.front()};
       for (auto& a : capsule_args(t.command, folder)) s.start.argv.push_back(std::move(a));
-      s.start.env = program_env(read_declared_env(t.env, env, s.secrets, "W-TOOL-001", key + ".env", whom));
+      s.start.env = program_env(read_declared_env(t.env, env, s.secrets, "W-TOOL-001", key + ".env", whom), programs.home);
       s.start.cwd = programs.dir.dir.empty() ? workdir : programs.dir.dir;
       s.start.isolation = programs.isolation;
       secrets = s.secrets;

@@ -5,6 +5,7 @@
 #include "os/unique_fd.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -12,11 +13,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstdint>
 #include <cstring>
-#include <exception>
 #include <filesystem>
-#include <thread>
 
 namespace fs = std::filesystem;
 
@@ -165,35 +165,91 @@ IsolationPlan isolation_for(const std::string& own_dir, const std::string& capsu
   return plan;
 }
 
-pid_t spawn_isolated(const SpawnRequest& request, const IsolationPlan& plan) {
-  if (plan.mechanism == IsolationPlan::Mechanism::none) return spawn_process(request);
+void restrict_to_plan(const IsolationPlan& plan) {
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) throw cannot_isolate("prctl(PR_SET_NO_NEW_PRIVS)", errno);
+  if (plan.mechanism == IsolationPlan::Mechanism::none) return;
   UniqueFd ruleset = build_ruleset(plan);
-  pid_t pid = -1;
-  int failed_errno = 0;
-  const char* failed_step = nullptr;
-  std::exception_ptr spawn_error;
-  // The restriction binds the thread that asks for it (and what it starts), never this process.
-  std::thread restricted([&] {
-    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
-      failed_errno = errno;
-      failed_step = "prctl(PR_SET_NO_NEW_PRIVS)";
-      return;
-    }
-    if (::syscall(SYS_landlock_restrict_self, ruleset.get(), 0u) != 0) {
-      failed_errno = errno;
-      failed_step = "landlock_restrict_self";
-      return;
-    }
-    try {
-      pid = spawn_process(request);
-    } catch (...) {
-      spawn_error = std::current_exception();
-    }
-  });
-  restricted.join();
-  if (failed_step) throw cannot_isolate(failed_step, failed_errno);
-  if (spawn_error) std::rethrow_exception(spawn_error);
-  return pid;
+  if (::syscall(SYS_landlock_restrict_self, ruleset.get(), 0u) != 0) throw cannot_isolate("landlock_restrict_self", errno);
+}
+
+namespace {
+void put(std::string& out, const std::string& key, const std::string& value) {
+  out += key;
+  out += '\0';
+  out += value;
+  out += '\0';
+}
+} // namespace
+
+std::string encode_plan(const IsolationPlan& plan) {
+  std::string out;
+  put(out, "mechanism", plan.mechanism == IsolationPlan::Mechanism::landlock ? "landlock" : "none");
+  put(out, "abi", std::to_string(plan.landlock_abi));
+  for (const auto& p : plan.hidden_roots) put(out, "hidden", p);
+  for (const auto& p : plan.full) put(out, "full", p);
+  for (const auto& p : plan.read_exec) put(out, "read_exec", p);
+  return out;
+}
+
+IsolationPlan decode_plan(const std::string& text) {
+  IsolationPlan plan;
+  std::size_t at = 0;
+  auto field = [&](std::string& into) {
+    const auto end = text.find('\0', at);
+    if (end == std::string::npos) return false;
+    into = text.substr(at, end - at);
+    at = end + 1;
+    return true;
+  };
+  for (std::string key, value; field(key) && field(value);) {
+    if (key == "mechanism") plan.mechanism = value == "landlock" ? IsolationPlan::Mechanism::landlock : IsolationPlan::Mechanism::none;
+    else if (key == "abi") plan.landlock_abi = std::atoi(value.c_str());
+    else if (key == "hidden") plan.hidden_roots.push_back(value);
+    else if (key == "full") plan.full.push_back(value);
+    else if (key == "read_exec") plan.read_exec.push_back(value);
+  }
+  return plan;
+}
+
+std::string confine_binary() {
+  std::string self = self_binary();
+  if (self == "/proc/self/exe") {
+    char buf[4096];
+    const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n <= 0) return {};
+    self.assign(buf, std::size_t(n));
+    const std::string deleted = " (deleted)";
+    if (self.size() > deleted.size() && self.compare(self.size() - deleted.size(), deleted.size(), deleted) == 0)
+      self.resize(self.size() - deleted.size());
+  }
+  const std::string beside = fs::path(self).parent_path().string() + "/mur-confine";
+  return ::access(beside.c_str(), X_OK) == 0 ? beside : std::string();
+}
+
+pid_t spawn_isolated(const SpawnRequest& request, const IsolationPlan& plan) {
+  if (plan.mechanism == IsolationPlan::Mechanism::landlock) build_ruleset(plan); // E-ISO-001 here, not in the child
+  const std::string helper = confine_binary();
+  if (helper.empty())
+    throw Failure("E-ISO-001", "the program's isolation could not be set up: mur-confine is not beside " + self_binary(),
+                  "install mur whole (cmake --install installs mur and mur-confine side by side), or run the build's "
+                  "own build/mur");
+  // The plan travels on a memory file at the helper's descriptor 3, never on its command line.
+  UniqueFd plan_fd(::memfd_create("mur-plan", MFD_CLOEXEC));
+  if (!plan_fd.valid()) throw cannot_isolate("memfd_create", errno);
+  const std::string text = encode_plan(plan);
+  for (std::size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(plan_fd.get(), text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw cannot_isolate("writing the plan", errno);
+    done += std::size_t(n);
+  }
+  if (::lseek(plan_fd.get(), 0, SEEK_SET) != 0) throw cannot_isolate("lseek", errno);
+  SpawnRequest confined = request;
+  confined.program = helper;
+  confined.argv = {"mur-confine", "--program", request.program, "--"};
+  confined.argv.insert(confined.argv.end(), request.argv.begin(), request.argv.end());
+  confined.inherit = {plan_fd.get()};
+  return spawn_process(confined);
 }
 
 std::string isolation_warning(const IsolationPlan& plan, const std::string& member) {

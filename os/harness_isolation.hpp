@@ -21,10 +21,11 @@
 // in the project directory, which holds the entry's sessions (.murmur/<ses_id>/, its trace): it
 // can read and write them.
 //
-// How: the plan is plain data (paths). spawn_isolated builds the ruleset, then starts the child
-// from a short-lived thread that has restricted itself (no_new_privs + landlock_restrict_self
-// act on the calling thread only), so the child inherits the restriction and this process
-// keeps none; the child itself is started by spawn_process (posix_spawn), unchanged.
+// How: the plan is plain data (paths). spawn_isolated checks that its ruleset can be built here
+// (E-ISO-001 at once), then starts `mur-confine` (os/confined_start.hpp, beside this binary)
+// with the plan on its descriptor 3; that program adds its namespaces, restricts itself by the
+// plan, drops every capability, installs the syscall filter and then runs the program, so this
+// process keeps no restriction.
 // Rule: no member reaches another member's directory (docs/spec/formation.md §Member directories;
 // docs/spec/choices.md §Agent programs).
 #pragma once
@@ -64,10 +65,22 @@ IsolationPlan isolation_for(const std::string& own_dir, const std::string& capsu
 IsolationPlan isolation_for(const std::string& own_dir, const std::string& capsule_dir,
                             const std::string& hidden_root);
 
-// spawn_process(request) with the plan applied to the child (mechanism none: exactly
-// spawn_process). Throws Failure E-ISO-001 when a Landlock plan cannot be applied (the child is
-// then not started), std::system_error when the child cannot be started.
+// spawn_process(request) through mur-confine with the plan (request.inherit must be empty): the
+// pid is mur-confine's, which mirrors the program's end. Throws Failure E-ISO-001 when a
+// Landlock plan cannot be built or mur-confine is missing (nothing is started),
+// std::system_error when the child cannot be started.
 pid_t spawn_isolated(const SpawnRequest& request, const IsolationPlan& plan);
+
+// Restricts the calling thread (and what it starts) by the plan: no_new_privs, then Landlock
+// when the plan has it. Throws Failure E-ISO-001.
+void restrict_to_plan(const IsolationPlan& plan);
+
+// The plan as mur-confine reads it on descriptor 3 (NUL-separated fields), and back.
+std::string encode_plan(const IsolationPlan& plan);
+IsolationPlan decode_plan(const std::string& text);
+
+// Where mur-confine is: beside this binary. "" when it is not there.
+std::string confine_binary();
 
 // The W-ISO-001 warning text for a plan without a mechanism ("" when the plan isolates).
 std::string isolation_warning(const IsolationPlan& plan, const std::string& member);

@@ -28,6 +28,14 @@ std::vector<Warning> inference_warnings(const Manifest& m, const std::string& wh
                      "set " + inf.api_key_env + " in the shell that runs mur run, e.g. export " +
                        inf.api_key_env + "=… (never write the key into murmur.yaml)"});
   }
+  // Plain HTTP off this machine, which the capsule allowed: said at doctor as at launch.
+  auto insecure = [&](const ModelEndpoint& e, const std::string& what) {
+    const std::string text = insecure_http_message(e, who, what);
+    if (!text.empty()) out.push_back({"W-NET-001", text, insecure_http_fix});
+  };
+  if (inf.transport == Transport::http) insecure(inf.model_endpoint, "inference.endpoint");
+  for (std::size_t i = 0; i < m.tools.size(); ++i)
+    if (!m.tools[i].url.empty()) insecure(m.tools[i].endpoint, "tools[" + std::to_string(i) + "].url");
   // A tool server's ${NAME}s, read when the session starts: unset, it gets them empty.
   for (std::size_t i = 0; i < m.tools.size(); ++i) {
     const ToolServerSpec& t = m.tools[i];

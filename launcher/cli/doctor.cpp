@@ -8,9 +8,11 @@
 #include "launcher/admission/inference_warnings.hpp"
 #include "launcher/admission/template_check.hpp"
 #include "launcher/base/project_path.hpp"
+#include "launcher/cli/doctor_isolation.hpp"
 #include "member/tools_check.hpp"
 #include "messages/vocabulary/comma_list.hpp"
 #include "messages/vocabulary/failure.hpp"
+#include "messages/vocabulary/terminal_text.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -56,7 +58,17 @@ struct Report {
   int passed = 0;
   // What each capsule's tool servers listed when doctor started them: member (or capsule) → names.
   std::vector<std::pair<std::string, std::vector<std::string>>> tools;
+  IsolationProbe isolation; // what sealing this machine gives programs
 };
+
+// Each capsule of the report, named as its lines name it.
+DoctorCapsules capsules_of(const Report& r) {
+  DoctorCapsules out;
+  if (r.admission)
+    for (const auto& am : r.admission->members) out.emplace_back("member " + am.declared.name, &am.capsule.manifest);
+  if (r.capsule && !r.has_roster) out.emplace_back("capsule " + r.capsule->name, &*r.capsule);
+  return out;
+}
 
 // Starts the tool servers of `m` once and keeps what they list under `who` (one more check).
 void list_tools(Report& r, const Manifest& m, const std::string& who) {
@@ -98,6 +110,7 @@ Report examine(const ProjectPath& where) {
   r.dir = where.dir;
   r.has_roster = where.has_roster;
   r.has_manifest = where.has_manifest;
+  r.isolation = probe_isolation();
   if (r.has_roster) {
     try {
       Admission a = admit_roster_at(r.dir);
@@ -179,6 +192,8 @@ void print_text(const Report& r, std::ostream& out) {
     if (r.refusal) out << "  \xE2\x9C\x97  " << r.refusal->code() << ": " << r.refusal->message() << "\n";
   }
   out << "\n";
+  print_isolation(r.isolation, capsules_of(r), out);
+  out << "\n";
   if (r.refusal) {
     out << checks(r.passed) << " passed, 1 error found.\n\nFix: " << r.refusal->fix() << "\n";
     return;
@@ -220,6 +235,7 @@ void print_json(const Report& r, std::ostream& out) {
   for (const auto& w : r.warnings) warnings.push_back({{"code", w.code}, {"message", w.message}, {"fix", w.fix}});
   j["warnings"] = warnings;
   if (r.refusal) j["error"] = failure_json(*r.refusal);
+  j["isolation"] = isolation_json(r.isolation, capsules_of(r));
   out << j.dump() << "\n";
 }
 
@@ -233,14 +249,21 @@ int run_doctor(const std::string& dir_arg, std::ostream& out, bool as_json) {
     if (as_json) {
       out << json{{"ok", false}, {"checks_passed", 0}, {"warnings", json::array()}, {"error", failure_json(f)}}.dump() << "\n";
     } else {
-      out << "\xE2\x9C\x97  " << f.code() << ": " << f.message() << "\n\n"
-          << "0 checks passed, 1 error found.\n\nFix: " << f.fix() << "\n";
+      out << terminal_safe("\xE2\x9C\x97  " + f.code() + ": " + f.message() + "\n\n" +
+                           "0 checks passed, 1 error found.\n\nFix: " + f.fix() + "\n");
     }
     return exit_refused;
   }
   const Report r = examine(*where);
-  if (as_json) print_json(r, out);
-  else print_text(r, out);
+  if (as_json) {
+    print_json(r, out);
+  } else {
+    // Tool names and descriptions come from the capsule's servers: what reaches a terminal is
+    // escaped (messages/vocabulary/terminal_text.hpp).
+    std::ostringstream text;
+    print_text(r, text);
+    out << terminal_safe(text.str());
+  }
   return r.refusal ? exit_refused : exit_ok;
 }
 

@@ -2,12 +2,14 @@
 // and a Fix: line on stderr with exit 1; nothing escapes as an uncaught exception.
 #include "launcher/cli/cli.hpp"
 #include "messages/vocabulary/failure.hpp"
+#include "os/private_process.hpp"
 
 #include <csignal>
 #include <exception>
 #include <iostream>
 
 int main(int argc, char** argv) {
+  mur::make_process_private();
   std::signal(SIGPIPE, SIG_IGN);
   try {
     return mur::run_cli(argc, argv);

@@ -42,7 +42,7 @@ std::optional<std::string> env_reference_name(const std::string& text) {
   return m[1].str();
 }
 
-std::variant<ModelEndpoint, EndpointProblem> parse_model_endpoint(const std::string& url) {
+std::variant<ModelEndpoint, EndpointProblem> parse_model_endpoint(const std::string& url, bool allow_insecure_http) {
   ModelEndpoint e;
   const auto sep = url.find("://");
   if (sep == std::string::npos)
@@ -79,11 +79,24 @@ std::variant<ModelEndpoint, EndpointProblem> parse_model_endpoint(const std::str
     return EndpointProblem{"ends with /chat/completions; the endpoint is the base URL before it",
                            "remove /chat/completions (mur appends it)"};
   e.loopback = is_loopback_host(e.host);
-  if (e.scheme == "http" && !e.loopback)
-    return EndpointProblem{"uses http:// with the host " + e.host +
-                             ", which is not loopback; plain HTTP is allowed only for 127.0.0.0/8, ::1 and localhost",
-                           "use https:// for a server on another machine"};
+  if (e.scheme == "http" && !e.loopback) {
+    if (!allow_insecure_http)
+      return EndpointProblem{"uses http:// with the host " + e.host +
+                               ", which is not loopback; plain HTTP is allowed only for 127.0.0.0/8, ::1 and localhost",
+                             "use https:// for a server on another machine, or, on a network you trust, add "
+                             "allow_insecure_http: true beside it (prompts, answers and any key then cross it unencrypted)"};
+    e.insecure = true;
+  }
   return e;
+}
+
+const char* const insecure_http_fix = "serve it over https://, or keep it on a network only you use";
+
+std::string insecure_http_message(const ModelEndpoint& e, const std::string& who, const std::string& what) {
+  if (!e.insecure) return {};
+  return who + ": " + what + " is plain http:// to " + e.host +
+         ", which is not this machine (allow_insecure_http: true): prompts, answers, tool results and any key "
+         "cross the network unencrypted";
 }
 
 std::optional<std::vector<EnvReference>> env_references(const std::string& text) {

@@ -2,11 +2,13 @@
 // capsule's `inference.endpoint` names it (the part before `/chat/completions`).
 //
 // Invariant: a ModelEndpoint exists only for a URL that is `http://` with a loopback host
-// (127.0.0.0/8, ::1, localhost) or `https://` with any host; it has no user info, no query and
-// no fragment, and its path never ends with '/'. So `chat_completions_url()` is always
-// `<scheme>://<host>[:port]<path>/chat/completions`, and a key sent to it over plain HTTP never
-// leaves the machine.
-// Spec: docs/spec/choices.md §Real models (`http://` only for loopback hosts).
+// (127.0.0.0/8, ::1, localhost), `https://` with any host, or — only when its entry says
+// `allow_insecure_http: true` — `http://` with another host (then `insecure` is set, and whoever
+// starts it warns W-NET-001); it has no user info, no query and no fragment, and its path never
+// ends with '/'. So `chat_completions_url()` is always `<scheme>://<host>[:port]<path>/chat/completions`,
+// and a key sent to it over plain HTTP leaves the machine only where the user said so.
+// Spec: docs/spec/choices.md §Real models (`http://` only for loopback hosts);
+// docs/isolation.md §Plain HTTP off the machine.
 #pragma once
 
 #include <optional>
@@ -22,6 +24,7 @@ struct ModelEndpoint {
   int port = 0;         // 0 ⇒ the scheme's default
   std::string path;     // "" or "/v1"…, never ending in '/'
   bool loopback = false;
+  bool insecure = false;  // plain http:// to a host that is not loopback (allowed by the entry)
 
   std::string base() const;                 // scheme://host[:port]path
   std::string chat_completions_url() const; // base() + "/chat/completions"
@@ -33,7 +36,13 @@ struct EndpointProblem {
   std::string fix;
 };
 
-std::variant<ModelEndpoint, EndpointProblem> parse_model_endpoint(const std::string& url);
+std::variant<ModelEndpoint, EndpointProblem> parse_model_endpoint(const std::string& url,
+                                                                  bool allow_insecure_http = false);
+
+// What W-NET-001 says of an endpoint that is `insecure` ("" otherwise): `what` names the entry
+// ("inference.endpoint", "tools[0].url"), `who` the member or capsule; and its Fix.
+std::string insecure_http_message(const ModelEndpoint& e, const std::string& who, const std::string& what);
+extern const char* const insecure_http_fix;
 
 // 127.0.0.0/8 (dotted quad), ::1 (bracketed or not) and `localhost` (any case, with or
 // without a trailing dot).

@@ -172,7 +172,7 @@ int main(int argc, char** argv) {
     StdioToolServerSetup s;
     s.start.program = node;
     s.start.argv = {node, server, "stdio"};
-    s.start.env = program_env({});
+    s.start.env = program_env({}, "");
     s.start.cwd = "/";
     ToolHubSetup hub;
     hub.servers.push_back(ToolServerSetup{"every", std::vector<std::string>{"echo"}, std::chrono::seconds(60),

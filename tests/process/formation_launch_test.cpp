@@ -266,8 +266,9 @@ TEST_CASE("a launch task too large for an argument reaches the entry on its stdi
   FormationFixture f;
   TempDir elsewhere;
   const std::string marker = "launch-marker-" + std::to_string(::getpid()) + "-q7";
-  // 600 KiB: more than one argument may hold (128 KiB), less than a door takes (1 MiB).
-  std::ofstream(elsewhere.path + "/task.txt") << marker << " add a flag " << std::string(600 * 1024, 'x');
+  // 1 MiB less 4 KiB: eight times what one argument may hold (128 KiB), and as much as the lead's
+  // call to the coder can carry through a door (1 MiB a body, with the call's own words).
+  std::ofstream(elsewhere.path + "/task.txt") << marker << " add a flag " << std::string(1024 * 1024 - 4096, 'x');
   LaunchedMur run({MUR_BINARY, "run", "--roster", f.project.path, "--task", "@" + elsewhere.path + "/task.txt"}, f.env);
   // While the formation runs, every process's command line is read, again and again.
   // (The launcher's own `@FILE` argument is found by the same scan: it does read command lines.)

@@ -9,6 +9,12 @@
 // Every launch carries --deadline, so a failure ends the formation instead of hanging.
 #include <catch2/catch.hpp>
 
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+
+#include "capsule_folder.hpp"
 #include "formation_fixture.hpp"
 #include "launched_mur.hpp"
 #include "model_replay.hpp"
@@ -272,6 +278,51 @@ TEST_CASE("http models: a wrong key fails with E-MOD-010 and is never shown whil
   CHECK(ok.out == lead_answer("add a flag") + "\n");
   CHECK(ok.err.find("replay-right-key") == std::string::npos);
   CHECK(m.f.files_containing("replay-right-key").empty());
+}
+
+// This machine's first IPv4 address that is not loopback ("" when it has none).
+std::string lan_address() {
+  ifaddrs* all = nullptr;
+  if (::getifaddrs(&all) != 0) return "";
+  std::string found;
+  for (ifaddrs* a = all; a != nullptr && found.empty(); a = a->ifa_next) {
+    if (a->ifa_addr == nullptr || a->ifa_addr->sa_family != AF_INET || (a->ifa_flags & IFF_LOOPBACK)) continue;
+    char text[INET_ADDRSTRLEN] = {};
+    ::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(a->ifa_addr)->sin_addr, text, sizeof text);
+    found = text;
+  }
+  ::freeifaddrs(all);
+  return found;
+}
+
+TEST_CASE("http models: plain http to a server off this machine runs only with allow_insecure_http, and warns W-NET-001",
+          "[process][models][isolation]") {
+  const std::string lan = lan_address();
+  if (lan.empty()) {
+    WARN("this machine has no IPv4 address besides loopback: nothing to test");
+    return;
+  }
+  // Port 9 (discard) is closed here: the member reaches for it and is refused by the host itself.
+  const std::string manifest = "name: lan\nversion: 1.0.0\ninference:\n  transport: http\n  endpoint: 'http://" + lan +
+                               ":9/v1'\n  model: m\n  api_key: ${MUR_TEST_LAN_KEY}\n";
+  CapsuleFolder refused(manifest);
+  refused.env["MUR_TEST_LAN_KEY"] = "lan-key-71f";
+  Ran no = run_command(refused.run_argv({"--task", "hello"}), refused.env);
+  INFO(no.out << no.err);
+  CHECK(no.exit_code != 0);
+  CHECK(no.out.find("E-MAN-002") != std::string::npos); // --json: the error is on stdout
+  CHECK(no.out.find("allow_insecure_http: true") != std::string::npos);
+
+  CapsuleFolder allowed(manifest + "  allow_insecure_http: true\n  request_timeout_secs: 5\n");
+  allowed.env["MUR_TEST_LAN_KEY"] = "lan-key-71f";
+  Ran yes = run_command(allowed.run_argv({"--task", "hello"}), allowed.env);
+  INFO(yes.out << yes.err);
+  CHECK(yes.err.find("warning W-NET-001: lan: inference.endpoint is plain http:// to " + lan) != std::string::npos);
+  CHECK(yes.err.find("E-MAN-002") == std::string::npos);
+  CHECK((yes.out + yes.err).find("E-MOD-") != std::string::npos); // it was called, and could not be reached
+  CHECK((yes.out + yes.err).find("lan-key-71f") == std::string::npos);
+  Ran doctor = run_command({MUR_BINARY, "doctor", allowed.folder.path}, allowed.env);
+  CHECK(doctor.out.find("W-NET-001") != std::string::npos);
 }
 
 // Example `name` as a user would run it, but against this test's own replay server: its

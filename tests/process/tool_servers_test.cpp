@@ -202,6 +202,41 @@ TEST_CASE("tools: mur doctor starts a capsule's servers once and lists their too
   CHECK(bad.out.find("Fix: ") != std::string::npos);
 }
 
+TEST_CASE("tools: mur doctor shows no escape sequence a tool server sends, in a tool name or in its error",
+          "[process][tools][doctor][isolation]") {
+  ToolCapsule c(tool_manifest("  - name: odd\n    command: [python3, odd.py]\n", "    - reply: hi\n"));
+  // A server whose one tool is named with an OSC title sequence and a CSI colour: it is left out.
+  std::ofstream(c.folder.path + "/odd.py")
+    << "import json, sys\n"
+       "for line in sys.stdin:\n"
+       "    m = json.loads(line)\n"
+       "    if 'id' not in m: continue\n"
+       "    if m['method'] == 'initialize': r = {'protocolVersion': '2025-11-25', 'capabilities': {'tools': {}},"
+       " 'serverInfo': {'name': 'odd', 'version': '1'}}\n"
+       "    else: r = {'tools': [{'name': 'x\\x1b]0;owned\\x07\\x1b[31mred', 'inputSchema': {'type': 'object'}}]}\n"
+       "    print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'result': r}), flush=True)\n";
+  Ran r = run_command({MUR_BINARY, "doctor", c.folder.path}, c.env);
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("  tools: none listed\n") != std::string::npos);
+  for (const std::string* text : {&r.out, &r.err}) {
+    CHECK(text->find('\x1b') == std::string::npos);
+    CHECK(text->find('\x07') == std::string::npos);
+  }
+
+  // A server that fails with escape sequences on its stderr: E-TOOL-001 quotes them escaped.
+  std::ofstream(c.folder.path + "/odd.py") << "import sys\nsys.stderr.write('\\x1b[2J\\x1b]0;owned\\x07boom')\nsys.exit(1)\n";
+  Ran bad = run_command({MUR_BINARY, "doctor", c.folder.path}, c.env);
+  INFO(bad.out << bad.err);
+  CHECK(bad.exit_code == 1);
+  CHECK(bad.out.find("E-TOOL-001") != std::string::npos);
+  CHECK(bad.out.find("boom") != std::string::npos);
+  for (const std::string* text : {&bad.out, &bad.err}) {
+    CHECK(text->find('\x1b') == std::string::npos);
+    CHECK(text->find('\x07') == std::string::npos);
+  }
+}
+
 TEST_CASE("kill -9 of the launcher while a member's tool server runs: the server is gone too", "[process][tools]") {
   FormationFixture f;
   TempDir capsule;

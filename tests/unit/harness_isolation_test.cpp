@@ -1,6 +1,7 @@
 // A real child started with an isolation plan tries to read a sibling member's directory.
 #include "messages/vocabulary/failure.hpp"
 #include "os/harness_isolation.hpp"
+#include "os/isolation_probe.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -185,4 +186,59 @@ TEST_CASE("a peer also kept out of the project's .murmur still reads the project
                 {"entry_trace_read", "cat " + (project / ".murmur/ses_entry/trace.jsonl").string(), "no"},
                 {"sibling_read", "cat ../beta/secret.txt", "no"},
                 {"own_write", "sh -c 'echo x > made.txt'", "yes"}});
+}
+
+TEST_CASE("a plan travels to mur-confine whole, paths with spaces and newlines too", "[isolation]") {
+  mur::IsolationPlan plan;
+  plan.mechanism = mur::IsolationPlan::Mechanism::landlock;
+  plan.landlock_abi = 6;
+  plan.hidden_roots = {"/home/u/.murmur", "/p/with space/.murmur"};
+  plan.full = {"/usr", "/home/u/a\nb", "/tmp"};
+  plan.read_exec = {"/home/u/.murmur/artifacts/x/1.0.0"};
+  const mur::IsolationPlan back = mur::decode_plan(mur::encode_plan(plan));
+  CHECK(back.mechanism == plan.mechanism);
+  CHECK(back.landlock_abi == 6);
+  CHECK(back.hidden_roots == plan.hidden_roots);
+  CHECK(back.full == plan.full);
+  CHECK(back.read_exec == plan.read_exec);
+  CHECK(mur::decode_plan("").mechanism == mur::IsolationPlan::Mechanism::none);
+  CHECK(mur::decode_plan(std::string("full\0/x", 7)).full.empty()); // a field cut short is not read
+}
+
+TEST_CASE("a program started sealed sees only its own processes and takes its exit code with it", "[isolation]") {
+  const std::string probe_dir = (fs::temp_directory_path() / ("mur-seal-" + std::to_string(::getpid()))).string();
+  fs::create_directories(probe_dir);
+  mur::SpawnRequest req;
+  req.program = "/bin/sh";
+  req.argv = {"sh", "-c", "ls /proc | grep -c '^[0-9]' > " + probe_dir + "/seen; exit 7"};
+  req.env = {"PATH=/usr/bin:/bin"};
+  req.cwd = probe_dir;
+  const pid_t pid = mur::spawn_isolated(req, mur::isolation_for(probe_dir, probe_dir, std::vector<std::string>{}));
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 7);
+  std::ifstream seen(probe_dir + "/seen");
+  int count = 0;
+  seen >> count;
+  if (mur::probe_isolation().private_proc) CHECK(count <= 4); // init, sh, ls, grep
+  else WARN("this machine gives no pid namespace: " << mur::probe_isolation().why);
+  fs::remove_all(probe_dir);
+}
+
+TEST_CASE("doctor's probe line is read as written", "[isolation]") {
+  auto p = mur::read_probe_line(
+    "pid_namespace=yes user_namespace=no private_proc=yes landlock=7 capabilities=none seccomp=yes why=-");
+  CHECK(p.ran);
+  CHECK(p.pid_namespace);
+  CHECK_FALSE(p.user_namespace);
+  CHECK(p.private_proc);
+  CHECK(p.landlock == 7);
+  CHECK(p.capabilities_dropped);
+  CHECK(p.seccomp);
+  CHECK(p.why.empty());
+  auto q = mur::read_probe_line("pid_namespace=no landlock=0 capabilities=kept seccomp=no why=unshare:_Operation_not_permitted");
+  CHECK_FALSE(q.pid_namespace);
+  CHECK(q.why == "unshare: Operation not permitted");
+  CHECK_FALSE(q.capabilities_dropped);
 }

@@ -233,6 +233,40 @@ TEST_CASE("doctor's model warnings: W-MOD-001 for an unset key, never its value"
   for (const auto& w : tw) CHECK(w.message.find("sk-") == std::string::npos);
 }
 
+TEST_CASE("http inference: plain http off this machine only with allow_insecure_http, and doctor says W-NET-001",
+          "[manifest][models][doctor]") {
+  Manifest lan = parse_manifest(http("  api_key: ${SET_KEY}\n  allow_insecure_http: true\n", "http://192.168.1.20:11434/v1"), "m");
+  CHECK(lan.inference.model_endpoint.insecure);
+  CHECK(lan.inference.model_endpoint.chat_completions_url() == "http://192.168.1.20:11434/v1/chat/completions");
+  CHECK_FALSE(parse_manifest(http("  allow_insecure_http: true\n"), "m").inference.model_endpoint.insecure); // loopback
+  CHECK_FALSE(parse_manifest(http("  api_key: ${K}\n  allow_insecure_http: true\n", "https://api.example.com/v1"), "m")
+                .inference.model_endpoint.insecure);
+  manifest_refused_each("E-MAN-002", with_http, {
+    {"  allow_insecure_http: 1\n", "inference.allow_insecure_http: must be true or false"},
+  });
+  const auto off = refusal(http("  api_key: ${K}\n  allow_insecure_http: false\n", "http://192.168.1.20/v1"));
+  CHECK(off.message().find("which is not loopback") != std::string::npos);
+  CHECK(off.fix().find("allow_insecure_http: true beside it") != std::string::npos);
+  refused(head + "inference: {transport: script, allow_insecure_http: true}\n", "E-MAN-003",
+          "inference.allow_insecure_http: does not apply to transport: script");
+
+  Manifest tools = parse_manifest(head + "tools:\n  - {name: lan, url: 'http://10.1.2.3:8811/mcp', allow_insecure_http: true}\n"
+                                         "  - {name: near, url: 'http://127.0.0.1:8811/mcp', allow_insecure_http: true}\n", "m");
+  CHECK(tools.tools[0].endpoint.insecure);
+  CHECK_FALSE(tools.tools[1].endpoint.insecure);
+  const mur::EnvLookup lookup = [](const std::string&) { return std::optional<std::string>("set"); };
+  auto ws = mur::inference_warnings(lan, "member 'coder' (coder@1.0.0)", lookup);
+  REQUIRE(ws.size() == 1);
+  CHECK(ws[0].code == "W-NET-001");
+  CHECK(ws[0].message == "member 'coder' (coder@1.0.0): inference.endpoint is plain http:// to 192.168.1.20, which is not "
+                         "this machine (allow_insecure_http: true): prompts, answers, tool results and any key cross the "
+                         "network unencrypted");
+  CHECK(!ws[0].fix.empty());
+  auto tw = mur::inference_warnings(tools, "capsule t@1", lookup);
+  REQUIRE(tw.size() == 1);
+  CHECK(tw[0].message.rfind("capsule t@1: tools[0].url is plain http:// to 10.1.2.3,", 0) == 0);
+}
+
 TEST_CASE("mur doctor passes an http capsule, warning W-MOD-001 with its Fix when its key variable is unset",
           "[doctor][models]") {
   char tmpl[] = "/tmp/mur-doctor-models-XXXXXX";

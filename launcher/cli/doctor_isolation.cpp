@@ -1,0 +1,76 @@
+// doctor_isolation.cpp — see doctor_isolation.hpp.
+#include "launcher/cli/doctor_isolation.hpp"
+
+#include "os/syscall_filter.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+namespace mur {
+namespace {
+
+bool runs_programs(const Manifest& m) {
+  return m.inference.transport == Transport::process ||
+         std::any_of(m.tools.begin(), m.tools.end(), [](const ToolServerSpec& t) { return !t.command.empty(); });
+}
+
+struct Layer {
+  const char* key;
+  bool present;
+  std::string text;
+};
+
+std::vector<Layer> layers(const IsolationProbe& p) {
+  const std::string filter = std::to_string(refused_syscalls().size()) + " kinds of system call refused";
+  return {
+    {"pid_namespace", p.pid_namespace && p.private_proc,
+     p.pid_namespace ? std::string("a pid and mount namespace of their own") +
+                         (p.user_namespace ? " (in a user namespace)" : "") +
+                         (p.private_proc ? ", with their own /proc: no other process in sight, and nothing they leave "
+                                           "behind outlives them"
+                                         : ", but /proc could not be their own: they see other processes")
+                     : "no pid namespace (" + (p.why.empty() ? std::string("unknown") : p.why) +
+                         "): they see other processes, and what they leave behind can outlive them"},
+    {"landlock", p.landlock > 0,
+     p.landlock > 0 ? "Landlock ABI " + std::to_string(p.landlock) +
+                        ": other members' directories, the store and other formations are out of reach"
+                    : std::string("no Landlock: they can read every member's directory (W-ISO-001)")},
+    {"capabilities", p.capabilities_dropped,
+     p.capabilities_dropped ? "no capabilities, even as root" : "capabilities could not be dropped"},
+    {"seccomp", p.seccomp, p.seccomp ? "seccomp: " + filter : std::string("no seccomp filter")},
+    {"resource_limits", false, "resource limits (memory, processes, CPU): not enforced yet"},
+    {"network", false,
+     "network: not confined yet (capabilities.network.allow binds a member's calls, not its programs' own connections)"},
+  };
+}
+
+} // namespace
+
+void print_isolation(const IsolationProbe& probe, const DoctorCapsules& capsules, std::ostream& out) {
+  out << "Isolation (what each member's agent program and tool servers get on this machine)\n";
+  if (!probe.ran) out << "  \xE2\x9C\x97  the probe did not run: " << probe.why << "\n";
+  for (const Layer& l : layers(probe))
+    out << "  " << (l.present ? "\xE2\x9C\x93" : "\xE2\x9C\x97") << "  " << l.text << "\n";
+  for (const auto& [who, m] : capsules)
+    if (runs_programs(*m))
+      out << "  " << who << ": programs get " << (m->real_home ? "the real HOME (capabilities.home: real)" : "a private HOME")
+          << "\n";
+  out << "  the member runtimes themselves (mur's own code) are not sealed yet\n";
+}
+
+nlohmann::json isolation_json(const IsolationProbe& probe, const DoctorCapsules& capsules) {
+  nlohmann::json j{{"probe_ran", probe.ran}};
+  if (!probe.why.empty()) j["why"] = probe.why;
+  for (const Layer& l : layers(probe)) j[l.key] = {{"present", l.present}, {"text", l.text}};
+  j["landlock"]["abi"] = probe.landlock;
+  j["pid_namespace"]["user_namespace"] = probe.user_namespace;
+  j["seccomp"]["refused"] = refused_syscalls();
+  nlohmann::json homes = nlohmann::json::object();
+  for (const auto& [who, m] : capsules)
+    if (runs_programs(*m)) homes[who] = m->real_home ? "real" : "private";
+  j["program_home"] = homes;
+  return j;
+}
+
+} // namespace mur

@@ -1,0 +1,280 @@
+// confined_start.cpp — see confined_start.hpp. Runs single-threaded, before anything else, so
+// fork is safe here.
+#include "os/confined_start.hpp"
+
+#include "messages/vocabulary/failure.hpp"
+#include "os/harness_isolation.hpp"
+#include "os/syscall_filter.hpp"
+
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+extern char** environ;
+
+namespace mur {
+namespace {
+
+// securebits (linux/securebits.h): root gains nothing at execve, and that cannot be undone.
+constexpr unsigned long secbit_noroot = 1ul << 0, secbit_noroot_locked = 1ul << 1;
+constexpr unsigned long secbit_no_setuid_fixup = 1ul << 2, secbit_no_setuid_fixup_locked = 1ul << 3;
+constexpr unsigned long secbit_keep_caps_locked = 1ul << 5;
+constexpr unsigned long secbit_no_cap_ambient_raise = 1ul << 6, secbit_no_cap_ambient_raise_locked = 1ul << 7;
+
+const int passed_on[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+
+struct Layers {
+  bool pid_namespace = false, user_namespace = false, private_proc = false;
+  int landlock = 0;
+  bool capabilities_dropped = false, seccomp = false;
+  std::string why_no_namespace;
+};
+
+[[noreturn]] void refuse(const std::string& what, int err) {
+  std::fprintf(stderr, "error[E-ISO-001]: the program's isolation could not be set up: %s (%s)\n"
+                       "Fix: run mur on a Linux kernel that has what mur doctor lists under Isolation\n",
+               what.c_str(), std::strerror(err));
+  _exit(126);
+}
+
+std::string read_all(int fd) {
+  std::string out;
+  char buf[8192];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    out.append(buf, std::size_t(n));
+  }
+  return out;
+}
+
+bool write_file(const char* path, const std::string& text) {
+  const int fd = ::open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool ok = ::write(fd, text.data(), text.size()) == ssize_t(text.size());
+  ::close(fd);
+  return ok;
+}
+
+void block(sigset_t& set) {
+  sigemptyset(&set);
+  for (int s : passed_on) sigaddset(&set, s);
+  sigaddset(&set, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &set, nullptr);
+}
+
+void unblock_all() {
+  sigset_t none;
+  sigemptyset(&none);
+  for (int s : passed_on) ::signal(s, SIG_DFL);
+  ::signal(SIGCHLD, SIG_DFL);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+}
+
+void nothing(int) {}
+
+// Ends this process the way `status` (a wait status) says: the same exit code, or the same signal.
+[[noreturn]] void end_like(int status) {
+  if (WIFEXITED(status)) _exit(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    unblock_all();
+    ::signal(sig, SIG_DFL);
+    ::kill(::getpid(), sig);
+  }
+  _exit(125);
+}
+
+// Keeps 0, 1 and 2 away from the program's pipes, so that its end is seen when it ends.
+void let_go_of_stdio() {
+  const int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (null < 0) return;
+  for (int fd = 0; fd < 3; ++fd) ::dup2(null, fd);
+  ::close(null);
+}
+
+// Waits for `child`, passing the signals on; ends like it (or like the status it reported on
+// `status_fd`, the program's own, when it sent one).
+[[noreturn]] void watch(pid_t child, int status_fd, bool is_init) {
+  sigset_t set;
+  block(set);
+  if (is_init) // pid 1 takes a signal only when it has a handler
+    for (int s : passed_on) ::signal(s, nothing);
+  for (;;) {
+    siginfo_t info{};
+    const int sig = ::sigwaitinfo(&set, &info);
+    if (sig < 0) continue;
+    if (sig != SIGCHLD) {
+      ::kill(child, sig);
+      continue;
+    }
+    int status = 0;
+    for (pid_t w; (w = ::waitpid(-1, &status, WNOHANG)) > 0;) {
+      if (w != child) continue; // an orphan the program left: reaped
+      if (is_init) {
+        (void)!::write(status_fd, &status, sizeof status);
+        _exit(0); // the kernel now ends every other process of the namespace
+      }
+      int program_status = 0;
+      if (status_fd >= 0 && ::read(status_fd, &program_status, sizeof program_status) == ssize_t(sizeof program_status))
+        end_like(program_status);
+      end_like(status);
+    }
+  }
+}
+
+void drop_capabilities(Layers& layers) {
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2]{};
+  if (::syscall(SYS_capget, &header, data) != 0) refuse("capget", errno);
+  const bool holds_any = data[0].permitted || data[1].permitted || data[0].effective || data[1].effective;
+  if (!holds_any) { // nothing to drop: an ordinary user
+    layers.capabilities_dropped = true;
+    ::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+    return;
+  }
+  if (::prctl(PR_SET_SECUREBITS, secbit_noroot | secbit_noroot_locked | secbit_no_setuid_fixup |
+                                   secbit_no_setuid_fixup_locked | secbit_keep_caps_locked |
+                                   secbit_no_cap_ambient_raise | secbit_no_cap_ambient_raise_locked,
+              0, 0, 0) != 0)
+    refuse("prctl(PR_SET_SECUREBITS)", errno);
+  for (int cap = 0; cap < 64; ++cap)
+    if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) refuse("prctl(PR_CAPBSET_DROP)", errno);
+  ::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+  __user_cap_data_struct none[2]{};
+  if (::syscall(SYS_capset, &header, none) != 0) refuse("capset", errno);
+  layers.capabilities_dropped = true;
+}
+
+// In the process that becomes the program: Landlock, capabilities, the filter; then the program.
+[[noreturn]] void seal_and_run(const IsolationPlan& plan, Layers layers, const std::string& program,
+                               std::vector<char*>& args, bool probe) {
+  unblock_all();
+  try {
+    restrict_to_plan(plan);
+  } catch (const Failure& f) {
+    std::fprintf(stderr, "error[%s]: %s\nFix: %s\n", f.code().c_str(), f.message().c_str(), f.fix().c_str());
+    _exit(126);
+  }
+  layers.landlock = plan.mechanism == IsolationPlan::Mechanism::landlock ? plan.landlock_abi : 0;
+  drop_capabilities(layers);
+  const int filter = install_syscall_filter();
+  if (filter != 0 && filter != EINVAL) refuse("the syscall filter (seccomp)", filter);
+  layers.seccomp = filter == 0;
+  if (probe) {
+    std::printf("pid_namespace=%s user_namespace=%s private_proc=%s landlock=%d capabilities=%s seccomp=%s why=%s\n",
+                layers.pid_namespace ? "yes" : "no", layers.user_namespace ? "yes" : "no",
+                layers.private_proc ? "yes" : "no", layers.landlock, layers.capabilities_dropped ? "none" : "kept",
+                layers.seccomp ? "yes" : "no", layers.why_no_namespace.empty() ? "-" : layers.why_no_namespace.c_str());
+    std::fflush(stdout);
+    _exit(0);
+  }
+  args.push_back(nullptr);
+  ::execve(program.c_str(), args.data(), environ);
+  std::fprintf(stderr, "error: cannot run %s: %s\n", program.c_str(), std::strerror(errno));
+  _exit(127);
+}
+
+// Its own pid and mount namespaces (in a user namespace of its own when not root). False, with
+// the reason in `layers`, when the machine gives none.
+bool enter_namespaces(Layers& layers) {
+  const uid_t uid = ::getuid();
+  const gid_t gid = ::getgid();
+  if (::unshare(CLONE_NEWPID | CLONE_NEWNS) == 0) return layers.pid_namespace = true;
+  const int as_is = errno;
+  if (::unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS) != 0) {
+    layers.why_no_namespace = std::string("unshare: ") + std::strerror(as_is) + ", with a user namespace: " +
+                              std::strerror(errno);
+    for (char& c : layers.why_no_namespace)
+      if (c == ' ') c = '_';
+    return false;
+  }
+  if (!write_file("/proc/self/setgroups", "deny") ||
+      !write_file("/proc/self/uid_map", std::to_string(uid) + " " + std::to_string(uid) + " 1") ||
+      !write_file("/proc/self/gid_map", std::to_string(gid) + " " + std::to_string(gid) + " 1"))
+    refuse("mapping the user namespace", errno);
+  layers.user_namespace = true;
+  return layers.pid_namespace = true;
+}
+
+} // namespace
+
+int confined_start_main(int argc, char** argv) {
+  bool probe = false;
+  std::string program;
+  std::vector<char*> args;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--probe") probe = true;
+    else if (a == "--program" && i + 1 < argc) program = argv[++i];
+    else if (a == "--") {
+      for (++i; i < argc; ++i) args.push_back(argv[i]);
+    } else {
+      std::fprintf(stderr, "mur-confine: starts a member's program sealed; mur runs it, not people\n");
+      return 2;
+    }
+  }
+  if (!probe && (program.empty() || args.empty())) {
+    std::fprintf(stderr, "mur-confine: --program PATH -- ARGV… is required\n");
+    return 2;
+  }
+  IsolationPlan plan;
+  if (::fcntl(3, F_GETFD) != -1) {
+    plan = decode_plan(read_all(3));
+    ::close(3);
+  } else if (probe && landlock_abi_version() > 0) {
+    plan.mechanism = IsolationPlan::Mechanism::landlock;
+    plan.landlock_abi = landlock_abi_version();
+    plan.full.push_back("/");
+  }
+  Layers layers;
+  if (!enter_namespaces(layers)) {
+    if (!probe)
+      std::fprintf(stderr, "warning W-ISO-002: the program runs without a pid namespace of its own (%s): what it "
+                           "leaves behind outlives it, and it can see other processes\n", layers.why_no_namespace.c_str());
+    seal_and_run(plan, layers, program, args, probe);
+  }
+
+  int status_pipe[2];
+  if (::pipe2(status_pipe, O_CLOEXEC) != 0) refuse("pipe2", errno);
+  sigset_t set;
+  block(set); // before either fork: no signal is lost between them
+  const pid_t init = ::fork();
+  if (init < 0) refuse("fork", errno);
+  if (init > 0) {
+    ::close(status_pipe[1]);
+    let_go_of_stdio();
+    watch(init, status_pipe[0], false);
+  }
+  // The namespace's first process.
+  ::close(status_pipe[0]);
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) refuse("making mounts private", errno);
+  if (::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0) layers.private_proc = true;
+  else if (!probe)
+    std::fprintf(stderr, "warning W-ISO-002: the program's /proc could not be its own (%s): it can see other "
+                         "processes\n", std::strerror(errno));
+  const pid_t child = ::fork();
+  if (child < 0) refuse("fork", errno);
+  if (child == 0) {
+    ::close(status_pipe[1]);
+    seal_and_run(plan, layers, program, args, probe);
+  }
+  let_go_of_stdio();
+  watch(child, status_pipe[1], true);
+}
+
+} // namespace mur

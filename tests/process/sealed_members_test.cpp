@@ -1,0 +1,154 @@
+// sealed_members_test.cpp — a hostile agent program and a hostile stdio tool server
+// (tests/process/hostile_member.py) try to leave their seal in a real formation: read the
+// launcher's and the member's environment and memory map, ptrace them, see other processes, reach
+// the store and other formations, write under MURMUR_HOME, mount, make a user namespace, use the
+// keyrings and bpf, keep capabilities, leave a `setsid` process behind, and put escape sequences
+// on the operator's terminal. Each attempt must be refused. What this machine gives is read from
+// `mur doctor --json` first: a layer doctor does not claim is not asserted (the test says so),
+// one it claims must hold. The attempts name x86_64 system call numbers.
+#include "formation_fixture.hpp"
+#include "launched_mur.hpp"
+#include "run_command.hpp"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <csignal>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+using namespace mur::test;
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string hostile = std::string(MUR_SOURCE_DIR) + "/tests/process/hostile_member.py";
+
+// The processes whose command line holds `marker`.
+std::vector<pid_t> processes_named(const std::string& marker) {
+  std::vector<pid_t> out;
+  std::error_code ec;
+  for (auto it = fs::directory_iterator("/proc", ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string cmdline = read_bytes(it->path().string() + "/cmdline");
+    for (char& c : cmdline)
+      if (c == '\0') c = ' ';
+    if (cmdline.find(marker) != std::string::npos) out.push_back(std::stoi(name));
+  }
+  return out;
+}
+
+// Whether no process holds `marker` within `bound` (a process ending is no event to wait on).
+bool none_named_within(const std::string& marker, std::chrono::milliseconds bound) {
+  const auto until = std::chrono::steady_clock::now() + bound;
+  while (!processes_named(marker).empty()) {
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return true;
+}
+
+struct HostileFormation {
+  FormationFixture f;
+  TempDir capsule;
+  json isolation;
+  HostileFormation() {
+    fs::copy_file(hostile, capsule.path + "/hostile_member.py");
+    std::ofstream(capsule.path + "/murmur.yaml")
+      << "name: hostile\nversion: 1.0.0\n"
+         "inference:\n  transport: process\n  command: [python3, hostile_member.py, program]\n"
+         "tools:\n  - name: probe\n    command: [python3, hostile_member.py, server]\n"
+         "lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: sleep}\n";
+    f.install(capsule.path);
+    std::ofstream(f.project.path + "/roster.yaml")
+      << "roster_version: 1\nmembers:\n  - {name: lead, capsule: hostile, version: 1.0.0, entry: true}\n";
+    Ran doctor = run_command({MUR_BINARY, "doctor", f.project.path, "--json"}, f.env);
+    INFO(doctor.out << doctor.err);
+    isolation = json::parse(doctor.out)["isolation"];
+  }
+  bool claims(const std::string& layer) const { return isolation[layer]["present"].get<bool>(); }
+};
+
+} // namespace
+
+TEST_CASE("a hostile program and tool server are refused each way out of their seal", "[process][isolation]") {
+  HostileFormation h;
+  LaunchedMur run({MUR_BINARY, "run", "--roster", h.f.project.path, "--json"}, h.f.env);
+  Serving s = serve(run);
+  const std::string marker = "hostile" + std::to_string(::getpid());
+  const std::string launcher = std::to_string(run.pid()), member = std::to_string(s.pids.back());
+  Ran sent = run_command({MUR_BINARY, "send", s.id(),
+                          "pids: " + launcher + " " + member + " home: " + h.f.home.path + " marker: " + marker},
+                         h.f.env);
+  INFO(sent.out << sent.err << "\nlauncher: " << run.err() << "\nisolation: " << h.isolation.dump(1));
+  REQUIRE(sent.exit_code == 0);
+  const std::string& report = sent.out;
+  // Both reported: the program's attempts, then its tool server's.
+  CHECK(report.find("left behind: " + marker + "-program, running") != std::string::npos);
+  CHECK(report.find("left behind: " + marker + "-server, running") != std::string::npos);
+
+  if (h.claims("pid_namespace")) {
+    CHECK(report.find("REACHED") == std::string::npos);
+    CHECK(report.find("processes seen: 2\n") != std::string::npos); // the program and its init
+    // The program's `setsid` sleeper ended with the program's turn; the server's lives while the
+    // server does, and ends with the formation.
+    CHECK(none_named_within(marker + "-program", generous));
+  } else {
+    WARN("doctor claims no pid namespace here: other processes' /proc entries are not asserted hidden");
+  }
+  for (const std::string who : {"program", "server"}) {
+    if (h.claims("landlock")) {
+      CHECK(report.find("list the store: refused") != std::string::npos);
+      CHECK(report.find("list the formations: refused") != std::string::npos);
+      CHECK(report.find("write in MURMUR_HOME: refused") != std::string::npos);
+      CHECK_FALSE(fs::exists(h.f.home.path + "/evil-" + who));
+    }
+    if (h.claims("seccomp"))
+      for (const char* call : {"mount", "new user namespace", "keyctl", "bpf"})
+        CHECK(report.find(std::string(call) + ": refused (EPERM)") != std::string::npos);
+  }
+  if (h.claims("capabilities")) CHECK(report.find("capabilities: 0000000000000000") != std::string::npos);
+  CHECK(report.find("capabilities: 000001ff") == std::string::npos);
+  // A private HOME in mur's folder of the project (the entry's directory), where ~/.cache works.
+  const std::string home = h.f.project.path + "/.murmur/home";
+  CHECK(report.find("home: " + fs::canonical(home).string()) != std::string::npos);
+  CHECK(read_bytes(home + "/.cache/hostile/program") == "program");
+  CHECK(read_bytes(home + "/.cache/hostile/server") == "server");
+
+  // The answer's escape sequences reach no terminal: `mur trace show` at a terminal escapes them.
+  Ran shown = run_command({"/usr/bin/env", "python3", std::string(MUR_SOURCE_DIR) + "/tests/process/at_terminal.py", "-",
+                           MUR_BINARY, "trace", "show", s.id()},
+                          h.f.env, h.f.project.path);
+  INFO(shown.out);
+  CHECK(shown.out.find("owned") != std::string::npos);
+  CHECK(shown.out.find("\x1b]0;") == std::string::npos);
+  CHECK(shown.out.find("\x1b[2J") == std::string::npos);
+
+  run.signal(SIGTERM);
+  CHECK(run.wait() == 128 + SIGTERM);
+  if (h.claims("pid_namespace")) CHECK(none_named_within(marker, generous));
+}
+
+TEST_CASE("a launch after kill -9 leaves no program's setsid process behind", "[process][isolation]") {
+  HostileFormation h;
+  if (!h.claims("pid_namespace")) {
+    WARN("doctor claims no pid namespace here: nothing to assert");
+    return;
+  }
+  LaunchedMur run({MUR_BINARY, "run", "--roster", h.f.project.path, "--json"}, h.f.env);
+  Serving s = serve(run);
+  const std::string marker = "orphan" + std::to_string(::getpid());
+  Ran sent = run_command({MUR_BINARY, "send", s.id(), "pids: home: " + h.f.home.path + " marker: " + marker}, h.f.env);
+  INFO(sent.out << sent.err);
+  REQUIRE(sent.exit_code == 0);
+  CHECK(sent.out.find("left behind: " + marker + "-server, running") != std::string::npos);
+  REQUIRE(!processes_named(marker + "-server").empty()); // the tool server's sleeper, while it serves
+  run.signal(SIGKILL);
+  run.wait();
+  CHECK(none_named_within(marker, generous));
+}
