@@ -456,7 +456,14 @@ Manifest parse_manifest(const std::string& text, const std::string& label) {
     }
   }
   if (auto c = top.get("capabilities")) {
-    c->expect_map({"network", "spawn", "ask_operator", "home"});
+    c->expect_map({"network", "spawn", "ask_operator", "home", "limits"});
+    if (auto l = c->get("limits")) {
+      l->expect_map({"memory_mib", "pids", "cpu_percent", "open_files"});
+      if (auto v = l->get("memory_mib")) m.resources.memory_mib = v->integer(16, 1'048'576);
+      if (auto v = l->get("pids")) m.resources.pids = v->integer(8, 4'194'304);
+      if (auto v = l->get("cpu_percent")) m.resources.cpu_percent = v->integer(1, 100'000);
+      if (auto v = l->get("open_files")) m.resources.open_files = v->integer(16, 1'048'576);
+    }
     if (auto a = c->get("ask_operator")) m.ask_operator = a->boolean();
     if (auto h = c->get("home")) m.real_home = one_of(*h, home_words) == Home::real;
     if (auto n = c->get("network")) {

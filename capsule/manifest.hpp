@@ -169,6 +169,11 @@ struct Manifest {
   bool accepts_peer_tasks = false;
   std::vector<std::string> network_allow;
   std::vector<CapsuleRef> spawn_allow; // capabilities.spawn.allow, in file order
+  // capabilities.limits: the member runtime and its processes together (memory_mib, pids,
+  // cpu_percent; os/member_cgroup.hpp), and each program's open files. None set: unbounded.
+  struct Resources {
+    std::optional<std::int64_t> memory_mib, pids, cpu_percent, open_files;
+  } resources;
   bool real_home = false;              // capabilities.home: real — its programs get the user's HOME, not a private one
   bool ask_operator = false;           // capabilities.ask_operator: its tasks may ask a person (ask-operator)
   std::optional<Authentication> authentication;

@@ -11,6 +11,7 @@
 #include "messages/wire/model_turn.hpp"
 #include "os/fd_limit.hpp"
 #include "member/harness_outcome.hpp"
+#include "member/member_limits.hpp"
 #include "member/program_env.hpp"
 #include "os/harness_run.hpp"
 #include "os/process_spawn.hpp"
@@ -60,6 +61,7 @@ struct Turn {
   steady::time_point started;
   steady::time_point last_activity;
   int tools_out = 0; // tool calls the task has not answered yet: the turn waits on the runtime, not silent
+  LimitCounts limits_at_start; // the member group's counters when the turn started
   bool timed_out = false;
 };
 
@@ -131,6 +133,7 @@ void start_turn(self_ptr self, std::uint64_t id, const ModelTurnRequest& req) {
     if (auto strong = weak.lock()) caf::anon_send(caf::actor_cast<caf::actor>(strong), std::move(msg));
   };
   t.started = t.last_activity = steady::now();
+  t.limits_at_start = limit_counts(st.setup.limits);
   t.run = std::make_unique<HarnessRun>(
     std::move(hs),
     [weak, id] {
@@ -141,8 +144,11 @@ void start_turn(self_ptr self, std::uint64_t id, const ModelTurnRequest& req) {
 }
 
 ModelTurn turn_of(const HarnessSetup& setup, const Turn& t, const HarnessEnd& end) {
-  ModelTurn out = harness_outcome(
-    HarnessTurnEnd{setup.program, &setup.secrets, t.grant.token, setup.turn_timeout, t.timed_out}, end);
+  const LimitCounts now = limit_counts(setup.limits);
+  const LimitCounts reached = counted_since(t.limits_at_start, now);
+  ModelTurn out = harness_outcome(HarnessTurnEnd{setup.program, &setup.secrets, t.grant.token, setup.turn_timeout,
+                                                 t.timed_out, reached, setup.bounds},
+                                  end);
   out.stats.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(steady::now() - t.started).count();
   return out;
 }

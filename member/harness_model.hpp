@@ -25,6 +25,7 @@
 #include "actors/ports.hpp"
 #include "messages/vocabulary/secret_redaction.hpp"
 #include "os/harness_isolation.hpp"
+#include "os/member_cgroup.hpp"
 
 #include <caf/fwd.hpp>
 
@@ -41,6 +42,8 @@ struct HarnessSetup {
   std::vector<std::pair<std::string, std::string>> env;   // inference.env, ${…} already read
   std::string workdir;                                    // the member's working directory
   std::string home;                                       // the program's HOME ("": the member's own)
+  MemberCgroup limits;                                    // the member's group: what its limits refused
+  ResourceBounds bounds;                                  // capabilities.limits, to name one reached
   std::chrono::milliseconds turn_timeout{600000};
   IsolationPlan isolation;                                // applied to every run (os/harness_isolation.hpp)
   SecretRedaction secrets;                                // the env values read from ${…}

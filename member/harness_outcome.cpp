@@ -1,6 +1,7 @@
 // harness_outcome.cpp — see harness_outcome.hpp.
 #include "member/harness_outcome.hpp"
 
+#include "member/member_limits.hpp"
 #include "member/program_env.hpp"
 #include "messages/vocabulary/text_cut.hpp"
 
@@ -26,6 +27,9 @@ ModelTurn harness_outcome(const HarnessTurnEnd& turn, const HarnessEnd& end) {
     failed("E-HAR-003: the agent program wrote nothing and called no tool for " +
              std::to_string(turn.turn_timeout.count() / 1000) + " s, so it was ended",
            "raise inference.turn_timeout_secs, or make the program print progress");
+  } else if (const auto limit = limit_reached("the agent program", turn.reached, turn.bounds, end.signal, end.exit_status);
+             !limit.code_and_what.empty()) {
+    failed(limit.code_and_what, limit.fix);
   } else if (end.signal != 0) {
     failed("E-HAR-002: the agent program was ended by signal " + std::to_string(end.signal),
            "read its stderr, and run it by hand with the same stdin");

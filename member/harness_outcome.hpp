@@ -13,6 +13,7 @@
 
 #include "messages/vocabulary/secret_redaction.hpp"
 #include "messages/wire/model_turn.hpp"
+#include "os/member_cgroup.hpp"
 #include "os/harness_run.hpp"
 
 #include <chrono>
@@ -26,6 +27,8 @@ struct HarnessTurnEnd {
   std::string token;                        // the turn's MCP token
   std::chrono::milliseconds turn_timeout{600000};
   bool timed_out = false;                   // ended for its silence
+  LimitCounts reached;                      // what the member's limits refused during the turn
+  ResourceBounds bounds;                    // the member's limits (capabilities.limits)
 };
 
 // The model turn of `end` (its stats' duration is the caller's).

@@ -54,6 +54,8 @@ StartedModel start_model(caf::actor_system& sys, const Manifest& m, const std::s
     hs.env = read_declared_env(inf.env, env, hs.secrets, "W-HAR-001", "inference.env", "the agent program");
     hs.workdir = programs.dir.dir;
     hs.home = programs.home;
+    hs.limits = programs.limits;
+    hs.bounds = programs.bounds;
     hs.isolation = programs.isolation;
     hs.turn_timeout = std::chrono::seconds(inf.turn_timeout_secs);
     hs.system_prompt = out.system_prompt; // the program is handed it in every turn's JSON

@@ -14,6 +14,7 @@
 #include "member/program_dir.hpp"
 #include "messages/vocabulary/secret_redaction.hpp"
 #include "os/harness_isolation.hpp"
+#include "os/member_cgroup.hpp"
 
 #include <functional>
 #include <optional>
@@ -63,6 +64,8 @@ struct ProgramPlace {
   ProgramDir dir;
   IsolationPlan isolation;
   std::string home; // HOME of its programs: dir.home, or "" for the real one (capabilities.home: real)
+  MemberCgroup limits;   // the member's group (member/member_limits.hpp)
+  ResourceBounds bounds; // its capabilities.limits
 };
 
 // A stderr tail fit to quote: control characters but \n and \t shown as '?', trailing blanks cut,

@@ -17,6 +17,7 @@
 #include "member/child_spawner.hpp"
 #include "member/formation_join.hpp"
 #include "member/live_ledger.hpp"
+#include "member/member_limits.hpp"
 #include "member/model_start.hpp"
 #include "member/program_dir.hpp"
 #include "member/result_writer.hpp"
@@ -286,7 +287,7 @@ void write_session_record(const Session& s, const Manifest& m, const JoinedForma
 // HTTP, the running record, the readiness line. Throws mur::Failure before the door serves.
 Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manifest& m,
               const RunCapsuleOptions& o, const LaunchOptions& launch, const JoinedFormation& formation,
-              const SpawnGrant* grant, std::size_t door_connections) {
+              const SpawnGrant* grant, std::size_t door_connections, const MemberCgroup& limits) {
   Session s;
   s.id = launch.session_id;
   s.workdir = o.workdir.empty() ? current_dir() : o.workdir;
@@ -307,6 +308,9 @@ Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manif
   if (has_programs) {
     programs.isolation = program_isolation(m, s.workdir, programs.dir, own_env);
     if (!m.real_home) programs.home = programs.dir.home;
+    bound_programs(m, limits, programs.isolation);
+    programs.limits = limits;
+    programs.bounds = bounds_of(m);
     const std::string warning = isolation_warning(programs.isolation, m.name);
     if (!warning.empty()) std::cerr << "warning " << warning << "\n";
   }
@@ -443,6 +447,12 @@ int run_capsule(const Manifest& m, const RunCapsuleOptions& o) {
   launch.formation_id = formation.id;
   launch.bundle = formation.bundle;
   launch.session_id = ids::mint(ids::session);
+  // Its limits hold it, and all it will start, from before its first thread.
+  const MemberCgroup limits = enter_member_limits(m, launch.session_id);
+  struct LeaveGroup { // when the session ends, and when it fails to start
+    const MemberCgroup& group;
+    ~LeaveGroup() { leave_member_cgroup(group); }
+  } leave{limits};
 
   caf::actor_system_config cfg;
   register_message_types(cfg);
@@ -457,7 +467,7 @@ int run_capsule(const Manifest& m, const RunCapsuleOptions& o) {
   caf::scoped_actor self{sys};
   const auto waiter = caf::actor_cast<supervisor_port>(self); // wait_for_end handles what reaches it
 
-  Session session = serve(sys, waiter, m, o, launch, formation, grant ? &*grant : nullptr, door_connections);
+  Session session = serve(sys, waiter, m, o, launch, formation, grant ? &*grant : nullptr, door_connections, limits);
   grant.reset(); // the key lives on only inside the door's issuer
   attach_member(formation, session.member);
   // The entry of a formation shares the terminal's process group with its launcher: a Ctrl-C

@@ -1,5 +1,6 @@
 // stdio_tool_server.cpp — see stdio_tool_server.hpp.
 #include "member/stdio_tool_server.hpp"
+#include "member/member_limits.hpp"
 
 #include "member/program_env.hpp"
 
@@ -38,14 +39,20 @@ mcp_transport::behavior_type stdio_tool_server(transport_ptr self, StdioToolServ
       };
       const std::int32_t index = open.server;
       auto secrets = std::make_shared<SecretRedaction>(st.setup.secrets);
+      const LimitCounts at_start = limit_counts(st.setup.limits);
       st.process = std::make_unique<StdioProcess>(
         st.setup.start,
         [tell, index](std::string line) { tell(McpLine{index, std::move(line)}); },
-        [tell, index, secrets, ended = st.ended](StdioEnd end) {
+        [tell, index, secrets, ended = st.ended, at_start, setup = st.setup](StdioEnd end) {
           end.err_tail = clean_tail(secrets->redact(end.err_tail));
           end.start_error = secrets->redact(end.start_error);
           ended->store(true);
-          tell(McpServerEnded{index, describe(end)});
+          std::string why = describe(end);
+          const auto limit = limit_reached("the tool server '" + setup.name + "'",
+                                           counted_since(at_start, limit_counts(setup.limits)), setup.bounds,
+                                           end.signal, end.exit_status);
+          if (!limit.code_and_what.empty()) why += " (" + limit.code_and_what + ")";
+          tell(McpServerEnded{index, why});
         });
     },
     [=](const McpLine& l) {

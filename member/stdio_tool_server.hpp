@@ -12,6 +12,7 @@
 
 #include "actors/ports.hpp"
 #include "messages/vocabulary/secret_redaction.hpp"
+#include "os/member_cgroup.hpp"
 #include "os/stdio_process.hpp"
 
 #include <caf/fwd.hpp>
@@ -21,6 +22,9 @@ namespace mur {
 struct StdioToolServerSetup {
   StdioStart start;
   SecretRedaction secrets; // the values its env read from ${…}
+  std::string name;        // tools[].name, to name it when its member's limits end it
+  MemberCgroup limits;     // the member's group (member/member_limits.hpp)
+  ResourceBounds bounds;   // its capabilities.limits
 };
 
 mcp_transport spawn_stdio_tool_server(caf::actor_system& sys, StdioToolServerSetup setup);

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -170,6 +171,13 @@ void drop_capabilities(Layers& layers) {
     _exit(126);
   }
   layers.landlock = plan.mechanism == IsolationPlan::Mechanism::landlock ? plan.landlock_abi : 0;
+  // Per-process bounds, set while the capabilities that could raise them again are still held.
+  auto bound = [](int resource, std::int64_t value, const char* what) {
+    const rlimit r{static_cast<rlim_t>(value), static_cast<rlim_t>(value)};
+    if (::setrlimit(resource, &r) != 0) refuse(what, errno);
+  };
+  if (plan.open_files) bound(RLIMIT_NOFILE, *plan.open_files, "setrlimit(RLIMIT_NOFILE)");
+  if (plan.address_space_mib) bound(RLIMIT_AS, *plan.address_space_mib * 1024 * 1024, "setrlimit(RLIMIT_AS)");
   drop_capabilities(layers);
   const int filter = install_syscall_filter();
   if (filter != 0 && filter != EINVAL) refuse("the syscall filter (seccomp)", filter);

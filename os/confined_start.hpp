@@ -12,7 +12,8 @@
 //      reaps orphans, and when the program ends it ends too, and with it (by the kernel) every
 //      process the program left behind, `setsid` or not. The outer process mirrors the
 //      program's exit status or signal to whoever started it;
-//   2. Landlock by the plan read from descriptor 3 (os/harness_isolation.hpp), no_new_privs;
+//   2. Landlock by the plan read from descriptor 3 (os/harness_isolation.hpp), no_new_privs,
+//      and the plan's per-process bounds (RLIMIT_NOFILE, RLIMIT_AS), hard and soft alike;
 //   3. no capabilities: none effective, permitted, inheritable or ambient, an empty bounding set
 //      (so a program run as root holds none of root's privileges), and securebits that keep
 //      execve from granting them again;

@@ -188,6 +188,8 @@ std::string encode_plan(const IsolationPlan& plan) {
   for (const auto& p : plan.hidden_roots) put(out, "hidden", p);
   for (const auto& p : plan.full) put(out, "full", p);
   for (const auto& p : plan.read_exec) put(out, "read_exec", p);
+  if (plan.open_files) put(out, "open_files", std::to_string(*plan.open_files));
+  if (plan.address_space_mib) put(out, "address_space_mib", std::to_string(*plan.address_space_mib));
   return out;
 }
 
@@ -207,6 +209,8 @@ IsolationPlan decode_plan(const std::string& text) {
     else if (key == "hidden") plan.hidden_roots.push_back(value);
     else if (key == "full") plan.full.push_back(value);
     else if (key == "read_exec") plan.read_exec.push_back(value);
+    else if (key == "open_files") plan.open_files = std::atoll(value.c_str());
+    else if (key == "address_space_mib") plan.address_space_mib = std::atoll(value.c_str());
   }
   return plan;
 }

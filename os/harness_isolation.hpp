@@ -34,6 +34,8 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +50,8 @@ struct IsolationPlan {
   std::vector<std::string> full;     // may use everything beneath (own dir, everything outside hidden_root)
   std::vector<std::string> read_exec; // may read and execute beneath (the capsule folder)
   bool own_dir_limited = false;      // own_dir holds a hidden root: only its other entries are usable
+  // Per process of the program (RLIMIT_NOFILE; RLIMIT_AS where no memory group holds the member).
+  std::optional<std::int64_t> open_files, address_space_mib;
 };
 
 // The kernel's Landlock ABI version, 0 when it has none (or it is disabled at boot).

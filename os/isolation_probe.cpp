@@ -2,6 +2,7 @@
 #include "os/isolation_probe.hpp"
 
 #include "os/harness_isolation.hpp"
+#include "os/member_cgroup.hpp"
 #include "os/member_pipes.hpp"
 #include "os/process_spawn.hpp"
 
@@ -15,28 +16,10 @@
 
 namespace mur {
 
-IsolationProbe read_probe_line(const std::string& line) {
-  std::map<std::string, std::string> kv;
-  std::istringstream in(line);
-  for (std::string word; in >> word;)
-    if (const auto eq = word.find('='); eq != std::string::npos) kv[word.substr(0, eq)] = word.substr(eq + 1);
-  IsolationProbe p;
-  p.ran = true;
-  p.pid_namespace = kv["pid_namespace"] == "yes";
-  p.user_namespace = kv["user_namespace"] == "yes";
-  p.private_proc = kv["private_proc"] == "yes";
-  p.landlock = std::atoi(kv["landlock"].c_str());
-  p.capabilities_dropped = kv["capabilities"] == "none";
-  p.seccomp = kv["seccomp"] == "yes";
-  if (kv["why"] != "-") {
-    p.why = kv["why"];
-    for (char& c : p.why)
-      if (c == '_') c = ' ';
-  }
-  return p;
-}
+namespace {
 
-IsolationProbe probe_isolation() {
+// What mur-confine --probe put in place.
+IsolationProbe probe_programs() {
   IsolationProbe none;
   const std::string helper = confine_binary();
   if (helper.empty()) {
@@ -74,6 +57,35 @@ IsolationProbe probe_isolation() {
     return none;
   }
   return read_probe_line(text.substr(at, text.find('\n', at) - at));
+}
+
+} // namespace
+
+IsolationProbe read_probe_line(const std::string& line) {
+  std::map<std::string, std::string> kv;
+  std::istringstream in(line);
+  for (std::string word; in >> word;)
+    if (const auto eq = word.find('='); eq != std::string::npos) kv[word.substr(0, eq)] = word.substr(eq + 1);
+  IsolationProbe p;
+  p.ran = true;
+  p.pid_namespace = kv["pid_namespace"] == "yes";
+  p.user_namespace = kv["user_namespace"] == "yes";
+  p.private_proc = kv["private_proc"] == "yes";
+  p.landlock = std::atoi(kv["landlock"].c_str());
+  p.capabilities_dropped = kv["capabilities"] == "none";
+  p.seccomp = kv["seccomp"] == "yes";
+  if (kv["why"] != "-") {
+    p.why = kv["why"];
+    for (char& c : p.why)
+      if (c == '_') c = ' ';
+  }
+  return p;
+}
+
+IsolationProbe probe_isolation() {
+  IsolationProbe found = probe_programs();
+  found.resource_groups = probe_member_cgroup(found.resource_groups_why);
+  return found;
 }
 
 } // namespace mur

@@ -3,8 +3,9 @@
 //
 // Invariant: a layer is reported present only when the probe put it in place here (a pid
 // namespace it entered, a /proc it mounted, a Landlock domain it joined, capabilities it
-// dropped, a filter it installed); a probe that cannot run reports nothing present and says
-// why. So what `mur doctor` claims is what the programs get.
+// dropped, a filter it installed, a bounded control group it made, entered and removed); a probe
+// that cannot run reports nothing present and says why. So what `mur doctor` claims is what the
+// programs get.
 // Rule: mur doctor says what isolation this machine gives (docs/isolation.md §What doctor says).
 #pragma once
 
@@ -21,6 +22,8 @@ struct IsolationProbe {
   int landlock = 0;            // the Landlock ABI joined (0: none)
   bool capabilities_dropped = false;
   bool seccomp = false;
+  std::string resource_groups;     // e.g. "cgroup v1 (memory_mib, pids, cpu_percent)"; "" when none can be made
+  std::string resource_groups_why; // what cannot be held, and why
 };
 
 IsolationProbe probe_isolation();

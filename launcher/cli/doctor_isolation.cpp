@@ -15,6 +15,19 @@ bool runs_programs(const Manifest& m) {
          std::any_of(m.tools.begin(), m.tools.end(), [](const ToolServerSpec& t) { return !t.command.empty(); });
 }
 
+// "memory_mib 256, pids 64" for the limits a capsule sets ("" when none).
+std::string limits_text(const Manifest& m) {
+  std::string out;
+  auto add = [&](const char* key, const std::optional<std::int64_t>& v) {
+    if (v) out += (out.empty() ? "" : ", ") + std::string(key) + " " + std::to_string(*v);
+  };
+  add("memory_mib", m.resources.memory_mib);
+  add("pids", m.resources.pids);
+  add("cpu_percent", m.resources.cpu_percent);
+  add("open_files", m.resources.open_files);
+  return out;
+}
+
 struct Layer {
   const char* key;
   bool present;
@@ -39,7 +52,12 @@ std::vector<Layer> layers(const IsolationProbe& p) {
     {"capabilities", p.capabilities_dropped,
      p.capabilities_dropped ? "no capabilities, even as root" : "capabilities could not be dropped"},
     {"seccomp", p.seccomp, p.seccomp ? "seccomp: " + filter : std::string("no seccomp filter")},
-    {"resource_limits", false, "resource limits (memory, processes, CPU): not enforced yet"},
+    {"resource_limits", !p.resource_groups.empty(),
+     !p.resource_groups.empty()
+       ? "resource limits through " + p.resource_groups + ": the member runtime and its processes together" +
+           (p.resource_groups_why.empty() ? std::string() : "; not held: " + p.resource_groups_why)
+       : "no control groups can be made here (" + p.resource_groups_why +
+           "): of capabilities.limits, only open_files, and memory_mib per program (RLIMIT_AS), hold"},
     {"network", false,
      "network: not confined yet (capabilities.network.allow binds a member's calls, not its programs' own connections)"},
   };
@@ -52,10 +70,13 @@ void print_isolation(const IsolationProbe& probe, const DoctorCapsules& capsules
   if (!probe.ran) out << "  \xE2\x9C\x97  the probe did not run: " << probe.why << "\n";
   for (const Layer& l : layers(probe))
     out << "  " << (l.present ? "\xE2\x9C\x93" : "\xE2\x9C\x97") << "  " << l.text << "\n";
-  for (const auto& [who, m] : capsules)
+  for (const auto& [who, m] : capsules) {
     if (runs_programs(*m))
       out << "  " << who << ": programs get " << (m->real_home ? "the real HOME (capabilities.home: real)" : "a private HOME")
           << "\n";
+    const std::string limits = limits_text(*m);
+    if (!limits.empty()) out << "  " << who << ": limits " << limits << "\n";
+  }
   out << "  the member runtimes themselves (mur's own code) are not sealed yet\n";
 }
 
@@ -70,6 +91,11 @@ nlohmann::json isolation_json(const IsolationProbe& probe, const DoctorCapsules&
   for (const auto& [who, m] : capsules)
     if (runs_programs(*m)) homes[who] = m->real_home ? "real" : "private";
   j["program_home"] = homes;
+  j["resource_limits"]["groups"] = probe.resource_groups;
+  nlohmann::json limits = nlohmann::json::object();
+  for (const auto& [who, m] : capsules)
+    if (!limits_text(*m).empty()) limits[who] = limits_text(*m);
+  j["capsule_limits"] = limits;
   return j;
 }
 

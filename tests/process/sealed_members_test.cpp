@@ -6,6 +6,7 @@
 // on the operator's terminal. Each attempt must be refused. What this machine gives is read from
 // `mur doctor --json` first: a layer doctor does not claim is not asserted (the test says so),
 // one it claims must hold. The attempts name x86_64 system call numbers.
+#include "capsule_folder.hpp"
 #include "formation_fixture.hpp"
 #include "launched_mur.hpp"
 #include "run_command.hpp"
@@ -78,9 +79,17 @@ struct HostileFormation {
 
 TEST_CASE("a hostile program and tool server are refused each way out of their seal", "[process][isolation]") {
   HostileFormation h;
+  h.f.env["MUR_TEST_SEALED_API_KEY"] = "sk-sealed-5521";
   LaunchedMur run({MUR_BINARY, "run", "--roster", h.f.project.path, "--json"}, h.f.env);
   Serving s = serve(run);
   const std::string marker = "hostile" + std::to_string(::getpid());
+  // The launcher's and the member's environment blocks hold no key, only the runtime's MURMUR_*.
+  for (const pid_t pid : {run.pid(), pid_t(s.pids.back())}) {
+    const std::string environ = read_bytes("/proc/" + std::to_string(pid) + "/environ");
+    CHECK(environ.find("sk-sealed-5521") == std::string::npos);
+    CHECK(environ.find("MUR_TEST_SEALED_API_KEY") == std::string::npos);
+    CHECK(environ.find("MURMUR_HOME=" + h.f.home.path) != std::string::npos);
+  }
   const std::string launcher = std::to_string(run.pid()), member = std::to_string(s.pids.back());
   Ran sent = run_command({MUR_BINARY, "send", s.id(),
                           "pids: " + launcher + " " + member + " home: " + h.f.home.path + " marker: " + marker},
@@ -151,4 +160,41 @@ TEST_CASE("a launch after kill -9 leaves no program's setsid process behind", "[
   run.signal(SIGKILL);
   run.wait();
   CHECK(none_named_within(marker, generous));
+}
+
+TEST_CASE("a program past its member's pids or memory_mib is refused or ended, named, and nothing else is",
+          "[process][isolation][limits]") {
+  HostileFormation h; // for doctor's view of this machine
+  if (!h.claims("resource_limits")) {
+    WARN("doctor claims no resource limits here: " << h.isolation["resource_limits"]["text"].get<std::string>());
+    return;
+  }
+  CapsuleFolder c("name: greedy\nversion: 1.0.0\ninference:\n  transport: process\n"
+                  "  command: [python3, hostile_member.py, program]\ncapabilities:\n  limits: {pids: 64, memory_mib: 192}\n");
+  fs::copy_file(hostile, c.folder.path + "/hostile_member.py");
+  Ran forks = run_command(c.run_argv({"--task", "fork-bomb"}), c.env);
+  INFO(forks.out << forks.err);
+  CHECK(forks.exit_code == 1);
+  CHECK(forks.out.find("E-LIM-002: the agent program exited with status 3 after ") != std::string::npos);
+  CHECK(forks.out.find("its member reached capabilities.limits.pids (64)") != std::string::npos);
+  CHECK(forks.out.find("REACHED") == std::string::npos);
+
+  Ran memory = run_command(c.run_argv({"--task", "eat-memory"}), c.env);
+  INFO(memory.out << memory.err);
+  CHECK(memory.exit_code == 1);
+  CHECK(memory.out.find("E-LIM-001: the kernel ended the agent program: its member reached "
+                        "capabilities.limits.memory_mib (192 MiB") != std::string::npos);
+  CHECK(memory.out.find("REACHED") == std::string::npos);
+
+  // A tool server past memory_mib: the call fails, and the server's end names the limit.
+  CapsuleFolder server("name: greedy-tools\nversion: 1.0.0\ntools:\n  - name: probe\n"
+                       "    command: [python3, hostile_member.py, server]\ninference:\n  turns:\n"
+                       "    - use: {tool: probe__attempts, arguments: {task: eat-memory}}\n    - reply: '{{tool_results}}'\n"
+                       "capabilities:\n  limits: {memory_mib: 192}\n");
+  fs::copy_file(hostile, server.folder.path + "/hostile_member.py");
+  Ran tool = run_command(server.run_argv({"--task", "go"}), server.env);
+  INFO(tool.out << tool.err);
+  CHECK(tool.out.find("REACHED") == std::string::npos);
+  CHECK((tool.out + tool.err).find("E-LIM-001: the kernel ended the tool server 'probe': its member reached "
+                                   "capabilities.limits.memory_mib (192 MiB") != std::string::npos);
 }

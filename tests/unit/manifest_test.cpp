@@ -217,6 +217,29 @@ TEST_CASE("network.allow entries are checked (E-CAP-001)", "[manifest]") {
   CHECK_FALSE(parse_manifest(head + "capabilities: {network: {allow: ['http://localhost']}}\n", "m").allows_localhost());
 }
 
+TEST_CASE("capabilities.limits and capabilities.home are read with their ranges", "[manifest][isolation]") {
+  const Manifest m = parse_manifest(head + "capabilities:\n  home: real\n  limits: {memory_mib: 512, pids: 64, cpu_percent: 150, open_files: 256}\n", "m");
+  CHECK(m.real_home);
+  CHECK(m.resources.memory_mib == std::optional<std::int64_t>(512));
+  CHECK(m.resources.pids == std::optional<std::int64_t>(64));
+  CHECK(m.resources.cpu_percent == std::optional<std::int64_t>(150));
+  CHECK(m.resources.open_files == std::optional<std::int64_t>(256));
+  const Manifest none = parse_manifest(head, "m");
+  CHECK_FALSE(none.real_home);
+  CHECK_FALSE(none.resources.memory_mib);
+  CHECK_FALSE(none.resources.pids);
+  CHECK_FALSE(parse_manifest(head + "capabilities: {home: private}\n", "m").real_home);
+  manifest_refused_each("E-MAN-002", with_head, {
+    {"capabilities: {home: mine}\n", "capabilities.home: 'mine' is not one of private, real"},
+    {"capabilities: {limits: {memory_mib: 8}}\n", "capabilities.limits.memory_mib: must be between 16"},
+    {"capabilities: {limits: {pids: 0}}\n", "capabilities.limits.pids: must be between 8"},
+    {"capabilities: {limits: {cpu_percent: 0}}\n", "capabilities.limits.cpu_percent: must be between 1"},
+    {"capabilities: {limits: {open_files: 100000000}}\n", "capabilities.limits.open_files: must be between 16"},
+    {"capabilities: {limits: {swap_mib: 1}}\n", "swap_mib: is not a known key"},
+    {"capabilities: {limits: {max_tokens: 1}}\n", "max_tokens: is not a known key"},
+  });
+}
+
 TEST_CASE("no manifest input crashes", "[manifest]") {
   const char* inputs[] = {"{", "]", "&a [*a]", "!!binary x", "name: *nope", "\t", "---\n---\n", "? [a]\n: b\n",
                           "name: {a: 1}\nversion: 1\n", "name: w\nversion: [1]\n", "\xff\xfe",
