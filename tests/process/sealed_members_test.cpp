@@ -198,3 +198,60 @@ TEST_CASE("a program past its member's pids or memory_mib is refused or ended, n
   CHECK((tool.out + tool.err).find("E-LIM-001: the kernel ended the tool server 'probe': its member reached "
                                    "capabilities.limits.memory_mib (192 MiB") != std::string::npos);
 }
+
+TEST_CASE("as an ordinary user a program is sealed in a user namespace, and limits without groups are said and bound per process",
+          "[process][isolation][limits]") {
+  if (::geteuid() != 0 || ::access("/usr/bin/setpriv", X_OK) != 0) {
+    WARN("needs root (to become an ordinary user) and setpriv: not run here");
+    return;
+  }
+  // Everything the ordinary user (nobody) needs is its own: the capsule, its work and home.
+  TempDir t;
+  const std::string folder = t.path + "/capsule", work = t.path + "/work", home = t.path + "/home";
+  for (const auto& d : {folder, work, home}) fs::create_directories(d);
+  fs::copy_file(hostile, folder + "/hostile_member.py");
+  std::ofstream(folder + "/murmur.yaml")
+    << "name: plain\nversion: 1.0.0\ninference:\n  transport: process\n"
+       "  command: [/usr/bin/python3, hostile_member.py, program]\n"
+       "tools:\n  - name: probe\n    command: [/usr/bin/python3, hostile_member.py, server]\n"
+       "capabilities:\n  limits: {pids: 64, memory_mib: 128}\n";
+  for (const auto& e : fs::recursive_directory_iterator(t.path)) (void)::chown(e.path().c_str(), 65534, 65534);
+  (void)::chown(t.path.c_str(), 65534, 65534);
+  auto as_nobody = [&](const std::string& task) {
+    return run_command({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", MUR_BINARY, "run",
+                        "--manifest", folder, "--workdir", work, "--task", task},
+                       {{"MURMUR_HOME", home}, {"HOME", t.path}, {"PATH", "/usr/bin:/bin"}});
+  };
+  Ran probe = run_command({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", MUR_BINARY,
+                           "doctor", folder, "--json"},
+                          {{"MURMUR_HOME", home}, {"HOME", t.path}, {"PATH", "/usr/bin:/bin"}});
+  INFO(probe.out << probe.err);
+  const json isolation = json::parse(probe.out)["isolation"];
+  CHECK_FALSE(isolation["resource_limits"]["present"].get<bool>()); // nobody makes no control groups
+
+  const std::string marker = "plain" + std::to_string(::getpid());
+  Ran r = as_nobody("pids: 1 home: " + home + " marker: " + marker);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("warning W-LIM-001: plain: capabilities.limits do not all hold here: memory_mib: ") !=
+        std::string::npos);
+  CHECK(r.err.find("(memory_mib binds each program's address space instead)") != std::string::npos);
+  if (isolation["pid_namespace"]["present"].get<bool>()) {
+    CHECK(isolation["pid_namespace"]["user_namespace"].get<bool>());
+    CHECK(r.out.find("REACHED") == std::string::npos);
+    CHECK(r.out.find("processes seen: 2\n") != std::string::npos);
+    CHECK(none_named_within(marker, generous)); // the server's sleeper too: the session has ended
+  } else {
+    WARN("this kernel gives an ordinary user no user namespace: " << isolation["pid_namespace"]["text"]);
+  }
+  CHECK(r.out.find("capabilities: 0000000000000000") != std::string::npos);
+
+  // memory_mib binds the program's address space: its allocation fails, the member is untouched.
+  Ran memory = as_nobody("eat-memory");
+  INFO(memory.out << memory.err);
+  CHECK(memory.exit_code == 1);
+  const std::string said = memory.out + memory.err;
+  CHECK(said.find("E-HAR-002: the agent program exited with status 1") != std::string::npos);
+  CHECK(said.find("MemoryError") != std::string::npos);
+  CHECK(said.find("REACHED") == std::string::npos);
+}
