@@ -127,6 +127,7 @@ void start_turn(self_ptr self, std::uint64_t id, const ModelTurnRequest& req) {
   hs.env = program_env(st.setup.env, st.setup.home);
   hs.cwd = st.setup.workdir;
   hs.isolation = st.setup.isolation;
+  hs.isolation.forward_ports = {st.listener->port()}; // its turn's MCP endpoint, reached as it is
   hs.stdin_text = in.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
   auto weak = caf::actor_cast<caf::weak_actor_ptr>(self->ctrl());
   auto tell = [weak](auto msg) {

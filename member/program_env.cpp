@@ -89,7 +89,10 @@ IsolationPlan program_isolation(const Manifest& m, const std::string& workdir, c
     const std::string proj = std::filesystem::weakly_canonical(*project).string();
     if (own != proj && own.rfind(proj + "/", 0) != 0) hidden.push_back(proj + "/.murmur");
   }
-  return isolation_for(pd.dir, capsule_folder(m), hidden);
+  IsolationPlan plan = isolation_for(pd.dir, capsule_folder(m), hidden);
+  plan.network = true; // its own network, left only through the egress proxy (os/egress_gate.hpp)
+  plan.allow = m.network_allow;
+  return plan;
 }
 
 std::string clean_tail(const std::string& text) {

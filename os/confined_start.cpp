@@ -3,6 +3,7 @@
 #include "os/confined_start.hpp"
 
 #include "messages/vocabulary/failure.hpp"
+#include "os/egress_gate.hpp"
 #include "os/harness_isolation.hpp"
 #include "os/syscall_filter.hpp"
 
@@ -10,7 +11,10 @@
 #include <linux/capability.h>
 #include <sched.h>
 #include <signal.h>
+#include <poll.h>
 #include <sys/mount.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -37,7 +41,8 @@ constexpr unsigned long secbit_no_cap_ambient_raise = 1ul << 6, secbit_no_cap_am
 const int passed_on[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 
 struct Layers {
-  bool pid_namespace = false, user_namespace = false, private_proc = false;
+  bool pid_namespace = false, user_namespace = false, private_proc = false, network = false;
+  std::string why_no_network;
   int landlock = 0;
   bool capabilities_dropped = false, seccomp = false;
   std::string why_no_namespace;
@@ -99,25 +104,54 @@ void nothing(int) {}
   _exit(125);
 }
 
-// Keeps 0, 1 and 2 away from the program's pipes, so that its end is seen when it ends.
-void let_go_of_stdio() {
+// Keeps 0, 1 and (unless `keep_stderr`) 2 away from the program's pipes, so that its end is
+// seen when it ends.
+void let_go_of_stdio(bool keep_stderr) {
   const int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
   if (null < 0) return;
-  for (int fd = 0; fd < 3; ++fd) ::dup2(null, fd);
+  for (int fd = 0; fd < (keep_stderr ? 2 : 3); ++fd) ::dup2(null, fd);
   ::close(null);
 }
 
 // Waits for `child`, passing the signals on; ends like it (or like the status it reported on
-// `status_fd`, the program's own, when it sent one).
-[[noreturn]] void watch(pid_t child, int status_fd, bool is_init) {
+// `status_fd`, the program's own, when it sent one). Meanwhile each connection to one of the
+// gate's listeners (the outer process only) is served by a child of its own.
+[[noreturn]] void watch(pid_t child, int status_fd, bool is_init, const GateListeners& gate = {},
+                        const IsolationPlan& plan = {}) {
   sigset_t set;
   block(set);
   if (is_init) // pid 1 takes a signal only when it has a handler
     for (int s : passed_on) ::signal(s, nothing);
+  const int signals = ::signalfd(-1, &set, SFD_CLOEXEC);
+  if (signals < 0) refuse("signalfd", errno);
+  std::vector<pollfd> fds{{signals, POLLIN, 0}};
+  std::vector<int> ports; // of each listener after the first pollfd: 0 is the proxy
+  if (gate.proxy >= 0) {
+    fds.push_back({gate.proxy, POLLIN, 0});
+    ports.push_back(0);
+    for (std::size_t i = 0; i < gate.forward_fds.size(); ++i) {
+      fds.push_back({gate.forward_fds[i], POLLIN, 0});
+      ports.push_back(plan.forward_ports.at(i));
+    }
+  }
   for (;;) {
-    siginfo_t info{};
-    const int sig = ::sigwaitinfo(&set, &info);
-    if (sig < 0) continue;
+    if (::poll(fds.data(), fds.size(), -1) < 0) continue;
+    for (std::size_t i = 1; i < fds.size(); ++i) {
+      if (!(fds[i].revents & POLLIN)) continue;
+      const int client = ::accept4(fds[i].fd, nullptr, nullptr, SOCK_CLOEXEC);
+      if (client < 0) continue;
+      const pid_t server = ::fork();
+      if (server == 0) {
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+        unblock_all();
+        serve_connection(client, ports[i - 1], plan.allow, plan.forward_ports);
+      }
+      ::close(client);
+    }
+    if (!(fds[0].revents & POLLIN)) continue;
+    signalfd_siginfo info{};
+    if (::read(signals, &info, sizeof info) != ssize_t(sizeof info)) continue;
+    const int sig = static_cast<int>(info.ssi_signo);
     if (sig != SIGCHLD) {
       ::kill(child, sig);
       continue;
@@ -183,12 +217,21 @@ void drop_capabilities(Layers& layers) {
   if (filter != 0 && filter != EINVAL) refuse("the syscall filter (seccomp)", filter);
   layers.seccomp = filter == 0;
   if (probe) {
-    std::printf("pid_namespace=%s user_namespace=%s private_proc=%s landlock=%d capabilities=%s seccomp=%s why=%s\n",
+    std::printf("pid_namespace=%s user_namespace=%s private_proc=%s network=%s landlock=%d capabilities=%s seccomp=%s "
+                "why=%s\n",
                 layers.pid_namespace ? "yes" : "no", layers.user_namespace ? "yes" : "no",
-                layers.private_proc ? "yes" : "no", layers.landlock, layers.capabilities_dropped ? "none" : "kept",
+                layers.private_proc ? "yes" : "no", layers.network ? "yes" : "no", layers.landlock,
+                layers.capabilities_dropped ? "none" : "kept",
                 layers.seccomp ? "yes" : "no", layers.why_no_namespace.empty() ? "-" : layers.why_no_namespace.c_str());
     std::fflush(stdout);
     _exit(0);
+  }
+  if (layers.network) { // the way out, for every client that honours these (Node's fetch: the last)
+    const std::string proxy = "http://127.0.0.1:" + std::to_string(egress_proxy_port);
+    for (const char* name : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"})
+      ::setenv(name, proxy.c_str(), 1);
+    for (const char* name : {"NO_PROXY", "no_proxy"}) ::unsetenv(name);
+    ::setenv("NODE_USE_ENV_PROXY", "1", 1);
   }
   args.push_back(nullptr);
   ::execve(program.c_str(), args.data(), environ);
@@ -243,16 +286,22 @@ int confined_start_main(int argc, char** argv) {
   if (::fcntl(3, F_GETFD) != -1) {
     plan = decode_plan(read_all(3));
     ::close(3);
-  } else if (probe && landlock_abi_version() > 0) {
-    plan.mechanism = IsolationPlan::Mechanism::landlock;
-    plan.landlock_abi = landlock_abi_version();
-    plan.full.push_back("/");
+  } else if (probe) {
+    plan.network = true;
+    if (landlock_abi_version() > 0) {
+      plan.mechanism = IsolationPlan::Mechanism::landlock;
+      plan.landlock_abi = landlock_abi_version();
+      plan.full.push_back("/");
+    }
   }
   Layers layers;
   if (!enter_namespaces(layers)) {
     if (!probe)
       std::fprintf(stderr, "warning W-ISO-002: the program runs without a pid namespace of its own (%s): what it "
                            "leaves behind outlives it, and it can see other processes\n", layers.why_no_namespace.c_str());
+    if (!probe && plan.network)
+      std::fprintf(stderr, "warning W-ISO-003: the program's network is not its own (no namespaces here): it reaches "
+                           "every host, whatever capabilities.network.allow says\n");
     seal_and_run(plan, layers, program, args, probe);
   }
 
@@ -260,28 +309,62 @@ int confined_start_main(int argc, char** argv) {
   if (::pipe2(status_pipe, O_CLOEXEC) != 0) refuse("pipe2", errno);
   sigset_t set;
   block(set); // before either fork: no signal is lost between them
+  int gate_pair[2]; // the init hands the gate's listeners over it
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, gate_pair) != 0) refuse("socketpair", errno);
   const pid_t init = ::fork();
   if (init < 0) refuse("fork", errno);
   if (init > 0) {
     ::close(status_pipe[1]);
-    let_go_of_stdio();
-    watch(init, status_pipe[0], false);
+    ::close(gate_pair[1]);
+    GateListeners gate;
+    if (plan.network) {
+      const auto fds = receive_fds(gate_pair[0], 1 + plan.forward_ports.size());
+      if (!fds.empty()) {
+        gate.proxy = fds[0];
+        gate.forward_fds.assign(fds.begin() + 1, fds.end());
+      }
+    }
+    ::close(gate_pair[0]);
+    let_go_of_stdio(gate.proxy >= 0); // the gate's refusals are said on the program's stderr
+    watch(init, status_pipe[0], false, gate, plan);
   }
   // The namespace's first process.
   ::close(status_pipe[0]);
+  ::close(gate_pair[0]);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) refuse("making mounts private", errno);
   if (::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0) layers.private_proc = true;
   else if (!probe)
     std::fprintf(stderr, "warning W-ISO-002: the program's /proc could not be its own (%s): it can see other "
                          "processes\n", std::strerror(errno));
+  // Its own network, left only through the gate: its listeners go to the outer process, which
+  // stayed in the machine's network.
+  if (plan.network) {
+    GateListeners gate;
+    std::string why;
+    if (::unshare(CLONE_NEWNET) != 0) {
+      layers.why_no_network = std::string("unshare(CLONE_NEWNET): ") + std::strerror(errno);
+    } else if (!open_gate(plan.forward_ports, gate, why)) {
+      refuse("the program's network gate: " + why, errno);
+    } else {
+      std::vector<int> fds{gate.proxy};
+      fds.insert(fds.end(), gate.forward_fds.begin(), gate.forward_fds.end());
+      if (!send_fds(gate_pair[1], fds)) refuse("handing the gate over", errno);
+      for (int fd : fds) ::close(fd);
+      layers.network = true;
+    }
+  }
+  ::close(gate_pair[1]);
+  if (plan.network && !layers.network && !probe)
+    std::fprintf(stderr, "warning W-ISO-003: the program's network is not its own (%s): it reaches every host, "
+                         "whatever capabilities.network.allow says\n", layers.why_no_network.c_str());
   const pid_t child = ::fork();
   if (child < 0) refuse("fork", errno);
   if (child == 0) {
     ::close(status_pipe[1]);
     seal_and_run(plan, layers, program, args, probe);
   }
-  let_go_of_stdio();
+  let_go_of_stdio(false);
   watch(child, status_pipe[1], true);
 }
 

@@ -190,6 +190,9 @@ std::string encode_plan(const IsolationPlan& plan) {
   for (const auto& p : plan.read_exec) put(out, "read_exec", p);
   if (plan.open_files) put(out, "open_files", std::to_string(*plan.open_files));
   if (plan.address_space_mib) put(out, "address_space_mib", std::to_string(*plan.address_space_mib));
+  if (plan.network) put(out, "network", "sealed");
+  for (const auto& a : plan.allow) put(out, "allow", a);
+  for (int p : plan.forward_ports) put(out, "forward", std::to_string(p));
   return out;
 }
 
@@ -211,6 +214,9 @@ IsolationPlan decode_plan(const std::string& text) {
     else if (key == "read_exec") plan.read_exec.push_back(value);
     else if (key == "open_files") plan.open_files = std::atoll(value.c_str());
     else if (key == "address_space_mib") plan.address_space_mib = std::atoll(value.c_str());
+    else if (key == "network") plan.network = value == "sealed";
+    else if (key == "allow") plan.allow.push_back(value);
+    else if (key == "forward") plan.forward_ports.push_back(std::atoi(value.c_str()));
   }
   return plan;
 }

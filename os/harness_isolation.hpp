@@ -52,6 +52,11 @@ struct IsolationPlan {
   bool own_dir_limited = false;      // own_dir holds a hidden root: only its other entries are usable
   // Per process of the program (RLIMIT_NOFILE; RLIMIT_AS where no memory group holds the member).
   std::optional<std::int64_t> open_files, address_space_mib;
+  // Its network: its own namespace, left only through the member's egress proxy
+  // (os/egress_gate.hpp) as `allow` grants, and these ports of 127.0.0.1 forwarded.
+  bool network = false;
+  std::vector<std::string> allow;
+  std::vector<int> forward_ports;
 };
 
 // The kernel's Landlock ABI version, 0 when it has none (or it is disabled at boot).

@@ -71,6 +71,7 @@ IsolationProbe read_probe_line(const std::string& line) {
   p.pid_namespace = kv["pid_namespace"] == "yes";
   p.user_namespace = kv["user_namespace"] == "yes";
   p.private_proc = kv["private_proc"] == "yes";
+  p.network = kv["network"] == "yes";
   p.landlock = std::atoi(kv["landlock"].c_str());
   p.capabilities_dropped = kv["capabilities"] == "none";
   p.seccomp = kv["seccomp"] == "yes";

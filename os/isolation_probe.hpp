@@ -19,6 +19,7 @@ struct IsolationProbe {
   bool pid_namespace = false;  // a pid and mount namespace of the program's own
   bool user_namespace = false; // entered through a user namespace (mur is not root)
   bool private_proc = false;   // a /proc of that namespace only
+  bool network = false;        // a network namespace of its own, left only through the egress proxy
   int landlock = 0;            // the Landlock ABI joined (0: none)
   bool capabilities_dropped = false;
   bool seccomp = false;

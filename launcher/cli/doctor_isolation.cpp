@@ -58,8 +58,10 @@ std::vector<Layer> layers(const IsolationProbe& p) {
            (p.resource_groups_why.empty() ? std::string() : "; not held: " + p.resource_groups_why)
        : "no control groups can be made here (" + p.resource_groups_why +
            "): of capabilities.limits, only open_files, and memory_mib per program (RLIMIT_AS), hold"},
-    {"network", false,
-     "network: not confined yet (capabilities.network.allow binds a member's calls, not its programs' own connections)"},
+    {"network", p.network,
+     p.network ? std::string("a network of their own: they reach hosts only through the member's egress proxy, as "
+                             "capabilities.network.allow grants (HTTP_PROXY, HTTPS_PROXY; CONNECT for TLS)")
+               : std::string("no network namespace: their connections are not confined (W-ISO-003)")},
   };
 }
 

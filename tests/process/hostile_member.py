@@ -8,8 +8,9 @@ Usage: hostile_member.py program   -- an agent program (transport: process): rea
 
 A task holding `fork-bomb` forks 10,000 times instead, one holding `eat-memory` takes 4 GiB (the
 server does that for the task `eat-memory` alone).
-Otherwise the task names what to reach for: `pids: P Q … home: DIR marker: M`, the launcher's and the
-member's real pids, $MURMUR_HOME and a word for the processes it leaves behind. Each attempt
+Otherwise the task names what to reach for: `pids: P Q … home: DIR marker: M [door: PORT]`, the
+launcher's and the member's real pids, $MURMUR_HOME, a word for the processes it leaves behind
+and the member's door port (on the machine's loopback). Each attempt
 prints one line `<attempt>: refused (<why>)` or `<attempt>: REACHED (<what>)`; the tests look
 for REACHED. It also prints escape sequences, which must never reach a terminal raw.
 """
@@ -17,9 +18,11 @@ import ctypes
 import errno
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 
 libc = ctypes.CDLL(None, use_errno=True)
@@ -40,9 +43,25 @@ def syscall_result(name, result):
     return "%s returned %d" % (name, result)
 
 
+def connected(host, port):
+    socket.create_connection((host, port), timeout=3).close()
+    return "connected to %s:%d" % (host, port)
+
+
+def proxied(name, url):
+    try:
+        urllib.request.urlopen(url, timeout=5)
+        return "%s: REACHED" % name
+    except urllib.error.HTTPError as e:
+        return "%s: refused (%d %s)" % (name, e.code, json.loads(e.read())["error"]["code"])
+    except OSError as e:
+        return "%s: unreachable (%s)" % (name, e)
+
+
 def attempts(task, who):
     words = task.split()
     pids = words[words.index("pids:") + 1:words.index("home:")]
+    door = words[words.index("door:") + 1] if "door:" in words else ""
     home = words[words.index("home:") + 1]
     marker = words[words.index("marker:") + 1]
     out = []
@@ -59,6 +78,12 @@ def attempts(task, who):
     out.append(attempt("new user namespace", lambda: syscall_result("unshare", libc.unshare(0x10000000))))
     out.append(attempt("keyctl", lambda: syscall_result("keyctl", libc.syscall(250, 0, 0, 0, 0, 0))))
     out.append(attempt("bpf", lambda: syscall_result("bpf", libc.syscall(321, 0, 0, 0))))
+    if door:  # the member's own door, on the machine's loopback: neither directly nor through the proxy
+        out.append(attempt("connect to the door directly", lambda: connected("127.0.0.1", int(door))))
+        out.append(proxied("the door through the proxy", "http://127.0.0.1:%s/" % door))
+    out.append(proxied("example.org through the proxy", "http://example.org/"))
+    out.append(proxied("a member's virtual address", "http://coder.formation.invalid/"))
+    out.append(attempt("connect to 1.1.1.1 directly", lambda: connected("1.1.1.1", 80)))
     status = open("/proc/self/status").read()
     out.append("capabilities: " + status.split("CapEff:")[1].split()[0])
     cache = os.path.join(os.path.expanduser("~"), ".cache", "hostile")

@@ -14,6 +14,10 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include <csignal>
 #include <unistd.h>
 
@@ -91,8 +95,11 @@ TEST_CASE("a hostile program and tool server are refused each way out of their s
     CHECK(environ.find("MURMUR_HOME=" + h.f.home.path) != std::string::npos);
   }
   const std::string launcher = std::to_string(run.pid()), member = std::to_string(s.pids.back());
+  const std::string entry_url = s.entry["url"].get<std::string>();
+  const std::string door = entry_url.substr(entry_url.rfind(':') + 1);
   Ran sent = run_command({MUR_BINARY, "send", s.id(),
-                          "pids: " + launcher + " " + member + " home: " + h.f.home.path + " marker: " + marker},
+                          "pids: " + launcher + " " + member + " home: " + h.f.home.path + " marker: " + marker +
+                            " door: " + door},
                          h.f.env);
   INFO(sent.out << sent.err << "\nlauncher: " << run.err() << "\nisolation: " << h.isolation.dump(1));
   REQUIRE(sent.exit_code == 0);
@@ -122,6 +129,16 @@ TEST_CASE("a hostile program and tool server are refused each way out of their s
         CHECK(report.find(std::string(call) + ": refused (EPERM)") != std::string::npos);
   }
   if (h.claims("capabilities")) CHECK(report.find("capabilities: 0000000000000000") != std::string::npos);
+  if (h.claims("network")) {
+    // Its own network: nothing but the proxy, which grants nothing (no capabilities.network.allow).
+    CHECK(report.find("connect to the door directly: refused") != std::string::npos);
+    CHECK(report.find("connect to 1.1.1.1 directly: refused") != std::string::npos);
+    CHECK(report.find("the door through the proxy: refused (403 E-NET-001)") != std::string::npos);
+    CHECK(report.find("example.org through the proxy: refused (403 E-NET-001)") != std::string::npos);
+    CHECK(report.find("a member's virtual address: refused (403 E-NET-001)") != std::string::npos);
+  } else {
+    WARN("doctor claims no network namespace here: programs' connections are not asserted confined");
+  }
   CHECK(report.find("capabilities: 000001ff") == std::string::npos);
   // A private HOME in mur's folder of the project (the entry's directory), where ~/.cache works.
   const std::string home = h.f.project.path + "/.murmur/home";
@@ -254,4 +271,59 @@ TEST_CASE("as an ordinary user a program is sealed in a user namespace, and limi
   CHECK(said.find("E-HAR-002: the agent program exited with status 1") != std::string::npos);
   CHECK(said.find("MemoryError") != std::string::npos);
   CHECK(said.find("REACHED") == std::string::npos);
+}
+
+TEST_CASE("a program reaches what capabilities.network.allow grants through its member's proxy, and nothing else",
+          "[process][isolation]") {
+  HostileFormation h; // for doctor's view of this machine
+  if (!h.claims("network")) {
+    WARN("doctor claims no network namespace here: nothing to assert");
+    return;
+  }
+  // A server on the machine's loopback that answers each connection once.
+  const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::bind(listener, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+  REQUIRE(::listen(listener, 8) == 0);
+  socklen_t len = sizeof a;
+  ::getsockname(listener, reinterpret_cast<sockaddr*>(&a), &len);
+  const std::string port = std::to_string(ntohs(a.sin_port));
+  std::thread server([listener] {
+    for (int i = 0; i < 2; ++i) {
+      const int c = ::accept(listener, nullptr, nullptr);
+      if (c < 0) return;
+      char buf[4096];
+      (void)!::read(c, buf, sizeof buf);
+      const std::string reply = "HTTP/1.0 200 OK\r\nContent-Length: 5\r\n\r\nhello";
+      (void)!::write(c, reply.data(), reply.size());
+      ::close(c);
+    }
+  });
+  CapsuleFolder c("name: net\nversion: 1.0.0\ninference:\n  transport: process\n  command: [python3, fetch.py]\n"
+                  "capabilities: {network: {allow: ['localhost:" + port + "']}}\n");
+  std::ofstream(c.folder.path + "/fetch.py")
+    << "import json, socket, sys, urllib.error, urllib.request\n"
+       "turn = json.loads(sys.stdin.readline())\n"
+       "def get(url):\n"
+       "    try:\n"
+       "        return urllib.request.urlopen(url, timeout=5).read().decode()\n"
+       "    except urllib.error.HTTPError as e:\n"
+       "        return '%d %s' % (e.code, json.loads(e.read())['error']['message'])\n"
+       "def direct():\n"
+       "    try:\n"
+       "        socket.create_connection(('127.0.0.1', " + port + "), timeout=3); return 'REACHED'\n"
+       "    except OSError as e:\n"
+       "        return 'refused'\n"
+       "print(get('http://127.0.0.1:" + port + "/') + ' | ' + get('http://localhost:" + port + "/x') + ' | ' + "
+       "get('http://example.org/') + ' | direct ' + direct())\n";
+  Ran r = run_command(c.run_argv({"--task", "fetch"}), c.env);
+  ::shutdown(listener, SHUT_RDWR);
+  ::close(listener);
+  server.join();
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("hello | hello | 403 example.org:80 is refused: not in capabilities.network.allow") != std::string::npos);
+  CHECK(r.out.find("direct refused") != std::string::npos);
 }

@@ -2,6 +2,8 @@
 #include "messages/vocabulary/failure.hpp"
 #include "os/harness_isolation.hpp"
 #include "os/isolation_probe.hpp"
+#include "messages/credentials/egress_grant.hpp"
+#include "os/egress_gate.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -241,4 +243,62 @@ TEST_CASE("doctor's probe line is read as written", "[isolation]") {
   CHECK_FALSE(q.pid_namespace);
   CHECK(q.why == "unshare: Operation not permitted");
   CHECK_FALSE(q.capabilities_dropped);
+}
+
+TEST_CASE("a program's egress is granted as capabilities.network.allow names it", "[isolation]") {
+  using mur::judge_egress;
+  const std::vector<std::string> allow{"localhost:8080", "api.example.com", "http://plain.example.org",
+                                       "https://secure.example.org:8443", "[::1]:9000"};
+  CHECK(judge_egress(allow, "127.0.0.1", 8080, false).granted);
+  CHECK(judge_egress(allow, "LOCALHOST.", 8080, true).granted);
+  CHECK(judge_egress(allow, "127.0.0.2", 8080, false).granted); // every loopback address
+  CHECK_FALSE(judge_egress(allow, "127.0.0.1", 8081, false).granted);
+  CHECK(judge_egress(allow, "API.example.com", 443, true).granted); // a bare host: any port, either way
+  CHECK(judge_egress(allow, "api.example.com", 5432, false).granted);
+  CHECK_FALSE(judge_egress(allow, "evil.api.example.com", 443, true).granted);
+  CHECK(judge_egress(allow, "plain.example.org", 80, false).granted);
+  CHECK_FALSE(judge_egress(allow, "plain.example.org", 80, true).granted);  // http:// is not a tunnel
+  CHECK_FALSE(judge_egress(allow, "plain.example.org", 8080, false).granted); // nor another port
+  CHECK(judge_egress(allow, "secure.example.org", 8443, true).granted);
+  CHECK_FALSE(judge_egress(allow, "secure.example.org", 8443, false).granted);
+  CHECK_FALSE(judge_egress(allow, "secure.example.org", 443, true).granted);
+  CHECK(judge_egress(allow, "::1", 9000, false).granted);
+  CHECK(judge_egress(allow, "[::1]", 9000, true).granted);
+  const auto refused = judge_egress(allow, "example.net", 443, true);
+  CHECK_FALSE(refused.granted);
+  CHECK(refused.why == "not in capabilities.network.allow");
+  CHECK_FALSE(refused.virtual_address);
+  // A member's virtual address, whatever the list says.
+  for (const char* host : {"coder.formation.invalid", "Coder.Formation.Invalid."}) {
+    const auto v = judge_egress({"coder.formation.invalid", host, "localhost"}, host, 80, false);
+    CHECK_FALSE(v.granted);
+    CHECK(v.virtual_address);
+  }
+  CHECK_FALSE(judge_egress({}, "localhost", 80, false).granted);
+}
+
+TEST_CASE("a proxy request head is read, and the head sent on is origin-form, one request a connection", "[isolation]") {
+  const auto get = mur::read_proxy_request("GET http://Example.org:8080/a/b?c=1 HTTP/1.1\r\nHost: example.org:8080\r\n"
+                                           "Proxy-Authorization: Basic eA==\r\nConnection: keep-alive\r\n"
+                                           "Keep-Alive: timeout=5\r\nAccept: */*\r\n");
+  CHECK(get.problem.empty());
+  CHECK_FALSE(get.tls);
+  CHECK(get.host == "Example.org");
+  CHECK(get.port == 8080);
+  CHECK(get.head_out == "GET /a/b?c=1 HTTP/1.1\r\nHost: example.org:8080\r\nAccept: */*\r\nConnection: close\r\n\r\n");
+  const auto bare = mur::read_proxy_request("POST http://10.0.0.1 HTTP/1.0\r\n");
+  CHECK(bare.port == 80);
+  CHECK(bare.head_out.rfind("POST / HTTP/1.0\r\n", 0) == 0);
+  const auto connect = mur::read_proxy_request("CONNECT [::1]:8443 HTTP/1.1\r\nHost: x\r\n");
+  CHECK(connect.tls);
+  CHECK(connect.host == "::1");
+  CHECK(connect.port == 8443);
+  CHECK(connect.head_out.empty());
+  for (const char* bad : {"", "GET\r\n", "GET /relative HTTP/1.1\r\n", "GET https://x.example/ HTTP/1.1\r\n",
+                          "CONNECT x.example HTTP/1.1\r\n", "CONNECT x.example:99999 HTTP/1.1\r\n",
+                          "CONNECT :443 HTTP/1.1\r\n", "GET http://x.example:0/ HTTP/1.1\r\n",
+                          "GET http://x.example:80a/ HTTP/1.1\r\n"}) {
+    INFO(bad);
+    CHECK_FALSE(mur::read_proxy_request(bad).problem.empty());
+  }
 }
