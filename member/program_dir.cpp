@@ -42,6 +42,7 @@ ProgramDir program_dir_for(const std::string& workdir, const std::string& murmur
     out.trace_in_reach = true;
     make_dir(w / ".murmur", w);
     make_dir(w / ".murmur" / "home", w);
+    make_dir(w / ".murmur" / "home" / "tmp", w);
     out.home = (w / ".murmur" / "home").string();
     return out;
   }
@@ -49,6 +50,7 @@ ProgramDir program_dir_for(const std::string& workdir, const std::string& murmur
   make_dir(w, w);
   make_dir(work, w);
   make_dir(work / ".home", w);
+  make_dir(work / ".home" / "tmp", w);
   out.home = (work / ".home").string();
   out.dir = work.string();
   out.hidden.push_back(w.string());

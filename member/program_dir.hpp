@@ -14,7 +14,8 @@
 // Its private HOME (unless the capsule asks for the real one, capabilities.home: real) is made
 // beside it, 0700: `W/work/.home/` when W is mur's, else `W/.murmur/home/` (the entry's project:
 // in mur's own folder of it, not among the user's files). Either lies where the program may write,
-// so `~/.cache`, `~/.npm` and `~/.config` work on a first run.
+// so `~/.cache`, `~/.npm` and `~/.config` work on a first run; its `tmp/` is their TMPDIR (a
+// temporary directory no other member shares).
 // Rule: a member's trace lives where its agent program cannot write (docs/harness.md);
 // programs get a private HOME (docs/isolation.md §Files).
 #pragma once

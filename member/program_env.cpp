@@ -58,7 +58,10 @@ std::vector<std::string> program_env(const EnvList& declared, const std::string&
   for (const char* name : {"PATH", "HOME", "LANG", "LC_ALL", "TZ", "USER", "TMPDIR"})
     if (const char* v = std::getenv(name)) env.push_back(std::string(name) + "=" + v);
   if (std::getenv("PATH") == nullptr) env.push_back("PATH=/usr/local/bin:/usr/bin:/bin");
-  if (!home.empty()) set_env_entry(env, "HOME", home);
+  if (!home.empty()) {
+    set_env_entry(env, "HOME", home);
+    set_env_entry(env, "TMPDIR", home + "/tmp");
+  }
   for (const auto& [name, value] : declared) set_env_entry(env, name, value);
   return env;
 }
@@ -89,7 +92,10 @@ IsolationPlan program_isolation(const Manifest& m, const std::string& workdir, c
     const std::string proj = std::filesystem::weakly_canonical(*project).string();
     if (own != proj && own.rfind(proj + "/", 0) != 0) hidden.push_back(proj + "/.murmur");
   }
-  IsolationPlan plan = isolation_for(pd.dir, capsule_folder(m), hidden);
+  std::vector<std::string> writable; // the user's HOME, when the capsule asks for it
+  if (m.real_home)
+    if (auto home = env("HOME"); home && !home->empty()) writable.push_back(*home);
+  IsolationPlan plan = isolation_for(pd.dir, capsule_folder(m), hidden, writable);
   plan.network = true; // its own network, left only through the egress proxy (os/egress_gate.hpp)
   plan.allow = m.network_allow;
   return plan;

@@ -40,8 +40,8 @@ EnvList read_declared_env(const EnvList& declared, const EnvRead& env, SecretRed
 std::string fill_env_refs(const std::string& text, const EnvRead& env, SecretRedaction& secrets,
                           const std::string& warning, const std::string& key_path, const std::string& whom);
 
-// The whole environment of the program: the minimal one (with HOME=`home` unless it is ""),
-// then `declared`.
+// The whole environment of the program: the minimal one (with HOME=`home` and TMPDIR=`home`/tmp
+// unless `home` is ""), then `declared`.
 std::vector<std::string> program_env(const EnvList& declared, const std::string& home);
 
 // command[1..] with every argument that names a regular file of the capsule folder made absolute.

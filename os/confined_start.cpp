@@ -12,6 +12,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -38,7 +39,7 @@ constexpr unsigned long secbit_no_setuid_fixup = 1ul << 2, secbit_no_setuid_fixu
 constexpr unsigned long secbit_keep_caps_locked = 1ul << 5;
 constexpr unsigned long secbit_no_cap_ambient_raise = 1ul << 6, secbit_no_cap_ambient_raise_locked = 1ul << 7;
 
-const int passed_on[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+const int passed_on[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCONT};
 
 struct Layers {
   bool pid_namespace = false, user_namespace = false, private_proc = false, network = false;
@@ -97,6 +98,9 @@ void nothing(int) {}
   if (WIFEXITED(status)) _exit(WEXITSTATUS(status));
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
+    const rlimit none{0, 0}; // a crash mirrored here leaves no core (it would hold the program's environment)
+    ::setrlimit(RLIMIT_CORE, &none);
+    ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     unblock_all();
     ::signal(sig, SIG_DFL);
     ::kill(::getpid(), sig);
@@ -115,8 +119,10 @@ void let_go_of_stdio(bool keep_stderr) {
 
 // Waits for `child`, passing the signals on; ends like it (or like the status it reported on
 // `status_fd`, the program's own, when it sent one). Meanwhile each connection to one of the
-// gate's listeners (the outer process only) is served by a child of its own.
-[[noreturn]] void watch(pid_t child, int status_fd, bool is_init, const GateListeners& gate = {},
+// gate's listeners (the outer process only) is served by a child of its own. Whoever started
+// this process ending (`parent`, a pidfd; the init's is the status pipe's other end) ends it
+// and so everything below it.
+[[noreturn]] void watch(pid_t child, int status_fd, bool is_init, int parent, const GateListeners& gate = {},
                         const IsolationPlan& plan = {}) {
   sigset_t set;
   block(set);
@@ -124,8 +130,8 @@ void let_go_of_stdio(bool keep_stderr) {
     for (int s : passed_on) ::signal(s, nothing);
   const int signals = ::signalfd(-1, &set, SFD_CLOEXEC);
   if (signals < 0) refuse("signalfd", errno);
-  std::vector<pollfd> fds{{signals, POLLIN, 0}};
-  std::vector<int> ports; // of each listener after the first pollfd: 0 is the proxy
+  std::vector<pollfd> fds{{signals, POLLIN, 0}, {parent, static_cast<short>(is_init ? 0 : POLLIN), 0}};
+  std::vector<int> ports; // of each listener after the first two pollfds: 0 is the proxy
   if (gate.proxy >= 0) {
     fds.push_back({gate.proxy, POLLIN, 0});
     ports.push_back(0);
@@ -136,7 +142,11 @@ void let_go_of_stdio(bool keep_stderr) {
   }
   for (;;) {
     if (::poll(fds.data(), fds.size(), -1) < 0) continue;
-    for (std::size_t i = 1; i < fds.size(); ++i) {
+    if (fds[1].revents & (POLLIN | POLLERR | POLLHUP)) { // the member (or the outer process) is gone
+      ::kill(child, SIGKILL);
+      _exit(137);
+    }
+    for (std::size_t i = 2; i < fds.size(); ++i) {
       if (!(fds[i].revents & POLLIN)) continue;
       const int client = ::accept4(fds[i].fd, nullptr, nullptr, SOCK_CLOEXEC);
       if (client < 0) continue;
@@ -144,7 +154,7 @@ void let_go_of_stdio(bool keep_stderr) {
       if (server == 0) {
         ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
         unblock_all();
-        serve_connection(client, ports[i - 1], plan.allow, plan.forward_ports);
+        serve_connection(client, ports[i - 2], plan.allow, plan.forward_ports);
       }
       ::close(client);
     }
@@ -198,6 +208,15 @@ void drop_capabilities(Layers& layers) {
 [[noreturn]] void seal_and_run(const IsolationPlan& plan, Layers layers, const std::string& program,
                                std::vector<char*>& args, bool probe) {
   unblock_all();
+  // No controlling terminal: it can neither type into the operator's shell (TIOCSTI) nor read
+  // what the operator types, and the terminal's signals reach only mur-confine's outer process.
+  if (::setsid() < 0) {
+    const int tty = ::open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (tty >= 0) {
+      ::ioctl(tty, TIOCNOTTY);
+      ::close(tty);
+    }
+  }
   try {
     restrict_to_plan(plan);
   } catch (const Failure& f) {
@@ -213,8 +232,10 @@ void drop_capabilities(Layers& layers) {
   if (plan.open_files) bound(RLIMIT_NOFILE, *plan.open_files, "setrlimit(RLIMIT_NOFILE)");
   if (plan.address_space_mib) bound(RLIMIT_AS, *plan.address_space_mib * 1024 * 1024, "setrlimit(RLIMIT_AS)");
   drop_capabilities(layers);
-  const int filter = install_syscall_filter();
-  if (filter != 0 && filter != EINVAL) refuse("the syscall filter (seccomp)", filter);
+  // A kernel without seccomp filters says so to PR_GET_SECCOMP; any other failure is refused.
+  const bool has_seccomp = ::prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
+  const int filter = has_seccomp ? install_syscall_filter() : EINVAL;
+  if (has_seccomp && filter != 0) refuse("the syscall filter (seccomp)", filter);
   layers.seccomp = filter == 0;
   if (probe) {
     std::printf("pid_namespace=%s user_namespace=%s private_proc=%s network=%s landlock=%d capabilities=%s seccomp=%s "
@@ -283,10 +304,21 @@ int confined_start_main(int argc, char** argv) {
     return 2;
   }
   IsolationPlan plan;
-  if (::fcntl(3, F_GETFD) != -1) {
-    plan = decode_plan(read_all(3));
-    ::close(3);
-  } else if (probe) {
+  const bool has_plan = ::fcntl(3, F_GETFD) != -1;
+  if (has_plan) {
+    const std::string text = read_all(3);
+    if (text.rfind(std::string("mechanism\0", 10), 0) != 0) refuse("the plan on descriptor 3 is not one", EINVAL);
+    plan = decode_plan(text);
+  } else if (!probe) {
+    refuse("no plan on descriptor 3 (mur-confine is started by mur)", EINVAL);
+  }
+  ::close_range(3, ~0U, 0); // only 0, 1 and 2 go on
+  // The member that started this: when it ends (killed, say, by its memory limit), so does all this.
+  const pid_t parent = ::getppid();
+  const int parent_fd = static_cast<int>(::syscall(SYS_pidfd_open, parent, 0));
+  if (parent_fd < 0 || ::getppid() != parent) refuse("watching the member that started it", errno);
+  ::fcntl(parent_fd, F_SETFD, FD_CLOEXEC);
+  if (probe && !has_plan) {
     plan.network = true;
     if (landlock_abi_version() > 0) {
       plan.mechanism = IsolationPlan::Mechanism::landlock;
@@ -326,12 +358,14 @@ int confined_start_main(int argc, char** argv) {
     }
     ::close(gate_pair[0]);
     let_go_of_stdio(gate.proxy >= 0); // the gate's refusals are said on the program's stderr
-    watch(init, status_pipe[0], false, gate, plan);
+    watch(init, status_pipe[0], false, parent_fd, gate, plan);
   }
   // The namespace's first process.
   ::close(status_pipe[0]);
   ::close(gate_pair[0]);
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0); // and, if the outer process ended before this, the watch sees it
+  ::close(parent_fd);
+  ::setsid(); // out of the terminal's process group: its signals reach the outer process alone, once
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) refuse("making mounts private", errno);
   if (::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0) layers.private_proc = true;
   else if (!probe)
@@ -365,7 +399,7 @@ int confined_start_main(int argc, char** argv) {
     seal_and_run(plan, layers, program, args, probe);
   }
   let_go_of_stdio(false);
-  watch(child, status_pipe[1], true);
+  watch(child, status_pipe[1], true, status_pipe[1]);
 }
 
 } // namespace mur

@@ -120,6 +120,7 @@ UniqueFd build_ruleset(const IsolationPlan& plan) {
   };
   for (const auto& p : plan.full) add(p, handled_fs(abi), false);
   for (const auto& p : plan.read_exec) add(p, fs_read_file | fs_read_dir | fs_execute, true);
+  for (const auto& p : plan.readable) add(p, fs_read_file | fs_read_dir | fs_execute, false);
   return ruleset;
 }
 
@@ -136,7 +137,7 @@ IsolationPlan isolation_for(const std::string& own_dir, const std::string& capsu
 }
 
 IsolationPlan isolation_for(const std::string& own_dir, const std::string& capsule_dir,
-                            const std::vector<std::string>& hidden_roots) {
+                            const std::vector<std::string>& hidden_roots, const std::vector<std::string>& also_writable) {
   IsolationPlan plan;
   const int abi = landlock_abi_version();
   if (abi <= 0) {
@@ -153,14 +154,27 @@ IsolationPlan isolation_for(const std::string& own_dir, const std::string& capsu
   }
   const fs::path own = resolved_path(own_dir);
   const fs::path capsule = resolved_path(capsule_dir);
-  if (hidden.empty()) plan.full.push_back("/");
-  else everything_but(fs::path("/"), hidden, plan.full);
+  if (hidden.empty()) plan.readable.push_back("/");
+  else everything_but(fs::path("/"), hidden, plan.readable);
   // A rule on a directory that holds a hidden root would open all of it again.
   auto holds_hidden = [&](const fs::path& p) {
     return std::any_of(hidden.begin(), hidden.end(), [&](const fs::path& h) { return path_within(p, h); });
   };
   if (holds_hidden(own)) plan.own_dir_limited = true;
   else plan.full.push_back(own.string());
+  // Where any program may write besides: the temporary directories, the caller's, a few devices.
+  std::vector<std::string> writable{"/tmp", "/var/tmp", "/dev/shm", "/dev/null", "/dev/zero",
+                                    "/dev/full", "/dev/random", "/dev/urandom"};
+  if (const char* tmp = std::getenv("TMPDIR"); tmp != nullptr && *tmp == '/') writable.emplace_back(tmp);
+  writable.insert(writable.end(), also_writable.begin(), also_writable.end());
+  for (const auto& w : writable) {
+    std::error_code ec;
+    if (!fs::exists(w, ec)) continue;
+    const fs::path p = resolved_path(w);
+    if (std::any_of(hidden.begin(), hidden.end(), [&](const fs::path& h) { return path_within(h, p); })) continue;
+    if (holds_hidden(p)) everything_but(p, hidden, plan.full);
+    else plan.full.push_back(p.string());
+  }
   if (!holds_hidden(capsule)) plan.read_exec.push_back(capsule.string());
   return plan;
 }
@@ -188,6 +202,7 @@ std::string encode_plan(const IsolationPlan& plan) {
   for (const auto& p : plan.hidden_roots) put(out, "hidden", p);
   for (const auto& p : plan.full) put(out, "full", p);
   for (const auto& p : plan.read_exec) put(out, "read_exec", p);
+  for (const auto& p : plan.readable) put(out, "readable", p);
   if (plan.open_files) put(out, "open_files", std::to_string(*plan.open_files));
   if (plan.address_space_mib) put(out, "address_space_mib", std::to_string(*plan.address_space_mib));
   if (plan.network) put(out, "network", "sealed");
@@ -212,6 +227,7 @@ IsolationPlan decode_plan(const std::string& text) {
     else if (key == "hidden") plan.hidden_roots.push_back(value);
     else if (key == "full") plan.full.push_back(value);
     else if (key == "read_exec") plan.read_exec.push_back(value);
+    else if (key == "readable") plan.readable.push_back(value);
     else if (key == "open_files") plan.open_files = std::atoll(value.c_str());
     else if (key == "address_space_mib") plan.address_space_mib = std::atoll(value.c_str());
     else if (key == "network") plan.network = value == "sealed";

@@ -1,11 +1,15 @@
 // harness_isolation.hpp — keeping a member's external program (`transport: process`) out of
 // every other member's directory, though all of them run as the same user.
 //
-// Invariant: a program started by spawn_isolated with a Landlock plan can read, write and
-// execute everything it could before EXCEPT what lies under its hidden roots ($MURMUR_HOME:
-// every formation's member directories, the global store; for a peer also <project>/.murmur:
-// the entry's session and the project store); under them it may use its own directory fully
-// and read and execute its capsule folder, nothing else. The
+// Invariant: a program started by spawn_isolated with a Landlock plan can read and execute
+// everything it could before EXCEPT what lies under its hidden roots ($MURMUR_HOME: every
+// formation's member directories, the global store; for a peer also <project>/.murmur: the
+// entry's session and the project store); under them it may read and execute its capsule
+// folder, nothing else. It may write, create and remove only in its own directory, the
+// temporary directories (/tmp, /var/tmp, /dev/shm, $TMPDIR), what the caller adds (the real
+// HOME a capsule asks for), and /dev/null, zero, full, random and urandom — so a program run as
+// root cannot change a file of the system (/etc, /proc/sys, /sys, a device) though it owns
+// them all. The
 // restriction is the kernel's (Landlock, Linux 5.13+), holds for root as for any user, cannot be
 // lifted by the program or its children, and follows no symlink or /proc magic link out of it
 // (Landlock checks the real file hierarchy). It also keeps the program from signalling, or
@@ -47,8 +51,9 @@ struct IsolationPlan {
   int landlock_abi = 0;              // the kernel's Landlock ABI version (0: none)
   std::string why;                   // mechanism none: why, for W-ISO-001
   std::vector<std::string> hidden_roots; // canonical
-  std::vector<std::string> full;     // may use everything beneath (own dir, everything outside hidden_root)
-  std::vector<std::string> read_exec; // may read and execute beneath (the capsule folder)
+  std::vector<std::string> full;     // may use everything beneath (own dir, the temporary directories, a few devices)
+  std::vector<std::string> read_exec; // may read and execute beneath (the capsule folder; must exist)
+  std::vector<std::string> readable;  // may read and execute beneath (everything else outside the hidden roots)
   bool own_dir_limited = false;      // own_dir holds a hidden root: only its other entries are usable
   // Per process of the program (RLIMIT_NOFILE; RLIMIT_AS where no memory group holds the member).
   std::optional<std::int64_t> open_files, address_space_mib;
@@ -70,7 +75,8 @@ int landlock_abi_version();
 // pass one there. Paths that do not exist are resolved as far as they do. Never throws for a
 // missing mechanism.
 IsolationPlan isolation_for(const std::string& own_dir, const std::string& capsule_dir,
-                            const std::vector<std::string>& hidden_roots);
+                            const std::vector<std::string>& hidden_roots,
+                            const std::vector<std::string>& also_writable = {});
 IsolationPlan isolation_for(const std::string& own_dir, const std::string& capsule_dir,
                             const std::string& hidden_root);
 

@@ -124,17 +124,18 @@ MemberCgroup enter_member_cgroup(const std::string& name, const ResourceBounds& 
   bool v1 = false, v2 = false;
   std::vector<std::string> made;
   auto fail = [&](const std::string& what) { g.why += (g.why.empty() ? "" : "; ") + what; };
-  auto group_in = [&](const Hierarchy& h) -> std::string {
+  auto group_in = [&](const Hierarchy& h, const std::string& controller) -> std::string {
     const std::string dir = h.dir + "/" + group_name;
+    if (h.v2) { // the one controller handed down, unless it is already (a v2 group with processes cannot)
+      std::ifstream enabled(h.dir + "/cgroup.subtree_control");
+      bool on = false;
+      for (std::string word; enabled >> word;) on = on || word == controller;
+      if (!on && !write_text(h.dir + "/cgroup.subtree_control", "+" + controller)) return "";
+    }
     for (const auto& m : made)
       if (m == dir) return dir;
     sweep_left_behind(h.dir);
     if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return "";
-    if (h.v2 && !write_text(h.dir + "/cgroup.subtree_control", "+memory +pids +cpu")) {
-      // A v2 group holding processes (this one) cannot hand controllers down.
-      ::rmdir(dir.c_str());
-      return "";
-    }
     made.push_back(dir);
     return dir;
   };
@@ -148,9 +149,10 @@ MemberCgroup enter_member_cgroup(const std::string& name, const ResourceBounds& 
       fail(limit + ": this machine offers no " + c.controller + " controller");
       continue;
     }
-    const std::string dir = group_in(h);
+    const std::string dir = group_in(h, c.controller);
     if (dir.empty()) {
-      fail(limit + ": cannot make a group under " + h.dir + " (" + std::strerror(errno) + ")");
+      const int err = errno;
+      fail(limit + ": cannot make a group under " + h.dir + " (" + std::strerror(err) + ")");
       continue;
     }
     bool ok = false;

@@ -6,6 +6,7 @@
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <sys/prctl.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 
 #include <cerrno>
@@ -50,6 +51,16 @@ const std::vector<Refused>& refused_list() {
     MUR_REFUSE(keyctl) MUR_REFUSE(add_key) MUR_REFUSE(request_key)
     MUR_REFUSE(settimeofday) MUR_REFUSE(clock_settime) MUR_REFUSE(clock_adjtime)
     MUR_REFUSE(userfaultfd) MUR_REFUSE(open_by_handle_at)
+    MUR_REFUSE(io_uring_setup) MUR_REFUSE(io_uring_enter) MUR_REFUSE(io_uring_register)
+#ifdef SYS_quotactl_fd
+    MUR_REFUSE(quotactl_fd)
+#endif
+#ifdef SYS_listmount
+    MUR_REFUSE(listmount) MUR_REFUSE(statmount)
+#endif
+#ifdef SYS_open_tree_attr
+    MUR_REFUSE(open_tree_attr)
+#endif
 #undef MUR_REFUSE
   };
   return list;
@@ -81,6 +92,13 @@ std::vector<sock_filter> program() {
   }
   p.push_back(jump(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone3, 0, 1));
   p.push_back(statement(BPF_RET | BPF_K, enosys));
+  // ioctl(fd, TIOCSTI or TIOCLINUX, …): typing into a terminal, or driving the console.
+  p.push_back(jump(BPF_JMP | BPF_JEQ | BPF_K, SYS_ioctl, 0, 5));
+  p.push_back(statement(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, args[1])));
+  p.push_back(jump(BPF_JMP | BPF_JEQ | BPF_K, TIOCSTI, 2, 0));
+  p.push_back(jump(BPF_JMP | BPF_JEQ | BPF_K, TIOCLINUX, 1, 0));
+  p.push_back(statement(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+  p.push_back(statement(BPF_RET | BPF_K, eperm));
   // clone(flags, …): flags is the first argument on both architectures; its low 32 bits hold
   // every CLONE_NEW* flag.
   p.push_back(jump(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 0, 3));
@@ -97,6 +115,7 @@ const std::vector<std::string>& refused_syscalls() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> out;
     for (const Refused& r : refused_list()) out.emplace_back(r.name);
+    out.emplace_back("ioctl TIOCSTI and TIOCLINUX");
     out.emplace_back("clone (with a CLONE_NEW* flag)");
     out.emplace_back("clone3 (ENOSYS)");
     return out;

@@ -8,7 +8,8 @@
 // pivot_root, fsopen…, setns, unshare, clone/clone3 asking for a new namespace), the kernel
 // itself (kexec, module loading, bpf, perf_event_open, iopl/ioperm, reboot, swap, syslog, acct,
 // quotactl), the keyrings (keyctl, add_key, request_key), the clock (settimeofday,
-// clock_settime, clock_adjtime), userfaultfd and open_by_handle_at — and ENOSYS from clone3
+// clock_settime, clock_adjtime), userfaultfd, open_by_handle_at, io_uring (whose operations no
+// filter sees), ioctl TIOCSTI and TIOCLINUX (typing into a terminal) — and ENOSYS from clone3
 // (whose flags live in memory a filter cannot read; every libc then falls back to clone). A
 // call made under another architecture's numbering (x32, i386 on x86_64) is refused whole
 // (EPERM), so no refused call is reached by another number. Every other call is allowed: the

@@ -8,6 +8,7 @@
 #include "http/curl_pool.hpp"
 #include "http/door_network.hpp"
 #include "launcher/admission/admission.hpp"
+#include "launcher/admission/env_needs.hpp"
 #include "launcher/admission/template_check.hpp"
 #include "launcher/base/cli_words.hpp"
 #include "launcher/base/formation_dirs.hpp"
@@ -40,6 +41,7 @@
 #include <fstream>
 #include <iomanip>
 #include <map>
+#include <set>
 #include <sstream>
 #include <thread>
 #include <unistd.h>
@@ -195,11 +197,22 @@ struct LaunchPlan {
 
 LaunchPlan plan_launch(const Admission& admission) {
   LaunchPlan plan;
+  // What each member reads of the environment (its delegates' included), and all of it together.
+  const StoreRoots stores = StoreRoots::for_project(admission.roster.project_dir);
+  std::vector<std::set<std::string>> needs;
+  std::set<std::string> everyone;
+  for (const auto& m : admission.members) {
+    needs.push_back(env_needed(m.capsule.manifest, stores));
+    everyone.insert(needs.back().begin(), needs.back().end());
+  }
   for (const auto& m : admission.members) {
     plan.planned.push_back(PlannedMember{m.declared.name, m.declared.entry, m.callees,
                                          m.declared.capsule + "@" + m.declared.version});
     plan.launches.push_back(MemberLaunch{m.declared.name, m.declared.entry, m.declared.capsule, m.declared.version,
-                                         m.capsule.stored.sha256});
+                                         m.capsule.stored.sha256, {}});
+    const auto& mine = needs[plan.launches.size() - 1];
+    for (const auto& name : everyone) // another member's key is not handed to this one
+      if (!mine.count(name)) plan.launches.back().withheld.push_back(name);
     plan.any_peer = plan.any_peer || !m.declared.entry;
     plan.any_delegates = plan.any_delegates || !m.capsule.manifest.spawn_allow.empty();
   }

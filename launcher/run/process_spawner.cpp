@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <map>
 #include <system_error>
@@ -142,6 +143,13 @@ caf::result<MemberStarted, lifeline_end> start_member(spawner_actor* self, const
     rq.program = st.setup.program;
     rq.argv = argv_for(*launch, st, workdir, sm);
     rq.env = st.setup.env;
+    rq.env.erase(std::remove_if(rq.env.begin(), rq.env.end(),
+                                [&](const std::string& e) {
+                                  const std::string name = e.substr(0, e.find('='));
+                                  return std::find(launch->withheld.begin(), launch->withheld.end(), name) !=
+                                         launch->withheld.end();
+                                }),
+                 rq.env.end());
     set_env_entry(rq.env, FORMATION_ID_ENV, sm.formation_id);
     set_env_entry(rq.env, FORMATION_CHANNEL_ENV, std::to_string(MEMBER_CHANNEL_FD));
     set_env_entry(rq.env, FORMATION_LIFELINE_ENV, std::to_string(MEMBER_LIFELINE_FD));

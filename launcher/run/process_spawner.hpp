@@ -38,6 +38,7 @@ struct MemberLaunch {
   std::string capsule;
   std::string version;
   std::string sha256;
+  std::vector<std::string> withheld; // variables of the base environment it is not handed (others' keys)
 };
 
 struct ProcessSpawnerSetup {

@@ -19,6 +19,9 @@
 #include <sys/socket.h>
 
 #include <csignal>
+#include <cstdio>
+#include <string_view>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -326,4 +329,68 @@ TEST_CASE("a program reaches what capabilities.network.allow grants through its 
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("hello | hello | 403 example.org:80 is refused: not in capabilities.network.allow") != std::string::npos);
   CHECK(r.out.find("direct refused") != std::string::npos);
+}
+
+namespace {
+
+// Whether `needle` is anywhere in the readable memory of process `pid` (the test runs as root).
+bool memory_holds(pid_t pid, const std::string& needle) {
+  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+  const int mem = ::open(("/proc/" + std::to_string(pid) + "/mem").c_str(), O_RDONLY | O_CLOEXEC);
+  if (mem < 0) return false;
+  bool found = false;
+  for (std::string line; !found && std::getline(maps, line);) {
+    unsigned long long from = 0, to = 0;
+    char perms[5] = {};
+    if (std::sscanf(line.c_str(), "%llx-%llx %4s", &from, &to, perms) != 3 || perms[0] != 'r') continue;
+    if (line.find("[vvar") != std::string::npos || to - from > (1ull << 30)) continue;
+    std::string region(static_cast<std::size_t>(to - from), '\0');
+    const ssize_t n = ::pread(mem, region.data(), region.size(), static_cast<off_t>(from));
+    if (n > 0) found = std::string_view(region.data(), static_cast<std::size_t>(n)).find(needle) != std::string_view::npos;
+  }
+  ::close(mem);
+  return found;
+}
+
+} // namespace
+
+TEST_CASE("a member is handed only the keys its capsule reads: another member's is nowhere in its memory",
+          "[process][isolation]") {
+  if (::geteuid() != 0) {
+    WARN("reading a member's memory needs root: not run here");
+    return;
+  }
+  FormationFixture f;
+  TempDir capsules;
+  // Each capsule's tool server reads a key of its own (a script member calls nothing else).
+  auto capsule = [&](const std::string& name, const std::string& var) {
+    const std::string dir = capsules.path + "/" + name;
+    fs::create_directories(dir);
+    fs::copy_file(hostile, dir + "/hostile_member.py");
+    std::ofstream(dir + "/murmur.yaml")
+      << "name: " << name << "\nversion: 1.0.0\ntools:\n  - name: probe\n    command: [python3, hostile_member.py, server]\n"
+      << "    env: {KEY: '${" << var << "}'}\ninference:\n  turns:\n    - reply: ok\n"
+      << "lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: sleep}\n"
+      << "exports: {peer_tasks: {accept: true}}\n";
+    f.install(dir);
+  };
+  capsule("keyed-a", "MUR_TEST_KEY_OF_A");
+  capsule("keyed-b", "MUR_TEST_KEY_OF_B");
+  std::ofstream(f.project.path + "/roster.yaml", std::ios::trunc)
+    << "roster_version: 1\nmembers:\n  - {name: a, capsule: keyed-a, version: 1.0.0, entry: true}\n"
+    << "  - {name: b, capsule: keyed-b, version: 1.0.0}\n";
+  const std::string key_a = "key-of-a-" + std::to_string(::getpid()) + "-7f3e", key_b = "key-of-b-" + std::to_string(::getpid()) + "-91c2";
+  f.env["MUR_TEST_KEY_OF_A"] = key_a;
+  f.env["MUR_TEST_KEY_OF_B"] = key_b;
+  LaunchedMur run({MUR_BINARY, "run", "--roster", f.project.path, "--json"}, f.env);
+  Serving s = serve(run);
+  INFO(run.err());
+  REQUIRE(s.pids.size() == 2);
+  const pid_t b = s.pids[0], a = s.pids[1]; // the peer's, then the entry's
+  CHECK(memory_holds(a, key_a)); // each holds its own: the scan sees what is there
+  CHECK(memory_holds(b, key_b));
+  CHECK_FALSE(memory_holds(a, key_b)); // and never the other's
+  CHECK_FALSE(memory_holds(b, key_a));
+  run.signal(SIGTERM);
+  run.wait();
 }

@@ -121,8 +121,9 @@ TEST_CASE("a program under its plan cannot reach a sibling member's directory", 
     {"via_symlink", "sh -c 'ln -s ../beta/secret.txt link && cat link'", "no"},
     {"via_proc_root", "cat /proc/self/root" + (t.sibling / "secret.txt").string(), "no"},
     {"outside_read", "cat " + (t.outside / "notes.txt").string(), "yes"},
-    {"outside_write", "sh -c 'echo x > " + (t.outside / "made.txt").string() + "'", "yes"},
+    {"outside_write", "sh -c 'echo x > " + (t.outside / "made.txt").string() + "'", "yes"}, // under /tmp
     {"system_read", "cat /etc/passwd", "yes"},
+    {"system_write", "sh -c 'echo x > /etc/mur-iso-probe-" + std::to_string(::getpid()) + "'", "no"}, // even as root
   };
   // An interpreter from the system starts and imports what a harness needs (node, python3).
   if (::access("/usr/bin/python3", X_OK) == 0) probes.push_back({"python_runs", "python3 -c 'import json, urllib.request, re'", "yes"});
