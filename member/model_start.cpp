@@ -57,6 +57,7 @@ StartedModel start_model(caf::actor_system& sys, const Manifest& m, const std::s
     hs.limits = programs.limits;
     hs.bounds = programs.bounds;
     hs.isolation = programs.isolation;
+    hs.isolation.label = "the agent program";
     hs.turn_timeout = std::chrono::seconds(inf.turn_timeout_secs);
     hs.system_prompt = out.system_prompt; // the program is handed it in every turn's JSON
     out.port = spawn_harness_model(sys, std::move(hs));

@@ -17,6 +17,7 @@
 #include "member/child_spawner.hpp"
 #include "member/formation_join.hpp"
 #include "member/live_ledger.hpp"
+#include "member/egress_notices.hpp"
 #include "member/member_limits.hpp"
 #include "member/model_start.hpp"
 #include "member/program_dir.hpp"
@@ -131,6 +132,7 @@ struct Session {
   live_port live;                               // its children's slots (null unless it may delegate)
   tool_port tools;                              // null unless the capsule declares tools
   std::shared_ptr<ChildProcesses> child_processes;
+  std::unique_ptr<EgressNotices> notices;       // what its programs' proxies refused (null without programs)
 };
 
 // The grant of a delegated child: one line on stdin, read to its end (bounded), then wiped.
@@ -305,8 +307,11 @@ Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manif
     const char* v = std::getenv(name.c_str());
     return v ? std::optional<std::string>(v) : std::nullopt;
   };
+  s.trace = spawn_trace_recorder(sys, s.id, trace_file_sink(s.dir));
   if (has_programs) {
     programs.isolation = program_isolation(m, s.workdir, programs.dir, own_env);
+    s.notices = std::make_unique<EgressNotices>(s.trace);
+    programs.isolation.notice_fd = s.notices->write_fd();
     if (!m.real_home) programs.home = programs.dir.home;
     bound_programs(m, limits, programs.isolation);
     programs.limits = limits;
@@ -317,7 +322,6 @@ Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manif
   StartedModel model = start_model(sys, m, pool, own_env, programs);
   s.model = model.port;
   s.network = spawn_door_network(sys, pool);
-  s.trace = spawn_trace_recorder(sys, s.id, trace_file_sink(s.dir));
   const supervisor_port supervisor = spawn_result_writer(sys, s.dir, waiter);
   spawn_children(sys, s, m, o, formation, grant);
   StartedTools tools = start_tools(sys, m, own_env, s.workdir, programs, s.trace, pool);

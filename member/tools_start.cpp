@@ -55,6 +55,7 @@ StartedTools start_tools(caf::actor_system& sys, const Manifest& m, const EnvRea
       s.start.env = program_env(read_declared_env(t.env, env, s.secrets, "W-TOOL-001", key + ".env", whom), programs.home);
       s.start.cwd = programs.dir.dir.empty() ? workdir : programs.dir.dir;
       s.start.isolation = programs.isolation;
+      s.start.isolation.label = "the tool server '" + t.name + "'";
       s.name = t.name;
       s.limits = programs.limits;
       s.bounds = programs.bounds;

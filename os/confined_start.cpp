@@ -154,7 +154,7 @@ void let_go_of_stdio(bool keep_stderr) {
       if (server == 0) {
         ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
         unblock_all();
-        serve_connection(client, ports[i - 2], plan.allow, plan.forward_ports);
+        serve_connection(client, ports[i - 2], plan.allow, plan.forward_ports, plan.notice_fd, plan.label);
       }
       ::close(client);
     }
@@ -312,7 +312,11 @@ int confined_start_main(int argc, char** argv) {
   } else if (!probe) {
     refuse("no plan on descriptor 3 (mur-confine is started by mur)", EINVAL);
   }
-  ::close_range(3, ~0U, 0); // only 0, 1 and 2 go on
+  // Only 0, 1 and 2 go on to the program; the notices pipe (4) stays with the outer process.
+  const bool notices = plan.notice_fd == 4 && ::fcntl(4, F_SETFD, FD_CLOEXEC) == 0;
+  if (!notices) plan.notice_fd = -1;
+  ::close_range(3, 3, 0);
+  ::close_range(notices ? 5 : 4, ~0U, 0);
   // The member that started this: when it ends (killed, say, by its memory limit), so does all this.
   const pid_t parent = ::getppid();
   const int parent_fd = static_cast<int>(::syscall(SYS_pidfd_open, parent, 0));
@@ -365,6 +369,7 @@ int confined_start_main(int argc, char** argv) {
   ::close(gate_pair[0]);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0); // and, if the outer process ended before this, the watch sees it
   ::close(parent_fd);
+  if (plan.notice_fd >= 0) ::close(plan.notice_fd); // the outer process's alone
   ::setsid(); // out of the terminal's process group: its signals reach the outer process alone, once
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) refuse("making mounts private", errno);
   if (::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0) layers.private_proc = true;

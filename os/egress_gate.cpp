@@ -244,7 +244,7 @@ ProxyRequest read_proxy_request(const std::string& head) {
 }
 
 void serve_connection(int client, int forward_port, const std::vector<std::string>& allow,
-                      const std::vector<int>& forward_ports) {
+                      const std::vector<int>& forward_ports, int notices, const std::string& label) {
   if (forward_port != 0) {
     const int up = connect_to("127.0.0.1", forward_port);
     if (up < 0) _exit(0);
@@ -277,6 +277,13 @@ void serve_connection(int client, int forward_port, const std::vector<std::strin
   const EgressGrant grant = own ? EgressGrant{true, ""} : judge_egress(allow, host, port, tls);
   if (!grant.granted) {
     std::fprintf(stderr, "warning W-NET-002: refused %s:%d: %s\n", host.c_str(), port, grant.why.c_str());
+    if (notices >= 0) { // one short line in one write: whole, never mixed with another refusal's
+      const std::string line = nlohmann::json{{"program", label.substr(0, 200)}, {"host", host.substr(0, 255)},
+                                              {"port", port}, {"tls", tls}, {"why", grant.why}}
+                                 .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+                               "\n";
+      (void)!::write(notices, line.data(), line.size());
+    }
     answer(client, 403, "Forbidden", "E-NET-001",
            host + ":" + std::to_string(port) + " is refused: " + grant.why +
              (grant.virtual_address ? std::string()

@@ -52,7 +52,10 @@ std::vector<int> receive_fds(int sock, std::size_t n);
 
 // In a child of the outer process, for one accepted connection: `forward_port` 0 serves it as
 // the proxy, any other relays it to 127.0.0.1:forward_port. Ends the process.
+// A refusal is also written to `notices` (when >= 0) as one JSON line
+// {"program","host","port","tls","why"}, for the member's trace.
 [[noreturn]] void serve_connection(int client, int forward_port, const std::vector<std::string>& allow,
-                                   const std::vector<int>& forward_ports);
+                                   const std::vector<int>& forward_ports, int notices = -1,
+                                   const std::string& label = "");
 
 } // namespace mur

@@ -208,6 +208,8 @@ std::string encode_plan(const IsolationPlan& plan) {
   if (plan.network) put(out, "network", "sealed");
   for (const auto& a : plan.allow) put(out, "allow", a);
   for (int p : plan.forward_ports) put(out, "forward", std::to_string(p));
+  if (!plan.label.empty()) put(out, "label", plan.label);
+  if (plan.notice_fd >= 0) put(out, "notices", "4");
   return out;
 }
 
@@ -233,6 +235,8 @@ IsolationPlan decode_plan(const std::string& text) {
     else if (key == "network") plan.network = value == "sealed";
     else if (key == "allow") plan.allow.push_back(value);
     else if (key == "forward") plan.forward_ports.push_back(std::atoi(value.c_str()));
+    else if (key == "label") plan.label = value;
+    else if (key == "notices") plan.notice_fd = std::atoi(value.c_str());
   }
   return plan;
 }
@@ -275,6 +279,7 @@ pid_t spawn_isolated(const SpawnRequest& request, const IsolationPlan& plan) {
   confined.argv = {"mur-confine", "--program", request.program, "--"};
   confined.argv.insert(confined.argv.end(), request.argv.begin(), request.argv.end());
   confined.inherit = {plan_fd.get()};
+  if (plan.notice_fd >= 0) confined.inherit.push_back(plan.notice_fd);
   return spawn_process(confined);
 }
 

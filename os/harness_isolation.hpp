@@ -62,6 +62,8 @@ struct IsolationPlan {
   bool network = false;
   std::vector<std::string> allow;
   std::vector<int> forward_ports;
+  std::string label;    // who the program is, in its notices ("the agent program", "the tool server 'files'")
+  int notice_fd = -1;   // not sent: a pipe the proxy's refusals are written to, one JSON line each
 };
 
 // The kernel's Landlock ABI version, 0 when it has none (or it is disabled at boot).
@@ -80,7 +82,8 @@ IsolationPlan isolation_for(const std::string& own_dir, const std::string& capsu
 IsolationPlan isolation_for(const std::string& own_dir, const std::string& capsule_dir,
                             const std::string& hidden_root);
 
-// spawn_process(request) through mur-confine with the plan (request.inherit must be empty): the
+// spawn_process(request) through mur-confine with the plan (request.inherit must be empty; the
+// plan's notice_fd, when set, reaches mur-confine's outer process alone, at descriptor 4): the
 // pid is mur-confine's, which mirrors the program's end. Throws Failure E-ISO-001 when a
 // Landlock plan cannot be built or mur-confine is missing (nothing is started),
 // std::system_error when the child cannot be started.

@@ -102,9 +102,11 @@ TEST_CASE("mur run --roster --task at a terminal: the entry asks there for a que
                       c.f.env);
   INFO(r.out << r.err);
   CHECK(r.exit_code == 0);
-  CHECK(r.out.find("[lead] the task waits for your answer: b asks: which colour?") != std::string::npos);
-  // The prompt is the entry's own, on the terminal; the line above comes through the launcher's
-  // console, so either may reach the terminal first. The answer is typed after the prompt.
+  // The prompt is the entry's own, on the terminal; the question's line comes through the
+  // launcher's console ("[lead] …"), so the two may reach the terminal in either order, the
+  // prompt even between the console's prefix and its line. The answer is typed after the prompt.
+  CHECK(r.out.find("the task waits for your answer: b asks: which colour?") != std::string::npos);
+  CHECK(r.out.find("[lead] ") != std::string::npos);
   const auto prompt = r.out.find("answer> ");
   REQUIRE(prompt != std::string::npos);
   CHECK(r.out.find("blue", prompt) != std::string::npos);

@@ -149,6 +149,10 @@ def server():
                  "serverInfo": {"name": "hostile", "version": "1"}}
         elif m["method"] == "tools/list":
             r = {"tools": [{"name": "attempts", "inputSchema": {"type": "object"}}]}
+        elif m["method"] != "tools/call":
+            print(json.dumps({"jsonrpc": "2.0", "id": m["id"],
+                              "error": {"code": -32601, "message": "no such method"}}), flush=True)
+            continue
         elif m["params"]["arguments"]["task"] == "eat-memory":
             eat_memory()
             r = {"content": [{"type": "text", "text": "REACHED: 4 GiB held"}]}

@@ -10,6 +10,7 @@
 #include "formation_fixture.hpp"
 #include "launched_mur.hpp"
 #include "run_command.hpp"
+#include "tool_capsule.hpp"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -25,6 +26,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
+#include <sstream>
 #include <fstream>
 #include <thread>
 
@@ -139,6 +142,7 @@ TEST_CASE("a hostile program and tool server are refused each way out of their s
     CHECK(report.find("the door through the proxy: refused (403 E-NET-001)") != std::string::npos);
     CHECK(report.find("example.org through the proxy: refused (403 E-NET-001)") != std::string::npos);
     CHECK(report.find("a member's virtual address: refused (403 E-NET-001)") != std::string::npos);
+
   } else {
     WARN("doctor claims no network namespace here: programs' connections are not asserted confined");
   }
@@ -161,6 +165,20 @@ TEST_CASE("a hostile program and tool server are refused each way out of their s
   run.signal(SIGTERM);
   CHECK(run.wait() == 128 + SIGTERM);
   if (h.claims("pid_namespace")) CHECK(none_named_within(marker, generous));
+  if (h.claims("network")) {
+    // Each refusal is in the member's trace (complete once it has ended), naming whose proxy refused it.
+    std::map<std::string, int> refused;
+    for (const auto& e : fs::recursive_directory_iterator(h.f.home.path)) {
+      if (e.path().filename() != "trace.jsonl") continue;
+      std::istringstream lines(read_bytes(e.path().string()));
+      for (std::string line; std::getline(lines, line);) {
+        const json event = json::parse(line, nullptr, false);
+        if (event.is_object() && event.value("event_type", "") == "egress_refused") ++refused[event.value("program", "")];
+      }
+    }
+    CHECK(refused["the agent program"] == 3);
+    CHECK(refused["the tool server 'probe'"] == 3);
+  }
 }
 
 TEST_CASE("a launch after kill -9 leaves no program's setsid process behind", "[process][isolation]") {
@@ -304,7 +322,7 @@ TEST_CASE("a program reaches what capabilities.network.allow grants through its 
       ::close(c);
     }
   });
-  CapsuleFolder c("name: net\nversion: 1.0.0\ninference:\n  transport: process\n  command: [python3, fetch.py]\n"
+  ToolCapsule c("name: net\nversion: 1.0.0\ninference:\n  transport: process\n  command: [python3, fetch.py]\n"
                   "capabilities: {network: {allow: ['localhost:" + port + "']}}\n");
   std::ofstream(c.folder.path + "/fetch.py")
     << "import json, socket, sys, urllib.error, urllib.request\n"
@@ -329,6 +347,14 @@ TEST_CASE("a program reaches what capabilities.network.allow grants through its 
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("hello | hello | 403 example.org:80 is refused: not in capabilities.network.allow") != std::string::npos);
   CHECK(r.out.find("direct refused") != std::string::npos);
+  // The refusal is in the member's trace, from the proxy itself (the program cannot write there).
+  const auto refused = c.events("egress_refused");
+  REQUIRE(refused.size() == 1);
+  CHECK(refused[0]["program"] == "the agent program");
+  CHECK(refused[0]["host"] == "example.org");
+  CHECK(refused[0]["port"] == 80);
+  CHECK(refused[0]["tls"] == false);
+  CHECK(refused[0]["why"] == "not in capabilities.network.allow");
 }
 
 namespace {
