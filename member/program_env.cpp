@@ -92,7 +92,8 @@ IsolationPlan program_isolation(const Manifest& m, const std::string& workdir, c
     const std::string proj = std::filesystem::weakly_canonical(*project).string();
     if (own != proj && own.rfind(proj + "/", 0) != 0) hidden.push_back(proj + "/.murmur");
   }
-  std::vector<std::string> writable; // the user's HOME, when the capsule asks for it
+  std::vector<std::string> writable; // the member's TMPDIR; the user's HOME, when the capsule asks for it
+  if (auto tmp = env("TMPDIR"); tmp && !tmp->empty() && tmp->front() == '/') writable.push_back(*tmp);
   if (m.real_home)
     if (auto home = env("HOME"); home && !home->empty()) writable.push_back(*home);
   IsolationPlan plan = isolation_for(pd.dir, capsule_folder(m), hidden, writable);

@@ -49,10 +49,13 @@ struct Layers {
   std::string why_no_namespace;
 };
 
-[[noreturn]] void refuse(const std::string& what, int err) {
-  std::fprintf(stderr, "error[E-ISO-001]: the program's isolation could not be set up: %s (%s)\n"
-                       "Fix: run mur on a Linux kernel that has what mur doctor lists under Isolation\n",
-               what.c_str(), std::strerror(err));
+constexpr const char* kernel_fix = "run mur on a Linux kernel that has what mur doctor lists under Isolation";
+constexpr const char* started_by_mur_fix =
+  "mur-confine is started by mur for each program of a member, with its plan; run mur run instead";
+
+[[noreturn]] void refuse(const std::string& what, int err, const char* fix = kernel_fix) {
+  std::fprintf(stderr, "error[E-ISO-001]: the program's isolation could not be set up: %s (%s)\nFix: %s\n",
+               what.c_str(), std::strerror(err), fix);
   _exit(126);
 }
 
@@ -295,22 +298,21 @@ int confined_start_main(int argc, char** argv) {
     else if (a == "--") {
       for (++i; i < argc; ++i) args.push_back(argv[i]);
     } else {
-      std::fprintf(stderr, "mur-confine: starts a member's program sealed; mur runs it, not people\n");
-      return 2;
+      refuse("it does not take " + a, EINVAL, started_by_mur_fix);
     }
   }
   if (!probe && (program.empty() || args.empty())) {
-    std::fprintf(stderr, "mur-confine: --program PATH -- ARGV… is required\n");
-    return 2;
+    refuse("no --program PATH -- ARGV… was given", EINVAL, started_by_mur_fix);
   }
   IsolationPlan plan;
   const bool has_plan = ::fcntl(3, F_GETFD) != -1;
   if (has_plan) {
     const std::string text = read_all(3);
-    if (text.rfind(std::string("mechanism\0", 10), 0) != 0) refuse("the plan on descriptor 3 is not one", EINVAL);
+    if (text.rfind(std::string("mechanism\0", 10), 0) != 0)
+      refuse("the plan on descriptor 3 is not one", EINVAL, started_by_mur_fix);
     plan = decode_plan(text);
   } else if (!probe) {
-    refuse("no plan on descriptor 3 (mur-confine is started by mur)", EINVAL);
+    refuse("no plan on descriptor 3", EINVAL, started_by_mur_fix);
   }
   // Only 0, 1 and 2 go on to the program; the notices pipe (4) stays with the outer process.
   const bool notices = plan.notice_fd == 4 && ::fcntl(4, F_SETFD, FD_CLOEXEC) == 0;

@@ -165,7 +165,6 @@ IsolationPlan isolation_for(const std::string& own_dir, const std::string& capsu
   // Where any program may write besides: the temporary directories, the caller's, a few devices.
   std::vector<std::string> writable{"/tmp", "/var/tmp", "/dev/shm", "/dev/null", "/dev/zero",
                                     "/dev/full", "/dev/random", "/dev/urandom"};
-  if (const char* tmp = std::getenv("TMPDIR"); tmp != nullptr && *tmp == '/') writable.emplace_back(tmp);
   writable.insert(writable.end(), also_writable.begin(), also_writable.end());
   for (const auto& w : writable) {
     std::error_code ec;
@@ -242,16 +241,8 @@ IsolationPlan decode_plan(const std::string& text) {
 }
 
 std::string confine_binary() {
-  std::string self = self_binary();
-  if (self == "/proc/self/exe") {
-    char buf[4096];
-    const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-    if (n <= 0) return {};
-    self.assign(buf, std::size_t(n));
-    const std::string deleted = " (deleted)";
-    if (self.size() > deleted.size() && self.compare(self.size() - deleted.size(), deleted.size(), deleted) == 0)
-      self.resize(self.size() - deleted.size());
-  }
+  const std::string self = self_binary_path();
+  if (self.empty()) return {};
   const std::string beside = fs::path(self).parent_path().string() + "/mur-confine";
   return ::access(beside.c_str(), X_OK) == 0 ? beside : std::string();
 }

@@ -6,8 +6,8 @@
 // formation's member directories, the global store; for a peer also <project>/.murmur: the
 // entry's session and the project store); under them it may read and execute its capsule
 // folder, nothing else. It may write, create and remove only in its own directory, the
-// temporary directories (/tmp, /var/tmp, /dev/shm, $TMPDIR), what the caller adds (the real
-// HOME a capsule asks for), and /dev/null, zero, full, random and urandom — so a program run as
+// temporary directories (/tmp, /var/tmp, /dev/shm), what the caller adds (the member's $TMPDIR,
+// the real HOME a capsule asks for), and /dev/null, zero, full, random and urandom — so a program run as
 // root cannot change a file of the system (/etc, /proc/sys, /sys, a device) though it owns
 // them all. The
 // restriction is the kernel's (Landlock, Linux 5.13+), holds for root as for any user, cannot be

@@ -117,12 +117,20 @@ void set_env_entry(std::vector<std::string>& env, const std::string& name,
   env.push_back(prefix + value);
 }
 
-std::string self_binary() {
+std::string self_binary_path() {
   char buf[PATH_MAX];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return "/proc/self/exe";
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "";
   std::string path(buf, std::size_t(n));
-  if (::access(path.c_str(), X_OK) != 0) return "/proc/self/exe"; // replaced on disk: the running image
+  const std::string deleted = " (deleted)";
+  if (path.size() > deleted.size() && path.compare(path.size() - deleted.size(), deleted.size(), deleted) == 0)
+    path.resize(path.size() - deleted.size());
+  return path;
+}
+
+std::string self_binary() {
+  const std::string path = self_binary_path();
+  if (path.empty() || ::access(path.c_str(), X_OK) != 0) return "/proc/self/exe"; // replaced on disk: the running image
   return path;
 }
 

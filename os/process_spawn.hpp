@@ -41,4 +41,8 @@ void set_env_entry(std::vector<std::string>& env, const std::string& name, const
 // replaced on disk): what a launcher or a delegating member starts as `mur run`.
 std::string self_binary();
 
+// Where this binary was started from ("" when it cannot be read), even if it has been replaced
+// or removed since: what files installed beside it are found from (mur-confine).
+std::string self_binary_path();
+
 } // namespace mur

@@ -123,7 +123,11 @@ struct PortGuard {
   mur::child_port port;
   std::shared_ptr<mur::ChildProcesses> processes;
   ~PortGuard() {
+    // Down before the next case starts a child on the same processes: the port's end closes every
+    // child's lifeline (and abandons one not yet started), which must not reach the next one.
+    self->monitor(port);
     self->send_exit(port, caf::exit_reason::user_shutdown);
+    self->receive([](const caf::down_msg&) {}, caf::after(std::chrono::seconds(30)) >> [] {});
     processes->end_all(std::chrono::seconds(25));
   }
 };
