@@ -231,7 +231,8 @@ void peer_exited(launcher_actor* self, const MemberExited& ex) {
     return;
   }
   const std::string tail = ex.stderr_tail.empty() ? " (its stderr held nothing)" : "; its stderr ended with:" + ex.stderr_tail;
-  const std::string what = "member '" + ex.name + "'" + pid + " " + how_it_ended(ex.exit_code) + " while the formation ran";
+  const std::string what = "member '" + ex.name + "'" + pid + " " + how_it_ended(ex.exit_code) + " while the formation ran" +
+                           (ex.limit.empty() ? "" : " (" + ex.limit + ")");
   report(self, FormationProgress{FormationEvent::member_exited, "", ex.name, info.session_id, info.url,
                                  pid_it != s.pids.end() ? pid_it->second : 0, what + tail, ex.exit_code});
   if (!s.fault.empty()) return;

@@ -7,6 +7,8 @@
 #include "os/poll_set.hpp"
 #include "os/pid_wait.hpp" // wait_pids_gone
 #include "os/process_spawn.hpp"
+#include "os/memory_file.hpp"
+#include "os/program_starter.hpp"
 
 #include <signal.h>
 #include <sys/syscall.h>
@@ -118,7 +120,19 @@ void ChildProcess::run(ChildLaunch launch, const ChildEvents& events) {
     abandoned = abandoned_;
     if (!abandoned) {
       try {
-        pid_.set(spawn_process(rq));
+        // A sealed member's child starts through its starter: sealed as the member is, with a
+        // starter of its own (os/program_starter.hpp).
+        const int starter = program_starter();
+        if (starter >= 0) {
+          // With the listings its parent kept: sealed inside its parent's seal, it could not make them.
+          UniqueFd listings = memory_file("mur-listings", remembered_listings());
+          if (!listings.valid()) throw std::system_error(errno, std::generic_category(), "memfd_create");
+          rq.inherit.push_back(listings.get());
+          rq.env.push_back("MURMUR_LISTINGS_FD=" + std::to_string(2 + rq.inherit.size()));
+          pid_.set(start_through(starter, rq, StartKind::sealed));
+        } else {
+          pid_.set(spawn_process(rq));
+        }
       } catch (const std::system_error& e) {
         refusal = std::string("it could not be started (") + e.what() + ")";
       }

@@ -49,9 +49,8 @@ JoinedFormation::~JoinedFormation() = default;
 JoinedFormation::JoinedFormation(JoinedFormation&&) noexcept = default;
 JoinedFormation& JoinedFormation::operator=(JoinedFormation&&) noexcept = default;
 
-JoinedFormation join_formation() {
+JoinedFormation join_formation(std::optional<FormationEnv> env) {
   JoinedFormation f;
-  auto env = read_formation_env_once();
   if (!env) return f;
   f.id = env->formation_id;
   if (env->channel_fd) {

@@ -10,6 +10,8 @@
 // (docs/spec/door.md §The lifeline).
 #pragma once
 
+#include "os/formation_env.hpp"
+
 #include "actors/actor_interfaces.hpp"
 #include "messages/credentials/formation_bundle.hpp"
 #include "os/unique_fd.hpp"
@@ -38,9 +40,10 @@ struct JoinedFormation {
   std::shared_ptr<AddressRelay> relay;
 };
 
-// Reads the formation environment once; outside a formation returns an empty JoinedFormation.
+// Joins the formation `env` names (read_formation_env_once; nullopt outside one: an empty
+// JoinedFormation): reads its channel's first line, on the channel's own thread.
 // Throws mur::Failure E-RUN-046 when the channel's first line is refused.
-JoinedFormation join_formation();
+JoinedFormation join_formation(std::optional<FormationEnv> env);
 
 // A delegated child (`mur run --spawn-grant-stdin`): the formation's id when its parent was in one
 // (MURMUR_FORMATION_ID) and nothing else — no channel, no bundle, no formation lifeline, no

@@ -1,6 +1,8 @@
 // program_env.cpp — see program_env.hpp.
 #include "member/program_env.hpp"
 
+#include <algorithm>
+
 #include "capsule/murmur_home.hpp"
 #include "messages/vocabulary/model_endpoint.hpp"
 #include "os/process_spawn.hpp"
@@ -83,17 +85,32 @@ std::string capsule_folder(const Manifest& m) {
   return ec ? m.folder : p.lexically_normal().string();
 }
 
-IsolationPlan program_isolation(const Manifest& m, const std::string& workdir, const ProgramDir& pd,
-                                const EnvRead& env) {
+bool capsule_has_programs(const Manifest& m) {
+  return m.inference.transport == Transport::process ||
+         std::any_of(m.tools.begin(), m.tools.end(), [](const ToolServerSpec& t) { return !t.command.empty(); });
+}
+
+std::vector<std::string> hidden_roots_for(const std::string& workdir, const EnvRead& env) {
   std::vector<std::string> hidden{murmur_home()};
-  for (const auto& h : pd.hidden) hidden.push_back(h);
   if (auto project = env("MURMUR_PROJECT_DIR"); project && !project->empty()) {
     const std::string own = std::filesystem::weakly_canonical(workdir).string();
     const std::string proj = std::filesystem::weakly_canonical(*project).string();
     if (own != proj && own.rfind(proj + "/", 0) != 0) hidden.push_back(proj + "/.murmur");
   }
-  std::vector<std::string> writable; // the member's TMPDIR; the user's HOME, when the capsule asks for it
-  if (auto tmp = env("TMPDIR"); tmp && !tmp->empty() && tmp->front() == '/') writable.push_back(*tmp);
+  return hidden;
+}
+
+std::vector<std::string> member_tmpdir(const EnvRead& env) {
+  auto tmp = env("TMPDIR");
+  if (tmp && !tmp->empty() && tmp->front() == '/') return {*tmp};
+  return {};
+}
+
+IsolationPlan program_isolation(const Manifest& m, const std::string& workdir, const ProgramDir& pd,
+                                const EnvRead& env) {
+  std::vector<std::string> hidden = hidden_roots_for(workdir, env);
+  for (const auto& h : pd.hidden) hidden.push_back(h);
+  std::vector<std::string> writable = member_tmpdir(env); // and the user's HOME, when the capsule asks for it
   if (m.real_home)
     if (auto home = env("HOME"); home && !home->empty()) writable.push_back(*home);
   IsolationPlan plan = isolation_for(pd.dir, capsule_folder(m), hidden, writable);

@@ -50,6 +50,17 @@ std::vector<std::string> capsule_args(const std::vector<std::string>& command, c
 // The capsule's folder as an absolute path (its programs run in another directory).
 std::string capsule_folder(const Manifest& m);
 
+// Whether the capsule runs programs of its own (an agent program, a stdio tool server).
+bool capsule_has_programs(const Manifest& m);
+
+// What is hidden from a member working in `workdir` and from its programs: $MURMUR_HOME (every
+// formation's member directories, the stores, the running records), and for a peer also
+// <project>/.murmur (the entry's sessions, the project store).
+std::vector<std::string> hidden_roots_for(const std::string& workdir, const EnvRead& env);
+
+// The member's $TMPDIR when it is an absolute path (what it and its programs may write), else none.
+std::vector<std::string> member_tmpdir(const EnvRead& env);
+
 // Where a program of the capsule may reach: it runs beside its member's sessions, out of their
 // reach, when the member's directory is one mur made (member/program_dir.hpp); every formation's
 // member directories and the global store ($MURMUR_HOME) are hidden from it (Landlock), and for

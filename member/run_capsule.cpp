@@ -1,4 +1,8 @@
 #include "member/run_capsule.hpp"
+#include "member/member_seal.hpp"
+#include <sys/stat.h>
+#include <cerrno>
+#include <cstring>
 #include "os/terminal_question.hpp"
 #include "messages/vocabulary/message_types.hpp"
 #include "messages/wire/register_messages.hpp"
@@ -295,8 +299,7 @@ Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manif
   s.workdir = o.workdir.empty() ? current_dir() : o.workdir;
   // Where the capsule's programs run and what they may reach (whether its sessions would be in
   // their reach), worked out once.
-  const bool has_programs = m.inference.transport == Transport::process ||
-                            std::any_of(m.tools.begin(), m.tools.end(), [](const ToolServerSpec& t) { return !t.command.empty(); });
+  const bool has_programs = capsule_has_programs(m);
   ProgramPlace programs;
   if (has_programs) programs.dir = program_dir_for(s.workdir, murmur_home());
   s.dir = open_session_dir(s.workdir, s.id, has_programs ? &programs.dir : nullptr);
@@ -446,10 +449,8 @@ int run_capsule(const Manifest& m, const RunCapsuleOptions& o) {
   std::optional<SpawnGrant> grant;
   if (o.spawn_grant_stdin) grant = read_grant_from_stdin();
 
-  // Joining the formation (outside one, nothing happens); a child only takes the formation's id.
-  JoinedFormation formation = grant ? join_as_child() : join_formation();
-  launch.formation_id = formation.id;
-  launch.bundle = formation.bundle;
+  // Its formation, as the environment names it (its channel is read once the member is sealed).
+  std::optional<FormationEnv> formation_env = grant ? std::nullopt : read_formation_env_once();
   launch.session_id = ids::mint(ids::session);
   // Its limits hold it, and all it will start, from before its first thread.
   const MemberCgroup limits = enter_member_limits(m, launch.session_id);
@@ -457,6 +458,21 @@ int run_capsule(const Manifest& m, const RunCapsuleOptions& o) {
     const MemberCgroup& group;
     ~LeaveGroup() { leave_member_cgroup(group); }
   } leave{limits};
+  // Sealed as its programs are, before its first thread (member/member_seal.hpp).
+  MemberPlace place;
+  place.workdir = o.workdir.empty() ? current_dir() : o.workdir;
+  if (::mkdir(place.workdir.c_str(), 0700) != 0 && errno != EEXIST)
+    throw Failure("E-RUN-007", "cannot create the working directory " + place.workdir + " (" + std::strerror(errno) + ")",
+                  "pass --workdir with a directory you can write to");
+  place.session_id = launch.session_id;
+  place.live_dir = grant ? grant->live_dir : formation_env ? formation_live_dir(formation_env->formation_id) : std::string();
+  place.store_root = o.store_root;
+  seal_member_runtime(m, place);
+
+  // Joining the formation (outside one, nothing happens); a child only takes the formation's id.
+  JoinedFormation formation = grant ? join_as_child() : join_formation(std::move(formation_env));
+  launch.formation_id = formation.id;
+  launch.bundle = formation.bundle;
 
   caf::actor_system_config cfg;
   register_message_types(cfg);

@@ -3,12 +3,14 @@
 #include "os/confined_start.hpp"
 
 #include "messages/vocabulary/failure.hpp"
+#include "os/capability_drop.hpp"
 #include "os/egress_gate.hpp"
 #include "os/harness_isolation.hpp"
+#include "os/memory_file.hpp"
+#include "os/program_starter.hpp"
 #include "os/syscall_filter.hpp"
 
 #include <fcntl.h>
-#include <linux/capability.h>
 #include <sched.h>
 #include <signal.h>
 #include <poll.h>
@@ -25,6 +27,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,12 +35,6 @@ extern char** environ;
 
 namespace mur {
 namespace {
-
-// securebits (linux/securebits.h): root gains nothing at execve, and that cannot be undone.
-constexpr unsigned long secbit_noroot = 1ul << 0, secbit_noroot_locked = 1ul << 1;
-constexpr unsigned long secbit_no_setuid_fixup = 1ul << 2, secbit_no_setuid_fixup_locked = 1ul << 3;
-constexpr unsigned long secbit_keep_caps_locked = 1ul << 5;
-constexpr unsigned long secbit_no_cap_ambient_raise = 1ul << 6, secbit_no_cap_ambient_raise_locked = 1ul << 7;
 
 const int passed_on[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCONT};
 
@@ -57,18 +54,6 @@ constexpr const char* started_by_mur_fix =
   std::fprintf(stderr, "error[E-ISO-001]: the program's isolation could not be set up: %s (%s)\nFix: %s\n",
                what.c_str(), std::strerror(err), fix);
   _exit(126);
-}
-
-std::string read_all(int fd) {
-  std::string out;
-  char buf[8192];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    out.append(buf, std::size_t(n));
-  }
-  return out;
 }
 
 bool write_file(const char* path, const std::string& text) {
@@ -185,31 +170,14 @@ void let_go_of_stdio(bool keep_stderr) {
 }
 
 void drop_capabilities(Layers& layers) {
-  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
-  __user_cap_data_struct data[2]{};
-  if (::syscall(SYS_capget, &header, data) != 0) refuse("capget", errno);
-  const bool holds_any = data[0].permitted || data[1].permitted || data[0].effective || data[1].effective;
-  if (!holds_any) { // nothing to drop: an ordinary user
-    layers.capabilities_dropped = true;
-    ::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
-    return;
-  }
-  if (::prctl(PR_SET_SECUREBITS, secbit_noroot | secbit_noroot_locked | secbit_no_setuid_fixup |
-                                   secbit_no_setuid_fixup_locked | secbit_keep_caps_locked |
-                                   secbit_no_cap_ambient_raise | secbit_no_cap_ambient_raise_locked,
-              0, 0, 0) != 0)
-    refuse("prctl(PR_SET_SECUREBITS)", errno);
-  for (int cap = 0; cap < 64; ++cap)
-    if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) refuse("prctl(PR_CAPBSET_DROP)", errno);
-  ::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
-  __user_cap_data_struct none[2]{};
-  if (::syscall(SYS_capset, &header, none) != 0) refuse("capset", errno);
+  std::string what;
+  if (const int err = drop_all_capabilities(what)) refuse(what, err);
   layers.capabilities_dropped = true;
 }
 
 // In the process that becomes the program: Landlock, capabilities, the filter; then the program.
-[[noreturn]] void seal_and_run(const IsolationPlan& plan, Layers layers, const std::string& program,
-                               std::vector<char*>& args, bool probe) {
+[[noreturn]] void seal_and_run(const IsolationPlan& plan, const IsolationPlan* bound, Layers layers,
+                               const std::string& program, std::vector<char*>& args, bool probe) {
   unblock_all();
   // No controlling terminal: it can neither type into the operator's shell (TIOCSTI) nor read
   // what the operator types, and the terminal's signals reach only mur-confine's outer process.
@@ -222,18 +190,19 @@ void drop_capabilities(Layers& layers) {
   }
   try {
     restrict_to_plan(plan);
+    if (bound) restrict_to_plan(*bound); // the member's own: no plan its member asks for reaches past it
   } catch (const Failure& f) {
     std::fprintf(stderr, "error[%s]: %s\nFix: %s\n", f.code().c_str(), f.message().c_str(), f.fix().c_str());
     _exit(126);
   }
   layers.landlock = plan.mechanism == IsolationPlan::Mechanism::landlock ? plan.landlock_abi : 0;
   // Per-process bounds, set while the capabilities that could raise them again are still held.
-  auto bound = [](int resource, std::int64_t value, const char* what) {
+  auto set_limit = [](int resource, std::int64_t value, const char* what) {
     const rlimit r{static_cast<rlim_t>(value), static_cast<rlim_t>(value)};
     if (::setrlimit(resource, &r) != 0) refuse(what, errno);
   };
-  if (plan.open_files) bound(RLIMIT_NOFILE, *plan.open_files, "setrlimit(RLIMIT_NOFILE)");
-  if (plan.address_space_mib) bound(RLIMIT_AS, *plan.address_space_mib * 1024 * 1024, "setrlimit(RLIMIT_AS)");
+  if (plan.open_files) set_limit(RLIMIT_NOFILE, *plan.open_files, "setrlimit(RLIMIT_NOFILE)");
+  if (plan.address_space_mib) set_limit(RLIMIT_AS, *plan.address_space_mib * 1024 * 1024, "setrlimit(RLIMIT_AS)");
   drop_capabilities(layers);
   // A kernel without seccomp filters says so to PR_GET_SECCOMP; any other failure is refused.
   const bool has_seccomp = ::prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
@@ -288,12 +257,20 @@ bool enter_namespaces(Layers& layers) {
 } // namespace
 
 int confined_start_main(int argc, char** argv) {
+  if (argc == 2 && std::string(argv[1]) == "--starter") return program_starter_main();
   bool probe = false;
   std::string program;
   std::vector<char*> args;
+  std::optional<IsolationPlan> bound; // from a member's starter (os/program_starter.hpp)
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--probe") probe = true;
+    else if (a == "--bound-fd" && i + 1 < argc && !bound) {
+      const int fd = std::atoi(argv[++i]);
+      if (fd < 3 || ::fcntl(fd, F_GETFD) == -1) refuse("no bound at descriptor " + std::string(argv[i]), EBADF, started_by_mur_fix);
+      bound = decode_plan(read_to_end(fd));
+      ::close(fd);
+    }
     else if (a == "--program" && i + 1 < argc) program = argv[++i];
     else if (a == "--") {
       for (++i; i < argc; ++i) args.push_back(argv[i]);
@@ -307,7 +284,7 @@ int confined_start_main(int argc, char** argv) {
   IsolationPlan plan;
   const bool has_plan = ::fcntl(3, F_GETFD) != -1;
   if (has_plan) {
-    const std::string text = read_all(3);
+    const std::string text = read_to_end(3);
     if (text.rfind(std::string("mechanism\0", 10), 0) != 0)
       refuse("the plan on descriptor 3 is not one", EINVAL, started_by_mur_fix);
     plan = decode_plan(text);
@@ -340,7 +317,7 @@ int confined_start_main(int argc, char** argv) {
     if (!probe && plan.network)
       std::fprintf(stderr, "warning W-ISO-003: the program's network is not its own (no namespaces here): it reaches "
                            "every host, whatever capabilities.network.allow says\n");
-    seal_and_run(plan, layers, program, args, probe);
+    seal_and_run(plan, bound ? &*bound : nullptr, layers, program, args, probe);
   }
 
   int status_pipe[2];
@@ -403,7 +380,7 @@ int confined_start_main(int argc, char** argv) {
   if (child < 0) refuse("fork", errno);
   if (child == 0) {
     ::close(status_pipe[1]);
-    seal_and_run(plan, layers, program, args, probe);
+    seal_and_run(plan, bound ? &*bound : nullptr, layers, program, args, probe);
   }
   let_go_of_stdio(false);
   watch(child, status_pipe[1], true, status_pipe[1]);

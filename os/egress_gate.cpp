@@ -176,9 +176,16 @@ bool send_fds(int sock, const std::vector<int>& fds) {
 }
 
 std::vector<int> receive_fds(int sock, std::size_t n) {
+  std::vector<int> fds = receive_fds_up_to(sock, n);
+  if (fds.size() == n) return fds;
+  for (int fd : fds) ::close(fd);
+  return {};
+}
+
+std::vector<int> receive_fds_up_to(int sock, std::size_t most) {
   char byte = 0;
   iovec iov{&byte, 1};
-  std::vector<char> control(CMSG_SPACE(sizeof(int) * n));
+  std::vector<char> control(CMSG_SPACE(sizeof(int) * most));
   msghdr msg{};
   msg.msg_iov = &iov;
   msg.msg_iovlen = 1;
@@ -188,9 +195,13 @@ std::vector<int> receive_fds(int sock, std::size_t n) {
   while ((got = ::recvmsg(sock, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
   }
   cmsghdr* c = got == 1 ? CMSG_FIRSTHDR(&msg) : nullptr;
-  if (c == nullptr || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int) * n)) return {};
-  std::vector<int> fds(n);
-  std::memcpy(fds.data(), CMSG_DATA(c), sizeof(int) * n);
+  if (c == nullptr || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS || c->cmsg_len < CMSG_LEN(0)) return {};
+  std::vector<int> fds((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+  std::memcpy(fds.data(), CMSG_DATA(c), sizeof(int) * fds.size());
+  if (msg.msg_flags & MSG_CTRUNC) { // more than asked for: none is taken
+    for (int fd : fds) ::close(fd);
+    return {};
+  }
   return fds;
 }
 

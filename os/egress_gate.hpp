@@ -49,6 +49,8 @@ bool open_gate(const std::vector<int>& forward_ports, GateListeners& out, std::s
 // Descriptors across a Unix socket (SCM_RIGHTS); receive_fds gives exactly `n` or none.
 bool send_fds(int sock, const std::vector<int>& fds);
 std::vector<int> receive_fds(int sock, std::size_t n);
+// Those of one message, however many it carries up to `most` (one with more gives none); {} on end of file.
+std::vector<int> receive_fds_up_to(int sock, std::size_t most);
 
 // In a child of the outer process, for one accepted connection: `forward_port` 0 serves it as
 // the proxy, any other relays it to 127.0.0.1:forward_port. Ends the process.

@@ -1,5 +1,8 @@
 #include "os/harness_isolation.hpp"
 #include "os/path_within.hpp"
+#include "os/memory_file.hpp"
+#include "os/nul_fields.hpp"
+#include "os/program_starter.hpp"
 
 #include "messages/vocabulary/failure.hpp"
 #include "os/unique_fd.hpp"
@@ -17,6 +20,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <map>
 
 namespace fs = std::filesystem;
 
@@ -67,15 +71,37 @@ std::size_t ruleset_attr_size(int abi) {
 }
 
 
+// The entries of a directory: a path and whether it is a symlink.
+using Listing = std::vector<std::pair<fs::path, bool>>;
+
+// Listings kept while remember_listings is on (a member about to seal itself, before its first
+// thread): once sealed it may no longer list the directories that hold a hidden root ("/", the
+// way to $MURMUR_HOME), yet its programs' plans are made of their entries. Written only before
+// the first thread, read-only after.
+bool remembering = false;
+std::map<std::string, Listing>& remembered() {
+  static std::map<std::string, Listing> listings;
+  return listings;
+}
+
+Listing list_dir(const fs::path& dir) {
+  const auto kept = remembered().find(dir.string());
+  if (kept != remembered().end()) return kept->second;
+  Listing out;
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
+    out.emplace_back(it->path(), it->is_symlink(ec));
+  if (remembering) remembered()[dir.string()] = out;
+  return out;
+}
+
 // Every entry of every directory that holds a hidden root, except the hidden roots and the way
 // to them: together with the hidden roots, that is the whole file tree. Symlinks are left out (a
 // rule follows the file a path resolves to, so the file they name is covered, or hidden, where
 // it lies).
 void everything_but(const fs::path& dir, const std::vector<fs::path>& hidden, std::vector<std::string>& out) {
-  std::error_code ec;
-  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
-    const fs::path child = it->path();
-    if (it->is_symlink(ec)) continue;
+  for (const auto& [child, is_symlink] : list_dir(dir)) {
+    if (is_symlink) continue;
     bool is_hidden = false, holds_hidden = false;
     for (const auto& h : hidden) {
       if (path_within(h, child)) is_hidden = true;
@@ -98,7 +124,7 @@ UniqueFd build_ruleset(const IsolationPlan& plan) {
   const int abi = plan.landlock_abi;
   RulesetAttr attr;
   attr.handled_access_fs = handled_fs(abi);
-  if (abi >= 6) attr.scoped = scope_abstract_unix_socket | scope_signal;
+  if (abi >= 6) attr.scoped = scope_abstract_unix_socket | (plan.scope_signals ? scope_signal : 0);
   const long fd = ::syscall(SYS_landlock_create_ruleset, &attr, ruleset_attr_size(abi), 0u);
   if (fd < 0) throw cannot_isolate("landlock_create_ruleset", errno);
   UniqueFd ruleset(static_cast<int>(fd));
@@ -121,10 +147,31 @@ UniqueFd build_ruleset(const IsolationPlan& plan) {
   for (const auto& p : plan.full) add(p, handled_fs(abi), false);
   for (const auto& p : plan.read_exec) add(p, fs_read_file | fs_read_dir | fs_execute, true);
   for (const auto& p : plan.readable) add(p, fs_read_file | fs_read_dir | fs_execute, false);
+  constexpr std::uint64_t fs_remove_file = 1ull << 5, fs_make_reg = 1ull << 8;
+  for (const auto& p : plan.write_only) add(p, fs_write_file | fs_truncate | fs_remove_file | fs_make_reg, true);
   return ruleset;
 }
 
 } // namespace
+
+void remember_listings(bool on) { remembering = on; }
+
+std::string remembered_listings() {
+  std::string out;
+  for (const auto& [dir, listing] : remembered()) {
+    put_field(out, "D", dir);
+    for (const auto& [path, is_symlink] : listing) put_field(out, is_symlink ? "L" : "E", path.string());
+  }
+  return out;
+}
+
+void remember_listings_from(const std::string& text) {
+  Listing* into = nullptr;
+  for_each_field(text, [&](const std::string& kind, const std::string& value) {
+    if (kind == "D") into = &remembered()[value];
+    else if (into && (kind == "E" || kind == "L")) into->emplace_back(fs::path(value), kind == "L");
+  });
+}
 
 int landlock_abi_version() {
   const long v = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, create_ruleset_version);
@@ -185,50 +232,38 @@ void restrict_to_plan(const IsolationPlan& plan) {
   if (::syscall(SYS_landlock_restrict_self, ruleset.get(), 0u) != 0) throw cannot_isolate("landlock_restrict_self", errno);
 }
 
-namespace {
-void put(std::string& out, const std::string& key, const std::string& value) {
-  out += key;
-  out += '\0';
-  out += value;
-  out += '\0';
-}
-} // namespace
 
 std::string encode_plan(const IsolationPlan& plan) {
   std::string out;
-  put(out, "mechanism", plan.mechanism == IsolationPlan::Mechanism::landlock ? "landlock" : "none");
-  put(out, "abi", std::to_string(plan.landlock_abi));
-  for (const auto& p : plan.hidden_roots) put(out, "hidden", p);
-  for (const auto& p : plan.full) put(out, "full", p);
-  for (const auto& p : plan.read_exec) put(out, "read_exec", p);
-  for (const auto& p : plan.readable) put(out, "readable", p);
-  if (plan.open_files) put(out, "open_files", std::to_string(*plan.open_files));
-  if (plan.address_space_mib) put(out, "address_space_mib", std::to_string(*plan.address_space_mib));
-  if (plan.network) put(out, "network", "sealed");
-  for (const auto& a : plan.allow) put(out, "allow", a);
-  for (int p : plan.forward_ports) put(out, "forward", std::to_string(p));
-  if (!plan.label.empty()) put(out, "label", plan.label);
-  if (plan.notice_fd >= 0) put(out, "notices", "4");
+  put_field(out, "mechanism", plan.mechanism == IsolationPlan::Mechanism::landlock ? "landlock" : "none");
+  put_field(out, "abi", std::to_string(plan.landlock_abi));
+  for (const auto& p : plan.hidden_roots) put_field(out, "hidden", p);
+  for (const auto& p : plan.full) put_field(out, "full", p);
+  for (const auto& p : plan.read_exec) put_field(out, "read_exec", p);
+  for (const auto& p : plan.readable) put_field(out, "readable", p);
+  for (const auto& p : plan.write_only) put_field(out, "write_only", p);
+  if (!plan.scope_signals) put_field(out, "signals", "unscoped");
+  if (plan.open_files) put_field(out, "open_files", std::to_string(*plan.open_files));
+  if (plan.address_space_mib) put_field(out, "address_space_mib", std::to_string(*plan.address_space_mib));
+  if (plan.network) put_field(out, "network", "sealed");
+  for (const auto& a : plan.allow) put_field(out, "allow", a);
+  for (int p : plan.forward_ports) put_field(out, "forward", std::to_string(p));
+  if (!plan.label.empty()) put_field(out, "label", plan.label);
+  if (plan.notice_fd >= 0) put_field(out, "notices", "4");
   return out;
 }
 
 IsolationPlan decode_plan(const std::string& text) {
   IsolationPlan plan;
-  std::size_t at = 0;
-  auto field = [&](std::string& into) {
-    const auto end = text.find('\0', at);
-    if (end == std::string::npos) return false;
-    into = text.substr(at, end - at);
-    at = end + 1;
-    return true;
-  };
-  for (std::string key, value; field(key) && field(value);) {
+  for_each_field(text, [&](const std::string& key, const std::string& value) {
     if (key == "mechanism") plan.mechanism = value == "landlock" ? IsolationPlan::Mechanism::landlock : IsolationPlan::Mechanism::none;
     else if (key == "abi") plan.landlock_abi = std::atoi(value.c_str());
     else if (key == "hidden") plan.hidden_roots.push_back(value);
     else if (key == "full") plan.full.push_back(value);
     else if (key == "read_exec") plan.read_exec.push_back(value);
     else if (key == "readable") plan.readable.push_back(value);
+    else if (key == "write_only") plan.write_only.push_back(value);
+    else if (key == "signals") plan.scope_signals = value != "unscoped";
     else if (key == "open_files") plan.open_files = std::atoll(value.c_str());
     else if (key == "address_space_mib") plan.address_space_mib = std::atoll(value.c_str());
     else if (key == "network") plan.network = value == "sealed";
@@ -236,7 +271,7 @@ IsolationPlan decode_plan(const std::string& text) {
     else if (key == "forward") plan.forward_ports.push_back(std::atoi(value.c_str()));
     else if (key == "label") plan.label = value;
     else if (key == "notices") plan.notice_fd = std::atoi(value.c_str());
-  }
+  });
   return plan;
 }
 
@@ -255,22 +290,16 @@ pid_t spawn_isolated(const SpawnRequest& request, const IsolationPlan& plan) {
                   "install mur whole (cmake --install installs mur and mur-confine side by side), or run the build's "
                   "own build/mur");
   // The plan travels on a memory file at the helper's descriptor 3, never on its command line.
-  UniqueFd plan_fd(::memfd_create("mur-plan", MFD_CLOEXEC));
+  UniqueFd plan_fd = memory_file("mur-plan", encode_plan(plan));
   if (!plan_fd.valid()) throw cannot_isolate("memfd_create", errno);
-  const std::string text = encode_plan(plan);
-  for (std::size_t done = 0; done < text.size();) {
-    const ssize_t n = ::write(plan_fd.get(), text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw cannot_isolate("writing the plan", errno);
-    done += std::size_t(n);
-  }
-  if (::lseek(plan_fd.get(), 0, SEEK_SET) != 0) throw cannot_isolate("lseek", errno);
   SpawnRequest confined = request;
   confined.program = helper;
   confined.argv = {"mur-confine", "--program", request.program, "--"};
   confined.argv.insert(confined.argv.end(), request.argv.begin(), request.argv.end());
   confined.inherit = {plan_fd.get()};
   if (plan.notice_fd >= 0) confined.inherit.push_back(plan.notice_fd);
+  // A sealed member may not make namespaces: its starter, unsealed, starts mur-confine for it.
+  if (const int starter = program_starter(); starter >= 0) return start_through(starter, confined, StartKind::confined);
   return spawn_process(confined);
 }
 

@@ -55,6 +55,12 @@ struct IsolationPlan {
   std::vector<std::string> read_exec; // may read and execute beneath (the capsule folder; must exist)
   std::vector<std::string> readable;  // may read and execute beneath (everything else outside the hidden roots)
   bool own_dir_limited = false;      // own_dir holds a hidden root: only its other entries are usable
+  // May create, write, rename within and remove files beneath, but read or list nothing there
+  // (a member's running record: written in a directory that holds other sessions' tokens).
+  std::vector<std::string> write_only;
+  // Landlock ABI 6+: no signal to a process outside the domain. A member runtime's own plan
+  // turns it off (the programs its starter seals are outside its domain, and it must end them).
+  bool scope_signals = true;
   // Per process of the program (RLIMIT_NOFILE; RLIMIT_AS where no memory group holds the member).
   std::optional<std::int64_t> open_files, address_space_mib;
   // Its network: its own namespace, left only through the member's egress proxy
@@ -81,6 +87,15 @@ IsolationPlan isolation_for(const std::string& own_dir, const std::string& capsu
                             const std::vector<std::string>& also_writable = {});
 IsolationPlan isolation_for(const std::string& own_dir, const std::string& capsule_dir,
                             const std::string& hidden_root);
+
+// While on, the listings isolation_for makes are kept and used again by later plans: a member
+// turns it on to make its own plan just before it seals itself, when it may still list the
+// directories above the hidden roots (after that it may not). Only before the first thread.
+void remember_listings(bool on);
+// What was kept, as text (a delegated child's, on a descriptor: it seals itself inside its
+// parent's seal, so it could not list them either), and kept again from such a text.
+std::string remembered_listings();
+void remember_listings_from(const std::string& text);
 
 // spawn_process(request) through mur-confine with the plan (request.inherit must be empty; the
 // plan's notice_fd, when set, reaches mur-confine's outer process alone, at descriptor 4): the

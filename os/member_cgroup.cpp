@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <cctype>
 #include <cstring>
 #include <dirent.h>
 #include <fstream>
@@ -208,6 +209,42 @@ void leave_member_cgroup(const MemberCgroup& g) {
     write_text(parent + "/cgroup.procs", self);
     ::rmdir(dir.c_str());
   }
+}
+
+LeftGroup read_left_group(pid_t member) {
+  LeftGroup left;
+  const std::string prefix = "mur-" + std::to_string(member) + "-";
+  // The limit a file holds, in `unit`s ("max" and v1's page-rounded "no limit" are none).
+  auto limit_in = [](const std::string& path, std::int64_t unit) -> std::optional<std::int64_t> {
+    std::ifstream in(path);
+    std::string word;
+    if (!(in >> word) || word.empty() || !std::isdigit(static_cast<unsigned char>(word[0]))) return std::nullopt;
+    const unsigned long long v = std::strtoull(word.c_str(), nullptr, 10);
+    if (v >= (1ull << 62)) return std::nullopt;
+    return static_cast<std::int64_t>(v / static_cast<unsigned long long>(unit));
+  };
+  for (const char* controller : {"memory", "pids"}) {
+    const Hierarchy h = hierarchy_of(controller);
+    if (h.dir.empty()) continue;
+    DIR* d = ::opendir(h.dir.c_str());
+    if (!d) continue;
+    while (dirent* e = ::readdir(d)) {
+      if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) != 0) continue;
+      const std::string dir = h.dir + "/" + e->d_name;
+      left.found = true;
+      if (std::string(controller) == "memory") {
+        left.counts.oom_kills = counter(dir + "/memory.events", "oom_kill");
+        if (left.counts.oom_kills == 0) left.counts.oom_kills = counter(dir + "/memory.oom_control", "oom_kill");
+        left.bounds.memory_mib = limit_in(dir + (h.v2 ? "/memory.max" : "/memory.limit_in_bytes"), 1024 * 1024);
+      } else {
+        left.counts.pids_refused = counter(dir + "/pids.events", "max");
+        left.bounds.pids = limit_in(dir + "/pids.max", 1);
+      }
+      ::rmdir(dir.c_str());
+    }
+    ::closedir(d);
+  }
+  return left;
 }
 
 std::string probe_member_cgroup(std::string& why) {

@@ -16,6 +16,8 @@
 // Rule: resource limits per member (docs/isolation.md §Resources).
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -48,6 +50,17 @@ struct LimitCounts {
 MemberCgroup enter_member_cgroup(const std::string& name, const ResourceBounds& bounds);
 LimitCounts limit_counts(const MemberCgroup& group);
 void leave_member_cgroup(const MemberCgroup& group);
+
+// The group a member that has ended left behind (`mur-<member>-…`, beneath this process's own
+// group, where that member made it): what the kernel counted in it and the limits it held; it is
+// then removed when it is empty (else the next member's sweep removes it). `found` is false when
+// that member made none.
+struct LeftGroup {
+  bool found = false;
+  LimitCounts counts;
+  ResourceBounds bounds;
+};
+LeftGroup read_left_group(pid_t member);
 
 // Whether this process could make a bounded group here, and of which kind ("" and why when
 // not): made and removed at once, for mur doctor.

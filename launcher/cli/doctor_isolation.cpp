@@ -1,6 +1,7 @@
 // doctor_isolation.cpp — see doctor_isolation.hpp.
 #include "launcher/cli/doctor_isolation.hpp"
 
+#include "member/program_env.hpp"
 #include "os/syscall_filter.hpp"
 
 #include <nlohmann/json.hpp>
@@ -9,11 +10,6 @@
 
 namespace mur {
 namespace {
-
-bool runs_programs(const Manifest& m) {
-  return m.inference.transport == Transport::process ||
-         std::any_of(m.tools.begin(), m.tools.end(), [](const ToolServerSpec& t) { return !t.command.empty(); });
-}
 
 // "memory_mib 256, pids 64" for the limits a capsule sets ("" when none).
 std::string limits_text(const Manifest& m) {
@@ -58,6 +54,12 @@ std::vector<Layer> layers(const IsolationProbe& p) {
            (p.resource_groups_why.empty() ? std::string() : "; not held: " + p.resource_groups_why)
        : "no control groups can be made here (" + p.resource_groups_why +
            "): of capabilities.limits, only open_files, and memory_mib per program (RLIMIT_AS), hold"},
+    {"member_runtime", p.landlock > 0 && p.capabilities_dropped && p.seccomp,
+     p.landlock > 0 && p.capabilities_dropped && p.seccomp
+       ? std::string("the member runtimes themselves too: each reaches its own directory only (Landlock), holds no "
+                     "capability and is behind the same filter; their programs start through a starter that holds "
+                     "them to their member's seal")
+       : std::string("the member runtimes themselves are not sealed here (W-ISO-004)")},
     {"network", p.network,
      p.network ? std::string("a network of their own: they reach hosts only through the member's egress proxy, as "
                              "capabilities.network.allow grants (HTTP_PROXY, HTTPS_PROXY; CONNECT for TLS)")
@@ -73,13 +75,12 @@ void print_isolation(const IsolationProbe& probe, const DoctorCapsules& capsules
   for (const Layer& l : layers(probe))
     out << "  " << (l.present ? "\xE2\x9C\x93" : "\xE2\x9C\x97") << "  " << l.text << "\n";
   for (const auto& [who, m] : capsules) {
-    if (runs_programs(*m))
+    if (capsule_has_programs(*m))
       out << "  " << who << ": programs get " << (m->real_home ? "the real HOME (capabilities.home: real)" : "a private HOME")
           << "\n";
     const std::string limits = limits_text(*m);
     if (!limits.empty()) out << "  " << who << ": limits " << limits << "\n";
   }
-  out << "  the member runtimes themselves (mur's own code) are not sealed yet\n";
 }
 
 nlohmann::json isolation_json(const IsolationProbe& probe, const DoctorCapsules& capsules) {
@@ -91,7 +92,7 @@ nlohmann::json isolation_json(const IsolationProbe& probe, const DoctorCapsules&
   j["seccomp"]["refused"] = refused_syscalls();
   nlohmann::json homes = nlohmann::json::object();
   for (const auto& [who, m] : capsules)
-    if (runs_programs(*m)) homes[who] = m->real_home ? "real" : "private";
+    if (capsule_has_programs(*m)) homes[who] = m->real_home ? "real" : "private";
   j["program_home"] = homes;
   j["resource_limits"]["groups"] = probe.resource_groups;
   nlohmann::json limits = nlohmann::json::object();

@@ -3,11 +3,13 @@
 #include "launcher/base/formation_dirs.hpp"
 #include "launcher/run/member_console.hpp"
 #include "launcher/run/member_process.hpp"
+#include "member/member_limits.hpp"
 #include "messages/credentials/address_line.hpp"
 #include "messages/credentials/formation_bundle.hpp"
 #include "messages/credentials/formation_channel.hpp"
 #include "messages/wire/formation_messages.hpp"
 #include "os/channel_writer.hpp"
+#include "os/member_cgroup.hpp"
 #include "os/member_pipes.hpp"
 #include "os/process_spawn.hpp"
 
@@ -52,6 +54,17 @@ struct Member {
   bool failed = false;  // its start was refused: no MemberExited
   std::string formation_id;
 };
+
+// The limit of the group a member made that explains how it ended ("" when none does): the
+// kernel ended it for memory_mib (E-LIM-001), or it failed after forks were refused (E-LIM-002).
+std::string limit_that_ended(const std::string& name, pid_t pid, std::int32_t code) {
+  if (pid <= 0) return {};
+  const LeftGroup left = read_left_group(pid);
+  if (!left.found) return {};
+  const int sig = code > 128 && code < 128 + 65 ? code - 128 : 0;
+  const LimitReached why = limit_reached("the runtime of member '" + name + "'", left.counts, left.bounds, sig, sig ? 0 : code);
+  return why.code_and_what.empty() ? std::string() : why.code_and_what + ". Fix: " + why.fix;
+}
 
 struct SpawnerState {
   ProcessSpawnerSetup setup;
@@ -220,15 +233,17 @@ process_spawner_actor::behavior_type spawner(spawner_actor* self, ProcessSpawner
       if (it == self->state.members.end()) return;
       Member& m = it->second;
       it->second.channel.reset();
+      const std::string limit = limit_that_ended(name, m.proc->pid.get(), code);
       if (m.pending) {
         refuse_start(self, name, m.proc->killed_for_closed_stdout()
                                    ? "it closed its stdout without exiting, and was killed " +
                                        std::to_string(STDOUT_CLOSED_GRACE.count() / 1000) + "s later"
-                                   : "it exited (code " + std::to_string(code) + ") before reporting its session");
+                                   : "it exited (code " + std::to_string(code) + ") before reporting its session" +
+                                       (limit.empty() ? "" : " (" + limit + ")"));
         return;
       }
       if (m.failed) return;
-      if (self->state.launcher) self->send(self->state.launcher, MemberExited{name, code, m.proc->stderr_tail()});
+      if (self->state.launcher) self->send(self->state.launcher, MemberExited{name, code, m.proc->stderr_tail(), limit});
     },
     [=](ready_timeout_atom, const std::string& name) {
       refuse_start(self, name, "it did not report its session within " +

@@ -52,7 +52,8 @@ struct MemberExited {
   std::string name;
   std::int32_t exit_code = 0; // 128+N when killed by signal N
   std::string stderr_tail;    // its last stderr lines, "\n    | line" each ("" ⇒ none kept)
-  MUR_FIELDS(name, exit_code, stderr_tail)
+  std::string limit;          // "E-LIM-…: …. Fix: …" when its group's limit explains its end, else ""
+  MUR_FIELDS(name, exit_code, stderr_tail, limit)
 };
 
 struct KillMember {

@@ -101,6 +101,20 @@ TEST_CASE("a hostile program and tool server are refused each way out of their s
     CHECK(environ.find("MURMUR_HOME=" + h.f.home.path) != std::string::npos);
   }
   const std::string launcher = std::to_string(run.pid()), member = std::to_string(s.pids.back());
+  if (h.claims("member_runtime")) {
+    // The member's own process is sealed as the kernel reports it, and its starter is its child.
+    const std::string status = read_bytes("/proc/" + member + "/status");
+    CHECK(status.find("NoNewPrivs:\t1\n") != std::string::npos);
+    CHECK(status.find("Seccomp:\t2\n") != std::string::npos);
+    CHECK(status.find("CapEff:\t0000000000000000\n") != std::string::npos);
+    bool has_starter = false;
+    std::istringstream children(read_bytes("/proc/" + member + "/task/" + member + "/children"));
+    for (std::string child; children >> child;)
+      has_starter = has_starter || read_bytes("/proc/" + child + "/cmdline") == std::string("mur-confine\0--starter\0", 22);
+    CHECK(has_starter);
+  } else {
+    WARN("doctor claims no sealed member runtime here: its status is not asserted");
+  }
   const std::string entry_url = s.entry["url"].get<std::string>();
   const std::string door = entry_url.substr(entry_url.rfind(':') + 1);
   Ran sent = run_command({MUR_BINARY, "send", s.id(),
@@ -419,4 +433,44 @@ TEST_CASE("a member is handed only the keys its capsule reads: another member's 
   CHECK_FALSE(memory_holds(b, key_a));
   run.signal(SIGTERM);
   run.wait();
+}
+
+TEST_CASE("a member whose runtime the kernel ends for its group's memory_mib is named E-LIM-001 by the launcher",
+          "[process][isolation][limits]") {
+  HostileFormation h; // for doctor's view of this machine
+  if (!h.claims("resource_limits")) {
+    WARN("doctor claims no resource limits here: " << h.isolation["resource_limits"]["text"].get<std::string>());
+    return;
+  }
+  // A peer whose program eats memory, its runtime the one the kernel picks (as a runtime that
+  // grew would be); the entry calls it.
+  TempDir greedy, lead;
+  fs::copy_file(hostile, greedy.path + "/hostile_member.py");
+  std::ofstream(greedy.path + "/murmur.yaml")
+    << "name: greedy\nversion: 1.0.0\ninference:\n  transport: process\n"
+       "  command: [python3, hostile_member.py, program]\ncapabilities:\n  limits: {memory_mib: 192}\n"
+       "exports: {peer_tasks: {accept: true}}\nnetwork: {authentication: {scheme: bearer}}\n"
+       "lifecycle: {after_task: sleep}\n";
+  std::ofstream(lead.path + "/murmur.yaml")
+    << "name: glead\nversion: 1.0.0\ninference:\n  transport: script\n  turns:\n"
+       "    - call: {member: greedy, task: eat-memory}\n    - reply: \"{{answer.greedy}}\"\n"
+       "lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: sleep}\n"
+       "network: {authentication: {scheme: bearer}}\ncapabilities: {network: {allow: [localhost]}}\n";
+  h.f.install(greedy.path);
+  h.f.install(lead.path);
+  std::ofstream(h.f.project.path + "/roster.yaml")
+    << "roster_version: 1\nmembers:\n  - {name: lead, capsule: glead, version: 1.0.0, entry: true}\n"
+       "  - {name: greedy, capsule: greedy, version: 1.0.0}\nreachability:\n  - {from: lead, to: [greedy]}\n";
+  LaunchedMur run({MUR_BINARY, "run", "--roster", h.f.project.path, "--json"}, h.f.env);
+  Serving s = serve(run);
+  const std::string greedy_pid = std::to_string(s.pids.front());
+  std::ofstream(std::string("/proc/") + greedy_pid + "/oom_score_adj") << "1000\n";
+  Ran sent = run_command({MUR_BINARY, "send", s.id(), "go"}, h.f.env);
+  INFO(sent.out << sent.err);
+  CHECK(run.wait() == 69); // a member's fault ends the formation
+  INFO(run.err());
+  CHECK(run.err().find("member 'greedy' (pid " + greedy_pid + ") was killed by signal 9 (SIGKILL) while the formation ran "
+                       "(E-LIM-001: the kernel ended the runtime of member 'greedy': its member reached "
+                       "capabilities.limits.memory_mib (192 MiB") != std::string::npos);
+  CHECK(run.err().find("Fix: raise capabilities.limits.memory_mib") != std::string::npos);
 }

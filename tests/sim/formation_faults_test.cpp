@@ -142,3 +142,20 @@ TEST_CASE_METHOD(formation_fixture, "a callee that ends as its lifecycle says is
   CHECK(events("coder", "a2a_task_received").size() == 1); // nothing was sent for the second call
   CHECK(exit_code() == 0); // the entry's own code: no fault
 }
+
+TEST_CASE_METHOD(formation_fixture, "a peer its group's limit ended is named with the limit's code and ends the formation",
+                 "[sim][formation][faults]") {
+  launch({{"lead", entry_yaml("lead-c", relay_lead)}, {"coder", slow_coder}}, {{"lead", {"coder"}}});
+  run_for(1s);
+  REQUIRE(progress_event("entry"));
+  anon_send(launcher, MemberExited{"coder", 137, "", "E-LIM-001: the kernel ended the runtime of member 'coder'"});
+  sched.run();
+  auto* exited = progress_event("member_exited");
+  REQUIRE(exited);
+  CHECK(exited->detail.find("member 'coder' was killed by signal 9 (SIGKILL) while the formation ran "
+                            "(E-LIM-001: the kernel ended the runtime of member 'coder')") != std::string::npos);
+  run_for(6s);
+  CHECK(exit_code() == member_fault_exit_code);
+  REQUIRE(progress_event("ended"));
+  CHECK(progress_event("ended")->detail.find("(E-LIM-001:") != std::string::npos);
+}

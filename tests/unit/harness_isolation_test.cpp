@@ -198,7 +198,12 @@ TEST_CASE("a plan travels to mur-confine whole, paths with spaces and newlines t
   plan.hidden_roots = {"/home/u/.murmur", "/p/with space/.murmur"};
   plan.full = {"/usr", "/home/u/a\nb", "/tmp"};
   plan.read_exec = {"/home/u/.murmur/artifacts/x/1.0.0"};
+  plan.write_only = {"/home/u/.murmur/running"};
+  plan.scope_signals = false;
   const mur::IsolationPlan back = mur::decode_plan(mur::encode_plan(plan));
+  CHECK(back.write_only == plan.write_only);
+  CHECK_FALSE(back.scope_signals);
+  CHECK(mur::decode_plan(mur::encode_plan(mur::IsolationPlan{})).scope_signals);
   CHECK(back.mechanism == plan.mechanism);
   CHECK(back.landlock_abi == 6);
   CHECK(back.hidden_roots == plan.hidden_roots);
