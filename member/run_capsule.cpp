@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <cerrno>
 #include <cstring>
+#include "os/program_starter.hpp"
 #include "os/terminal_question.hpp"
 #include "messages/vocabulary/message_types.hpp"
 #include "messages/wire/register_messages.hpp"
@@ -501,6 +502,7 @@ int run_capsule(const Manifest& m, const RunCapsuleOptions& o) {
   const std::int32_t code = wait_for_end(self, o, !launch.task.empty(), session.member);
   signals.stop();
   close_session(self, session, formation);
+  end_program_starter();
   return code;
 }
 

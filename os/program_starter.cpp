@@ -31,6 +31,7 @@ namespace mur {
 namespace {
 
 std::atomic<int> starter_fd{-1};
+std::atomic<pid_t> starter_pid{-1}; // when this process started its starter itself
 
 constexpr std::size_t most_fds = 64; // reply, request, stdin, stdout, stderr and what is inherited
 
@@ -214,7 +215,7 @@ UniqueFd start_program_starter(const IsolationPlan& bound) {
   UniqueFd hold_null(null);
   rq.stdin_fd = rq.stdout_fd = null;
   try {
-    spawn_process(rq); // reaped with the member's other children; it ends when `mine` closes
+    starter_pid.store(spawn_process(rq)); // it ends when `mine` closes: end_program_starter
   } catch (const std::system_error& e) {
     throw Failure("E-ISO-001", std::string("the member's program starter could not be started (") + e.what() + ")",
                   "install mur whole (cmake --install installs mur and mur-confine side by side)");
@@ -223,6 +224,13 @@ UniqueFd start_program_starter(const IsolationPlan& bound) {
 }
 
 void use_program_starter(int fd) { starter_fd.store(fd); }
+
+void end_program_starter() {
+  const int fd = starter_fd.exchange(-1);
+  if (fd >= 0) ::close(fd);
+  const pid_t pid = starter_pid.exchange(-1);
+  if (pid > 0) ::waitpid(pid, nullptr, 0); // it reads the end of its socket and exits
+}
 int program_starter() { return starter_fd.load(); }
 
 int inherited_program_starter() {

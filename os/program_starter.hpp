@@ -43,6 +43,8 @@ UniqueFd start_program_starter(const IsolationPlan& bound);
 void use_program_starter(int fd);
 int program_starter();
 int inherited_program_starter(); // MURMUR_STARTER_FD, when it names an open socket; else -1
+// When the member ends, after everything it started has: its starter ends too, and is reaped.
+void end_program_starter();
 
 // `request` started by the starter `starter`: its pid, a child of this process. Throws
 // std::system_error when it could not be started (nothing is left to reap).
