@@ -6,7 +6,8 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake pkg-config ccache
   libcaf-dev librestinio-dev libasio-dev libfmt-dev libhttp-parser-dev
-  nlohmann-json3-dev libyaml-cpp-dev libsodium-dev libcurl4-openssl-dev libcli11-dev
+  nlohmann-json3-dev libyaml-cpp-dev libsodium-dev libcurl4-openssl-dev libcli11-dev libssl-dev
+  iproute2
   catch2
   clang-14 libfuzzer-14-dev
 )

@@ -1,4 +1,6 @@
 #include "launcher/admission/admission.hpp"
+
+#include "os/tls_identity.hpp"
 #include "launcher/admission/cycle_warnings.hpp"
 
 #include "capsule/member_wiring.hpp"
@@ -282,7 +284,32 @@ void warn_callees_that_exit(Admission& a) {
           "formation's later calls"});
 }
 
+// 12. Every member's host is one the roster declares, and each host's key file holds a
+// certificate (the one that host must present).
+void hosts_declared(const Roster& roster) {
+  std::string declared;
+  for (const auto& h : roster.hosts) declared += (declared.empty() ? "" : ", ") + h.name;
+  for (std::size_t i = 0; i < roster.members.size(); ++i) {
+    const auto& m = roster.members[i];
+    if (m.host.empty()) continue;
+    if (std::none_of(roster.hosts.begin(), roster.hosts.end(), [&](const RosterHost& h) { return h.name == m.host; }))
+      refuse(roster, "E-HST-001",
+             "members[" + std::to_string(i) + "].host: '" + m.host + "' is not a host of this roster" +
+               (declared.empty() ? std::string(" (it declares none)") : " (it declares " + declared + ")"),
+             "declare it under hosts: {" + m.host + ": {address: HOST:PORT, key: FILE}}, or correct the spelling");
+  }
+  for (const auto& h : roster.hosts)
+    if (certificate_pem(host_key_path(roster, h)).empty())
+      refuse(roster, "E-HST-008",
+             "hosts." + h.name + ".key: " + host_key_path(roster, h) + " holds no certificate",
+             "copy the host's certificate there: run mur host --certificate on that machine");
+}
+
 } // namespace
+
+std::string host_key_path(const Roster& roster, const RosterHost& h) {
+  return !h.key.empty() && h.key.front() == '/' ? h.key : roster.project_dir + "/" + h.key;
+}
 
 Admission admit(const Roster& roster, const StoreRoots& stores) {
   const NameIndex index = unique_names(roster);          // 2
@@ -299,6 +326,7 @@ Admission admit(const Roster& roster, const StoreRoots& stores) {
   resolve_spawnable(a, stores);                          // 9
   children_are_not_callees(a);                           // 10
   members_under_ceiling(roster);                         // 11
+  hosts_declared(roster);                                // 12
   warn_crowded_callees(a);
   warn_callers_without_localhost(a);
   warn_scripts_calling_outside(a);

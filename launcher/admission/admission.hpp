@@ -8,7 +8,8 @@
 //   (E-ROS-005) → 8 with any edge, every member has an authenticated door (E-ROS-006) → 9 every
 //   `capabilities.spawn.allow` entry of every member resolves like a member (E-ROS-009) → 10 no
 //   spawn.allow capsule name is the name of a member that member may call (E-ROS-010) → 11 the
-//   members are no more than limits.max_live (E-ROS-011).
+//   members are no more than limits.max_live (E-ROS-011) → 12 every member's `host` is one the
+//   roster declares (E-HST-001), and every host's key file holds a certificate (E-HST-008).
 // Warnings (no refusal): W-ROS-001 a callee with more callers than tasks it holds at once,
 // W-RUN-008 a caller whose egress lacks localhost, W-ROS-002 a script calling outside its
 // edges, W-ROS-003 a callee whose lifecycle.after_task is exit (it ends after one task),
@@ -73,6 +74,9 @@ std::vector<ResolvedCapsule> resolve_spawn_allow(const Manifest& m, const StoreR
 
 // Runs checks 2–10 on a parsed roster; throws Failure with the first refusal's code.
 Admission admit(const Roster& roster, const StoreRoots& stores);
+
+// Where a host's key file is: as written when absolute, else in the project directory.
+std::string host_key_path(const Roster& roster, const RosterHost& h);
 
 // Checks 1–10: locate, parse and admit.
 Admission admit_roster_at(const std::string& roster_arg);

@@ -14,7 +14,7 @@ using yaml::Value;
 const char* const roster_fix = "correct roster.yaml (see the roster section of the README)";
 
 RosterMember parse_member(const Value& raw) {
-  raw.expect_map({"name", "capsule", "version", "entry"});
+  raw.expect_map({"name", "capsule", "version", "entry", "host"});
   RosterMember m;
   Value name = raw.require("name");
   m.name = name.string();
@@ -30,7 +30,29 @@ RosterMember parse_member(const Value& raw) {
   if (auto p = names::version_problem(m.version))
     version.fail(*p, "pin the exact installed version, e.g. version: 1.0.0");
   if (auto e = v.get("entry")) m.entry = e->boolean();
+  if (auto h = v.get("host")) m.host = h->string();
   return m;
+}
+
+RosterHost parse_host(const std::string& name, const Value& raw) {
+  RosterHost h;
+  h.name = name;
+  if (auto p = names::member_name_problem(name))
+    raw.fail("host '" + name + "' " + *p, "name hosts as members are named: ^[a-z][a-z0-9-]{0,31}$");
+  raw.expect_map({"address", "key"});
+  Value address = raw.require("address");
+  h.address = address.string();
+  const auto colon = h.address.rfind(':');
+  h.host = colon == std::string::npos ? "" : h.address.substr(0, colon);
+  h.port_text = colon == std::string::npos ? "" : h.address.substr(colon + 1);
+  if (h.host.size() > 2 && h.host.front() == '[' && h.host.back() == ']') h.host = h.host.substr(1, h.host.size() - 2);
+  bool digits = !h.port_text.empty() && h.port_text.size() <= 5;
+  for (char c : h.port_text) digits = digits && c >= '0' && c <= '9';
+  if (h.host.empty() || !digits || std::stoi(h.port_text) < 1 || std::stoi(h.port_text) > 65535)
+    address.fail("'" + h.address + "' is not HOST:PORT", "write the address mur host listens on, e.g. 10.0.0.2:7420");
+  h.port = std::stoi(h.port_text);
+  h.key = raw.require("key").string();
+  return h;
 }
 
 ReachabilityRule parse_rule(const Value& raw) {
@@ -71,13 +93,17 @@ Roster parse_roster(const std::string& text, const std::string& label) {
   const yaml::Origin origin{label, "E-ROS-001", roster_fix};
   Value top(yaml::load_text(text, origin), "", &origin);
   if (top.is_null()) top.fail("is empty", "declare roster_version: 1 and members");
-  top.expect_map({"roster_version", "members", "reachability", "allow_cycles", "limits"});
+  top.expect_map({"roster_version", "hosts", "members", "reachability", "allow_cycles", "limits"});
 
   Value version = top.require("roster_version");
   if (!version.is_scalar() || version.node().Tag() != "?" || version.text() != "1")
     version.fail("must be the number 1", "write roster_version: 1 (unquoted)");
 
   Roster r;
+  if (auto hosts = top.get("hosts")) {
+    if (!hosts->is_map()) hosts->fail("must be a mapping of host names to {address, key}");
+    for (const auto& [name, h] : hosts->entries()) r.hosts.push_back(parse_host(name, h));
+  }
   Value members = top.require("members");
   if (!members.is_seq()) members.fail("must be a list of members");
   for (const auto& m : members.items()) r.members.push_back(parse_member(m));

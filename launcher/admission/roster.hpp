@@ -5,8 +5,8 @@
 // boolean, each rule's `to` a non-empty list without `from`. Uniqueness, the single entry and
 // rule membership are admission's checks 2–5, so they are not refused here.
 // Parse order (docs/spec/formation.md §Parse order): YAML syntax → top level is a mapping → unknown
-// top-level keys → roster_version → members (present, list, non-empty; per member: unknown
-// keys, name, capsule, version, entry) → reachability (per rule: unknown keys, from, to,
+// top-level keys → roster_version → hosts (per host: name, unknown keys, address, key) → members (present, list, non-empty; per member: unknown
+// keys, name, capsule, version, entry, host) → reachability (per rule: unknown keys, from, to,
 // `to` contains `from`) → allow_cycles → limits (unknown keys, max_depth, max_live, then the
 // spending limits of capsule/limits_section.hpp).
 // Rule: the project's roster.yaml lists the members (capsule, exact version, one entry) and who
@@ -27,6 +27,17 @@ struct RosterMember {
   std::string capsule;
   std::string version;
   bool entry = false;
+  std::string host; // a name under `hosts:` ("" = the launcher's machine)
+};
+
+// Another machine's host agent (`mur host`): where it listens and the certificate it must
+// present (pinned). docs/hosts.md.
+struct RosterHost {
+  std::string name;
+  std::string address; // HOST:PORT
+  std::string host, port_text;
+  int port = 0;
+  std::string key;     // its certificate's file, as the roster wrote it (relative: to the project)
 };
 
 struct ReachabilityRule {
@@ -43,6 +54,7 @@ struct Roster {
   ChainRule chain_rule;    // `allow_cycles` (a boolean) and `limits.max_depth` (1–64, default 8)
   int max_live = default_max_live; // `limits.max_live` (1–4096): live members and delegated children at once
   SpendLimits spend;       // `limits` max_tokens, …, max_wall_secs: what each task the formation is given may spend
+  std::vector<RosterHost> hosts; // `hosts:`, in file order
 };
 
 // Where a `--roster` / `mur doctor` argument points: an existing directory (its roster.yaml),

@@ -8,6 +8,7 @@
 #include "launcher/cli/command.hpp"
 #include "launcher/cli/run_command_line.hpp"
 #include "launcher/cli/cmd_formations.hpp"
+#include "launcher/cli/cmd_host.hpp"
 #include "launcher/cli/cmd_new.hpp"
 #include "launcher/cli/cmd_ps.hpp"
 #include "launcher/cli/cmd_answer.hpp"
@@ -308,7 +309,7 @@ int dispatch(int argc, char** argv) {
                                 declare_run(app),     declare_send(app), declare_cancel(app), declare_answer(app),
                                 declare_stop(app),    declare_ps(app)};
   for (auto& c : declare_trace(app)) commands.push_back(std::move(c));
-  for (auto* declare : {declare_view, declare_token, declare_formations, declare_help})
+  for (auto* declare : {declare_view, declare_token, declare_formations, declare_host, declare_help})
     commands.push_back(declare(app));
   if (argc <= 1) {
     std::cout << app.help();

@@ -6,6 +6,7 @@
 #include "launcher/admission/admission.hpp"
 #include "launcher/admission/cycle_warnings.hpp"
 #include "launcher/admission/inference_warnings.hpp"
+#include "launcher/run/host_reach.hpp"
 #include "launcher/admission/template_check.hpp"
 #include "launcher/base/project_path.hpp"
 #include "launcher/cli/doctor_isolation.hpp"
@@ -26,13 +27,13 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr int admission_checks = 11;
+constexpr int admission_checks = 12;
 
 // Which admission check (1-based, in order) a refusal code belongs to.
 int check_of(const std::string& code) {
   static const char* order[] = {"E-ROS-001", "E-ROS-003", "E-ROS-002", "E-ROS-004",
                                 "E-ROS-008", "E-ROS-007", "E-ROS-005", "E-ROS-006",
-                                "E-ROS-009", "E-ROS-010", "E-ROS-011"};
+                                "E-ROS-009", "E-ROS-010", "E-ROS-011", "E-HST-001"};
   for (int i = 0; i < admission_checks; ++i)
     if (code == order[i]) return i + 1;
   return 1;
@@ -59,7 +60,42 @@ struct Report {
   // What each capsule's tool servers listed when doctor started them: member (or capsule) → names.
   std::vector<std::pair<std::string, std::vector<std::string>>> tools;
   IsolationProbe isolation; // what sealing this machine gives programs
+  std::vector<std::string> hosts; // a line for each host reached (or not)
 };
+
+// Each host a member runs on, reached with the capsules of its members (one check each), then
+// whether its members' capsules are installed there. Refuses with the first failure.
+void check_hosts(Report& r) {
+  const Admission& a = *r.admission;
+  for (const auto& h : a.roster.hosts) {
+    std::vector<HostCapsule> asked;
+    std::vector<std::string> who;
+    for (const auto& m : a.members)
+      if (m.declared.host == h.name) {
+        asked.push_back({m.declared.capsule, m.declared.version, m.capsule.stored.sha256});
+        who.push_back(m.declared.name);
+      }
+    if (asked.empty()) continue;
+    const HostReached got = reach_host(h, host_key_path(a.roster, h), asked, std::chrono::seconds(5));
+    if (got.refusal) {
+      r.hosts.push_back(h.name + " (" + h.address + "): \xE2\x9C\x97 " + got.refusal->code());
+      throw *got.refusal;
+    }
+    ++r.passed;
+    r.hosts.push_back(h.name + " (" + h.address + "): reached, mur host " + got.report.host_name + " (mur " +
+                      got.report.mur_version + ")");
+    for (std::size_t i = 0; i < got.report.capsules.size() && i < who.size(); ++i) {
+      const auto& c = got.report.capsules[i];
+      if (!c.installed)
+        throw Failure("E-HST-004",
+                      "member '" + who[i] + "' (" + c.name + "@" + c.version + ") on host '" + h.name + "': " + c.why,
+                      "on that machine, install it from the same folder: mur install -g <capsule folder> (with --force "
+                      "if another copy is there)");
+      r.hosts.push_back("  " + who[i] + ": " + c.name + "@" + c.version + " installed there");
+    }
+  }
+  if (const auto remote = members_on_hosts(a); !remote.empty()) throw members_on_hosts_not_built(remote);
+}
 
 // Each capsule of the report, named as its lines name it.
 DoctorCapsules capsules_of(const Report& r) {
@@ -126,6 +162,7 @@ Report examine(const ProjectPath& where) {
         check_templates(am.capsule.manifest, "member '" + am.declared.name + "' (" + am.declared.capsule + "@" +
                                                am.declared.version + ")");
       for (const auto& am : r.admission->members) list_tools(r, am.capsule.manifest, am.declared.name);
+      check_hosts(r);
     } catch (const Failure& f) {
       if (!r.admission) r.passed += check_of(f.code()) - 1;
       r.refusal = f;
@@ -168,6 +205,10 @@ void print_text(const Report& r, std::ostream& out) {
     }
     for (const auto& [who, names] : r.tools)
       out << "  tools of " << who << ": " << (names.empty() ? std::string("none listed") : comma_list(names)) << "\n";
+    if (!r.hosts.empty()) {
+      out << "  hosts (this launcher's certificate: " << launcher_certificate() << ")\n";
+      for (const auto& line : r.hosts) out << "    " << line << "\n";
+    }
     if (r.refusal && r.refused_in_roster) out << "  \xE2\x9C\x97  " << r.refusal->code() << ": " << r.refusal->message() << "\n";
   }
   if (r.has_manifest && !r.refused_in_roster) {
@@ -222,6 +263,7 @@ void print_json(const Report& r, std::ostream& out) {
     }
     json edges = json::array();
     for (const auto& e : a.edges) edges.push_back({{"from", e.from}, {"to", e.to}});
+    if (!r.hosts.empty()) j["hosts"] = r.hosts;
     j["roster"] = {{"file", r.dir + "/roster.yaml"}, {"members", members}, {"reachability", edges},
                    {"reach_all", a.roster.reach_all}};
   }

@@ -14,6 +14,7 @@
 #include "launcher/base/formation_dirs.hpp"
 #include "launcher/base/launcher_record.hpp"
 #include "launcher/base/project_path.hpp"
+#include "launcher/run/host_reach.hpp"
 #include "launcher/run/member_console.hpp"
 #include "launcher/run/member_process.hpp"
 #include "launcher/run/process_spawner.hpp"
@@ -176,6 +177,7 @@ private:
 Admission admit_for_run(const std::string& roster_arg) {
   check_roster_path(roster_arg);
   Admission admission = admit_roster_at(roster_arg);
+  if (const auto remote = members_on_hosts(admission); !remote.empty()) throw members_on_hosts_not_built(remote);
   for (const auto& am : admission.members) // as mur doctor checks them (E-MAN-004)
     check_templates(am.capsule.manifest, "member '" + am.declared.name + "' (" + am.declared.capsule + "@" +
                                            am.declared.version + ")");

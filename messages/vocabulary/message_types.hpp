@@ -68,6 +68,10 @@ struct TaskResumed;
 struct TaskAnswer;
 struct CallAsks;
 struct AnswerCall;
+struct HostCapsule;
+struct HostCheck;
+struct HostCapsuleState;
+struct HostReport;
 enum class LauncherDeadline : std::uint8_t;
 
 } // namespace mur
@@ -129,6 +133,12 @@ CAF_BEGIN_TYPE_ID_BLOCK(mur, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(mur, (mur::TaskAnswer))
   CAF_ADD_TYPE_ID(mur, (mur::CallAsks))
   CAF_ADD_TYPE_ID(mur, (mur::AnswerCall))
+  CAF_ADD_TYPE_ID(mur, (mur::HostCapsule))
+  CAF_ADD_TYPE_ID(mur, (std::vector<mur::HostCapsule>))
+  CAF_ADD_TYPE_ID(mur, (mur::HostCheck))
+  CAF_ADD_TYPE_ID(mur, (mur::HostCapsuleState))
+  CAF_ADD_TYPE_ID(mur, (std::vector<mur::HostCapsuleState>))
+  CAF_ADD_TYPE_ID(mur, (mur::HostReport))
 
   // -- atoms (each at most 10 characters of [0-9A-Za-z_]; CAF 0.17.6 gives atoms no type ID)
 

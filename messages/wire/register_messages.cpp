@@ -7,6 +7,7 @@
 #include "messages/wire/door_call.hpp"
 #include "messages/wire/door_request.hpp"
 #include "messages/wire/formation_messages.hpp"
+#include "messages/wire/host_messages.hpp"
 #include "messages/wire/live_slot.hpp"
 #include "messages/wire/operator_question.hpp"
 #include "messages/wire/member_call.hpp"

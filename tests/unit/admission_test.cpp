@@ -402,3 +402,22 @@ TEST_CASE("W-ROS-006: a member may delegate but limits.max_live leaves no slot",
   CHECK(warned);
   for (const auto& w : s.admit(roster(m_lead) + "limits: {max_live: 2}\n").warnings) CHECK(w.code != "W-ROS-006");
 }
+
+TEST_CASE("12: a member's host must be declared, and each host's key file must hold a certificate", "[admission][hosts]") {
+  Stores s;
+  s.capsule("lead-c", "");
+  s.capsule("worker-c", "");
+  fs::create_directories(s.root / "project");
+  const std::string on_gpu = "  - {name: a, capsule: worker-c, version: 1.0.0, host: gpu1}\n";
+  check_code(s.refusal(roster(m_lead + on_gpu)), "E-HST-001", "members[1].host: 'gpu1' is not a host of this roster (it declares none)");
+  const std::string hosts = "hosts:\n  gpu2: {address: '10.0.0.2:7420', key: gpu2.pem}\n";
+  check_code(s.refusal(roster(m_lead + on_gpu) + hosts), "E-HST-001", "(it declares gpu2)");
+  const std::string gpu1 = "hosts:\n  gpu1: {address: '10.0.0.2:7420', key: gpu1.pem}\n";
+  check_code(s.refusal(roster(m_lead + on_gpu) + gpu1), "E-HST-008", "hosts.gpu1.key: ");
+  std::ofstream(s.root / "project" / "gpu1.pem") << "not a certificate\n";
+  check_code(s.refusal(roster(m_lead + on_gpu) + gpu1), "E-HST-008", "holds no certificate");
+  std::ofstream(s.root / "project" / "gpu1.pem") << "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+  const mur::Admission a = s.admit(roster(m_lead + on_gpu) + gpu1);
+  CHECK(a.members[1].declared.host == "gpu1");
+  CHECK(mur::host_key_path(a.roster, a.roster.hosts[0]) == (s.root / "project" / "gpu1.pem").string());
+}

@@ -10,6 +10,7 @@
 #include "messages/wire/door_call.hpp"
 #include "messages/wire/door_request.hpp"
 #include "messages/wire/formation_messages.hpp"
+#include "messages/wire/host_messages.hpp"
 #include "messages/wire/member_call.hpp"
 #include "messages/wire/model_turn.hpp"
 #include "messages/wire/register_messages.hpp"
@@ -189,7 +190,8 @@ TEST_CASE("registration registers exactly the block's types under their block na
   CHECK(cfg.type_names_by_rtti.at(std::type_index(typeid(MemberAnswer))) == "mur::MemberAnswer");
   CHECK(cfg.type_names_by_rtti.at(std::type_index(typeid(CallCanceled))) == "mur::CallCanceled");
   CHECK(cfg.type_names_by_rtti.at(std::type_index(typeid(LiveSlot))) == "mur::LiveSlot");
-  CHECK(block_size == 53);
+  CHECK(cfg.type_names_by_rtti.at(std::type_index(typeid(HostReport))) == "mur::HostReport");
+  CHECK(block_size == 59);
 }
 
 TEST_CASE("call statuses, task exits and formation events print the words they always printed", "[vocabulary]") {

@@ -127,3 +127,23 @@ TEST_CASE("locating a roster: a directory, a roster.yaml path, anything else", "
   }
   fs::remove_all(dir);
 }
+
+TEST_CASE("a roster names hosts by address and key, and a member its host", "[roster][hosts]") {
+  auto r = parse_roster(lead + "  - {name: coder, capsule: acme-coder, version: 1.0.0, host: gpu1}\n"
+                               "hosts:\n  gpu1: {address: '10.0.0.2:7420', key: keys/gpu1.pem}\n"
+                               "  gpu2: {address: '[fd00::2]:7420', key: /etc/mur/gpu2.pem}\n",
+                        "roster.yaml");
+  REQUIRE(r.hosts.size() == 2);
+  CHECK(r.hosts[0].name == "gpu1");
+  CHECK(r.hosts[0].host == "10.0.0.2");
+  CHECK(r.hosts[0].port == 7420);
+  CHECK(r.hosts[0].key == "keys/gpu1.pem");
+  CHECK(r.hosts[1].host == "fd00::2");
+  CHECK(r.members[0].host.empty());
+  CHECK(r.members[1].host == "gpu1");
+  refused(lead + "hosts:\n  gpu1: {address: '10.0.0.2', key: k.pem}\n", "is not HOST:PORT");
+  refused(lead + "hosts:\n  gpu1: {address: '10.0.0.2:99999', key: k.pem}\n", "is not HOST:PORT");
+  refused(lead + "hosts:\n  gpu1: {address: '10.0.0.2:7420'}\n", "key");
+  refused(lead + "hosts:\n  gpu1: {address: '10.0.0.2:7420', key: k.pem, port: 1}\n", "port");
+  refused(lead + "hosts: [gpu1]\n", "must be a mapping");
+}

@@ -1,0 +1,62 @@
+// host_agent.cpp — see host_agent.hpp.
+#include "launcher/run/host_agent.hpp"
+
+#include "capsule/capsule_store.hpp"
+
+#include "messages/wire/register_messages.hpp"
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+#include <caf/openssl/all.hpp>
+
+#include <filesystem>
+#include <variant>
+
+namespace mur {
+
+HostCapsuleState check_installed(const std::string& store, const HostCapsule& asked) {
+  HostCapsuleState s{asked.name, asked.version, false, ""};
+  std::error_code ec;
+  if (!std::filesystem::exists(std::filesystem::symlink_status(store + "/" + asked.name + "/" + asked.version, ec))) {
+    s.why = "not installed there at this version (its global store: " + store + ")";
+    return s;
+  }
+  const auto found = resolve_capsule(StoreRoots{store, store}, asked.name, asked.version);
+  if (const auto* miss = std::get_if<ResolveMiss>(&found)) {
+    s.why = miss->why;
+    return s;
+  }
+  const auto& got = std::get<ResolvedCapsule>(found).stored;
+  if (!asked.sha256.empty() && got.sha256 != asked.sha256) {
+    s.why = "it is installed there with other bytes (sha256 " + got.sha256.substr(0, 12) + "…, the launcher's " +
+            asked.sha256.substr(0, 12) + "…)";
+    return s;
+  }
+  s.installed = true;
+  return s;
+}
+
+void speak_tls(caf::actor_system_config& cfg, const std::string& certificate, const std::string& key,
+               const std::string& trusted) {
+  register_message_types(cfg);
+  cfg.load<caf::io::middleman>();
+  cfg.load<caf::openssl::manager>();
+  cfg.set("scheduler.max-threads", 1);
+  cfg.openssl_certificate = certificate;
+  cfg.openssl_key = key;
+  cfg.openssl_cafile = trusted;
+}
+
+host_door spawn_host_agent(caf::actor_system& sys, HostAgentSetup setup) {
+  return sys.spawn([setup = std::move(setup)]() -> host_door::behavior_type {
+    return {
+      [setup](const HostCheck& check) {
+        HostReport r{setup.name, setup.mur_version, {}};
+        for (const auto& c : check.capsules) r.capsules.push_back(check_installed(setup.store, c));
+        return r;
+      },
+    };
+  });
+}
+
+} // namespace mur

@@ -1,0 +1,40 @@
+// host_agent.hpp — the actor a host agent (`mur host`) serves to the launchers it trusts, over
+// CAF's middleman with TLS (caf::openssl): what the launcher asks another machine.
+//
+// Invariant: it answers a HostCheck for each capsule, in the order asked, from this machine's
+// global store alone: installed (that name, that exact version, intact, and the sha256 asked
+// when one is given) or why not, with a Fix's words. It starts nothing and holds no key: who may
+// ask is decided before any message reaches it, by the TLS handshake against --trust.
+// Rule: admission checks every host a roster names (docs/hosts.md §What doctor checks).
+#pragma once
+
+#include "messages/wire/host_messages.hpp"
+
+#include <caf/fwd.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
+
+#include <string>
+
+namespace mur {
+
+using host_door = caf::typed_actor<caf::replies_to<HostCheck>::with<HostReport>>;
+
+struct HostAgentSetup {
+  std::string name;        // --name, or the machine's host name
+  std::string mur_version;
+  std::string store;       // this machine's global store ($MURMUR_HOME/artifacts)
+};
+
+host_door spawn_host_agent(caf::actor_system& sys, HostAgentSetup setup);
+
+// A system that speaks to other machines: mur's message types, CAF's middleman over TLS as
+// the identity `certificate` and `key`, trusting exactly the certificates in the file `trusted`;
+// one scheduler thread.
+void speak_tls(caf::actor_system_config& cfg, const std::string& certificate, const std::string& key,
+               const std::string& trusted);
+
+// One capsule as this machine's store holds it (the agent's answer for it).
+HostCapsuleState check_installed(const std::string& store, const HostCapsule& asked);
+
+} // namespace mur
