@@ -235,7 +235,7 @@ TEST_CASE("mur doctor --json reports the roster, its warnings and its refusal as
   json j = json::parse(ok.out, nullptr, false);
   REQUIRE(j.is_object());
   CHECK(j["ok"] == true);
-  CHECK(j["checks_passed"] == 11); // every admission check, the ceiling of live members (11) too
+  CHECK(j["checks_passed"] == 12); // every admission check, the ceiling of live members (11) and the hosts (12) too
   REQUIRE(j["roster"]["members"].size() == 3);
   CHECK(j["roster"]["members"][0]["name"] == "lead");
   CHECK(j["roster"]["members"][0]["entry"] == true);
