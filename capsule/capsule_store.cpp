@@ -58,15 +58,6 @@ void write_file(const std::string& path, const std::string& bytes, mode_t mode =
 
 // What an install copies: every regular file under the folder, in the digest's order. The
 // bounds fit an agent program shipped with its node_modules or virtualenv.
-constexpr std::size_t max_capsule_files = 100'000;
-constexpr std::uint64_t max_capsule_total_bytes = std::uint64_t{1} << 30;
-
-struct CapsuleFile {
-  std::string rel;    // relative to the capsule folder, '/'-separated
-  std::string source; // the file read (a symlink's target inside the folder)
-  std::uint64_t size = 0;
-  bool executable = false; // any x bit on the source (the copy is 0755, else 0644)
-};
 
 // Why a folder's files cannot all be taken, with the code and fix an install refuses with.
 struct FilesRefusal {
@@ -290,6 +281,13 @@ const char* to_string(StoreScope s) { return s == StoreScope::project ? "project
 
 StoreRoots StoreRoots::for_project(const std::string& project_dir) {
   return StoreRoots{project_dir + "/.murmur/artifacts", murmur_home() + "/artifacts"};
+}
+
+std::vector<CapsuleFile> capsule_folder_files(const std::string& dir) {
+  const Manifest m = load_manifest_dir(dir);
+  auto files = read_capsule_files(dir, m, false);
+  if (auto* refusal = std::get_if<FilesRefusal>(&files)) throw Failure(refusal->code, dir + ": " + refusal->why, refusal->fix);
+  return std::get<0>(std::move(files));
 }
 
 InstallOutcome install_capsule(const std::string& source_dir, const std::string& store_root,

@@ -56,6 +56,22 @@ struct InstallOutcome {
   double seconds = 0;        // how long the install took (read, hash, copy, verify)
 };
 
+// What a capsule folder may hold at most (E-INS-001 past either).
+inline constexpr std::size_t max_capsule_files = 100'000;
+inline constexpr std::uint64_t max_capsule_total_bytes = std::uint64_t{1} << 30;
+
+struct CapsuleFile {
+  std::string rel;    // relative to the capsule folder, '/'-separated
+  std::string source; // the file read (a symlink's target inside the folder)
+  std::uint64_t size = 0;
+  bool executable = false; // any x bit on the source (the copy is 0755, else 0644)
+};
+
+// The files an install of the folder `dir` takes, in install's order (murmur.yaml first):
+// install.exclude and version-control folders left out, symlinks inside it followed. Throws
+// Failure (E-MAN-…, E-INS-001, E-INS-004) as install_capsule would.
+std::vector<CapsuleFile> capsule_folder_files(const std::string& dir);
+
 // Installs the capsule folder `source_dir` into `store_root` (E-MAN-*, E-INS-001..004).
 InstallOutcome install_capsule(const std::string& source_dir, const std::string& store_root,
                                StoreScope scope, bool force);

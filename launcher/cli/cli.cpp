@@ -9,6 +9,9 @@
 #include "launcher/cli/run_command_line.hpp"
 #include "launcher/cli/cmd_formations.hpp"
 #include "launcher/cli/cmd_host.hpp"
+#include "launcher/admission/admission.hpp"
+#include "launcher/run/host_reach.hpp"
+#include "os/tls_identity.hpp"
 #include "launcher/cli/cmd_new.hpp"
 #include "launcher/cli/cmd_ps.hpp"
 #include "launcher/cli/cmd_answer.hpp"
@@ -27,6 +30,8 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <iomanip>
 #include <memory>
@@ -97,15 +102,39 @@ int cmd_list(bool json) {
 }
 
 
-// install DIR [-g] [--force]
+// install DIR --host NAME [--force]: into the global store of a host the roster here names.
+int cmd_install_on_host(const std::string& dir, const std::string& host_name, bool force) {
+  check_templates(load_manifest_dir(dir), dir + "/murmur.yaml");
+  const Roster roster = load_roster(locate_roster("."));
+  const auto host = std::find_if(roster.hosts.begin(), roster.hosts.end(),
+                                 [&](const RosterHost& h) { return h.name == host_name; });
+  if (host == roster.hosts.end())
+    throw Failure("E-HST-001", "the roster here (" + roster.file + ") declares no host '" + host_name + "'",
+                  "run mur install --host in the project directory whose roster.yaml names that host under hosts:");
+  const std::string key = host_key_path(roster, *host);
+  if (certificate_pem(key).empty())
+    throw Failure("E-HST-008", "hosts." + host_name + ".key: " + key + " holds no certificate",
+                  "copy the host's certificate there: run mur host --certificate on that machine");
+  const HostInstall done = install_on_host(*host, key, dir, force, std::chrono::seconds(30));
+  if (done.refusal) throw *done.refusal;
+  const auto& c = done.installed;
+  std::cout << c.kind << " " << c.name << "@" << c.version << " on host " << host_name << " (" << host->address
+            << ")\n  sha256 " << c.sha256 << "\n";
+  return exit_ok;
+}
+
+// install DIR [-g] [--force] [--host NAME]
 Command declare_install(CLI::App& app) {
-  struct Flags { std::string dir; bool global = false, force = false; };
+  struct Flags { std::string dir, host; bool global = false, force = false; };
   auto f = std::make_shared<Flags>();
   auto* install = app.add_subcommand("install", "Install a capsule folder into the project store (or -g: the global store)");
   install->add_option("DIR", f->dir, "capsule folder holding murmur.yaml")->required();
   install->add_flag("-g,--global", f->global, "install into $MURMUR_HOME/artifacts");
   install->add_flag("--force", f->force, "replace an installed copy of the same version with other bytes");
-  return {install, [f] { return cmd_install(f->dir, f->global, f->force); }};
+  install->add_option("--host", f->host, "install into the global store of this host of the roster here (docs/hosts.md)");
+  return {install, [f] {
+            return f->host.empty() ? cmd_install(f->dir, f->global, f->force) : cmd_install_on_host(f->dir, f->host, f->force);
+          }};
 }
 
 Command declare_list(CLI::App& app) {

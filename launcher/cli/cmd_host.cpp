@@ -60,7 +60,8 @@ int serve_host(const Flags& f) {
   caf::actor_system_config cfg;
   speak_tls(cfg, me.certificate, me.key, f.trust);
   caf::actor_system sys{cfg};
-  const host_door agent = spawn_host_agent(sys, HostAgentSetup{name, "0.1.0", murmur_home() + "/artifacts"});
+  const host_door agent = spawn_host_agent(
+    sys, HostAgentSetup{name, "0.1.0", murmur_home() + "/artifacts", murmur_home() + "/host/uploads"});
   auto port = caf::openssl::publish(agent, static_cast<std::uint16_t>(std::stoi(port_text)), addr.c_str(), true);
   if (!port) {
     caf::anon_send_exit(agent, caf::exit_reason::user_shutdown);

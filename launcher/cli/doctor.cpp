@@ -89,8 +89,8 @@ void check_hosts(Report& r) {
       if (!c.installed)
         throw Failure("E-HST-004",
                       "member '" + who[i] + "' (" + c.name + "@" + c.version + ") on host '" + h.name + "': " + c.why,
-                      "on that machine, install it from the same folder: mur install -g <capsule folder> (with --force "
-                      "if another copy is there)");
+                      "install it there from the same folder: mur install --host " + h.name +
+                        " <capsule folder> (with --force if another copy is there)");
       r.hosts.push_back("  " + who[i] + ": " + c.name + "@" + c.version + " installed there");
     }
   }

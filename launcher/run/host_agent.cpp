@@ -2,6 +2,7 @@
 #include "launcher/run/host_agent.hpp"
 
 #include "capsule/capsule_store.hpp"
+#include "launcher/run/host_uploads.hpp"
 
 #include "messages/wire/register_messages.hpp"
 
@@ -10,6 +11,7 @@
 #include <caf/openssl/all.hpp>
 
 #include <filesystem>
+#include <memory>
 #include <variant>
 
 namespace mur {
@@ -47,14 +49,28 @@ void speak_tls(caf::actor_system_config& cfg, const std::string& certificate, co
   cfg.openssl_cafile = trusted;
 }
 
+namespace {
+
+struct AgentState {
+  HostAgentSetup setup;
+  std::unique_ptr<HostUploads> uploads;
+  static inline const char* name = "mur.host_agent";
+};
+
+} // namespace
+
 host_door spawn_host_agent(caf::actor_system& sys, HostAgentSetup setup) {
-  return sys.spawn([setup = std::move(setup)]() -> host_door::behavior_type {
+  return sys.spawn([setup = std::move(setup)](host_door::stateful_pointer<AgentState> self) -> host_door::behavior_type {
+    self->state.setup = setup;
+    self->state.uploads = std::make_unique<HostUploads>(setup.uploads, setup.store);
     return {
-      [setup](const HostCheck& check) {
-        HostReport r{setup.name, setup.mur_version, {}};
-        for (const auto& c : check.capsules) r.capsules.push_back(check_installed(setup.store, c));
+      [self](const HostCheck& check) {
+        const auto& st = self->state.setup;
+        HostReport r{st.name, st.mur_version, {}};
+        for (const auto& c : check.capsules) r.capsules.push_back(check_installed(st.store, c));
         return r;
       },
+      [self](const HostUpload& piece) { return self->state.uploads->take(piece); },
     };
   });
 }

@@ -3,8 +3,9 @@
 //
 // Invariant: it answers a HostCheck for each capsule, in the order asked, from this machine's
 // global store alone: installed (that name, that exact version, intact, and the sha256 asked
-// when one is given) or why not, with a Fix's words. It starts nothing and holds no key: who may
-// ask is decided before any message reaches it, by the TLS handshake against --trust.
+// when one is given) or why not, with a Fix's words; it takes HostUpload pieces into that store
+// as launcher/run/host_uploads.hpp says. It starts nothing and holds no key: who may ask is
+// decided before any message reaches it, by the TLS handshake against --trust.
 // Rule: admission checks every host a roster names (docs/hosts.md §What doctor checks).
 #pragma once
 
@@ -18,12 +19,14 @@
 
 namespace mur {
 
-using host_door = caf::typed_actor<caf::replies_to<HostCheck>::with<HostReport>>;
+using host_door = caf::typed_actor<caf::replies_to<HostCheck>::with<HostReport>,
+                                   caf::replies_to<HostUpload>::with<HostInstalled>>;
 
 struct HostAgentSetup {
   std::string name;        // --name, or the machine's host name
   std::string mur_version;
   std::string store;       // this machine's global store ($MURMUR_HOME/artifacts)
+  std::string uploads;     // where capsule folders arrive ($MURMUR_HOME/host/uploads)
 };
 
 host_door spawn_host_agent(caf::actor_system& sys, HostAgentSetup setup);

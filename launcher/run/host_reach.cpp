@@ -1,9 +1,11 @@
 // host_reach.cpp — see host_reach.hpp.
 #include "launcher/run/host_reach.hpp"
 
+#include "capsule/capsule_store.hpp"
 #include "capsule/murmur_home.hpp"
 #include "launcher/run/host_agent.hpp"
 #include "messages/wire/register_messages.hpp"
+#include "messages/vocabulary/ids.hpp"
 #include "os/tls_identity.hpp"
 
 #include <caf/all.hpp>
@@ -18,6 +20,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <memory>
 
 namespace mur {
 namespace {
@@ -57,6 +61,57 @@ std::string tcp_reaches(const RosterHost& h, std::chrono::milliseconds bound) {
 
 TlsIdentity launcher_identity() { return ensure_tls_identity(murmur_home() + "/launcher", "mur-launcher"); }
 
+// One connection to a host's agent: TCP first (bounded), then CAF's middleman over TLS with
+// this machine's launcher identity, trusting only `key_file`. `refusal` when it could not open.
+class HostLink {
+public:
+  HostLink(const RosterHost& host, const std::string& key_file, std::chrono::milliseconds bound) : host_(host) {
+    const TlsIdentity me = launcher_identity();
+    if (const std::string why = tcp_reaches(host, bound); !why.empty()) {
+      refusal = Failure("E-HST-002", "host '" + host.name + "' (" + host.address + ") cannot be reached: " + why,
+                        "start mur host --listen " + host.address + " on that machine, or correct hosts." + host.name +
+                          ".address in roster.yaml");
+      return;
+    }
+    speak_tls(cfg_, me.certificate, me.key, key_file);
+    sys_ = std::make_unique<caf::actor_system>(cfg_);
+    auto door = caf::openssl::remote_actor<host_door>(*sys_, host.host, static_cast<std::uint16_t>(host.port));
+    if (!door) {
+      refusal = Failure("E-HST-003",
+                        "host '" + host.name + "' (" + host.address + ") and this launcher did not agree on TLS (" +
+                          sys_->render(door.error()) + "): it does not trust this launcher's certificate, or it "
+                          "presented another than " + key_file,
+                        "add this launcher's certificate (" + me.certificate + ") to the host's --trust file, and "
+                          "copy the host's (mur host --certificate, run there) to " + key_file);
+      return;
+    }
+    door_ = *door;
+  }
+
+  // `message` answered within `bound` as `Reply`, or nothing with `refusal` set (E-HST-002).
+  template <class Reply, class Message>
+  std::optional<Reply> ask(const Message& message, std::chrono::milliseconds bound) {
+    std::optional<Reply> got;
+    caf::scoped_actor self{*sys_};
+    self->request(door_, bound, message)
+      .receive([&](const Reply& r) { got = r; },
+               [&](const caf::error& e) {
+                 refusal = Failure("E-HST-002", "host '" + host_.name + "' (" + host_.address + ") did not answer: " +
+                                                  sys_->render(e),
+                                   "check that mur host runs there and is not overloaded, then try again");
+               });
+    return got;
+  }
+
+  std::optional<Failure> refusal;
+
+private:
+  RosterHost host_;
+  caf::actor_system_config cfg_;
+  std::unique_ptr<caf::actor_system> sys_;
+  host_door door_;
+};
+
 } // namespace
 
 Failure members_on_hosts_not_built(const std::vector<std::string>& remote) {
@@ -80,34 +135,47 @@ std::string launcher_certificate() { return launcher_identity().certificate; }
 HostReached reach_host(const RosterHost& host, const std::string& key_file, const std::vector<HostCapsule>& capsules,
                        std::chrono::milliseconds bound) {
   HostReached out;
-  const TlsIdentity me = launcher_identity();
-  if (const std::string why = tcp_reaches(host, bound); !why.empty()) {
-    out.refusal = Failure("E-HST-002", "host '" + host.name + "' (" + host.address + ") cannot be reached: " + why,
-                          "start mur host --listen " + host.address + " on that machine, or correct hosts." + host.name +
-                            ".address in roster.yaml");
+  HostLink link(host, key_file, bound);
+  if (!link.refusal)
+    if (auto r = link.ask<HostReport>(HostCheck{capsules}, bound)) out.report = std::move(*r);
+  out.refusal = link.refusal;
+  return out;
+}
+
+HostInstall install_on_host(const RosterHost& host, const std::string& key_file, const std::string& dir, bool force,
+                            std::chrono::milliseconds bound) {
+  HostInstall out;
+  const std::vector<CapsuleFile> files = capsule_folder_files(dir); // refused here, as mur install would
+  HostLink link(host, key_file, bound);
+  if (link.refusal) {
+    out.refusal = link.refusal;
     return out;
   }
-  caf::actor_system_config cfg;
-  speak_tls(cfg, me.certificate, me.key, key_file);
-  caf::actor_system sys{cfg};
-  auto door = caf::openssl::remote_actor<host_door>(sys, host.host, static_cast<std::uint16_t>(host.port));
-  if (!door) {
-    out.refusal = Failure("E-HST-003",
-                          "host '" + host.name + "' (" + host.address + ") and this launcher did not agree on TLS (" +
-                            sys.render(door.error()) + "): it does not trust this launcher's certificate, or it "
-                            "presented another than " + key_file,
-                          "add this launcher's certificate (" + me.certificate + ") to the host's --trust file, and "
-                            "copy the host's (mur host --certificate, run there) to " + key_file);
-    return out;
+  const std::string id = ids::mint("upl_");
+  // Sends one piece; false once the host refused (`out.refusal` then says why).
+  auto send = [&](const HostUpload& piece) {
+    auto r = link.ask<HostInstalled>(piece, bound);
+    if (!r) {
+      out.refusal = link.refusal;
+      return false;
+    }
+    out.installed = *r;
+    if (!r->ok) out.refusal = Failure(r->code, r->message, r->fix);
+    return r->ok;
+  };
+  std::vector<char> buf(host_upload_piece);
+  for (const auto& f : files) {
+    std::ifstream in(f.source, std::ios::binary);
+    if (!in) throw Failure("E-INS-001", dir + ": " + f.rel + " cannot be read", "make every file in the capsule folder readable");
+    std::uint64_t offset = 0;
+    do {
+      in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+      const auto got = static_cast<std::size_t>(in.gcount());
+      if (!send(HostUpload{id, f.rel, offset, std::string(buf.data(), got), f.executable, false, false})) return out;
+      offset += got;
+    } while (in && offset < f.size);
   }
-  caf::scoped_actor self{sys};
-  self->request(*door, bound, HostCheck{capsules})
-    .receive([&](const HostReport& r) { out.report = r; },
-             [&](const caf::error& e) {
-               out.refusal = Failure("E-HST-002", "host '" + host.name + "' (" + host.address + ") did not answer: " +
-                                                    sys.render(e),
-                                     "check that mur host runs there and is not overloaded, then try again");
-             });
+  send(HostUpload{id, "", 0, "", false, true, force});
   return out;
 }
 

@@ -30,6 +30,16 @@ struct HostReached {
 HostReached reach_host(const RosterHost& host, const std::string& key_file, const std::vector<HostCapsule>& capsules,
                        std::chrono::milliseconds bound);
 
+// `mur install --host`: the capsule folder `dir`, read as `mur install` reads one, sent to the
+// host in pieces and installed into its global store (E-HST-002/003 as above; its own refusal,
+// E-HST-009 or what its install said, passed on). Each piece answered within `bound`.
+struct HostInstall {
+  std::optional<Failure> refusal;
+  HostInstalled installed;
+};
+HostInstall install_on_host(const RosterHost& host, const std::string& key_file, const std::string& dir, bool force,
+                            std::chrono::milliseconds bound);
+
 // E-HST-005: members the roster places on other hosts (each "NAME on HOST") cannot be started
 // yet — what mur run says, and mur doctor after it reached their hosts.
 Failure members_on_hosts_not_built(const std::vector<std::string>& remote);

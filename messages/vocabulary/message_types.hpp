@@ -72,6 +72,8 @@ struct HostCapsule;
 struct HostCheck;
 struct HostCapsuleState;
 struct HostReport;
+struct HostUpload;
+struct HostInstalled;
 enum class LauncherDeadline : std::uint8_t;
 
 } // namespace mur
@@ -139,6 +141,8 @@ CAF_BEGIN_TYPE_ID_BLOCK(mur, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(mur, (mur::HostCapsuleState))
   CAF_ADD_TYPE_ID(mur, (std::vector<mur::HostCapsuleState>))
   CAF_ADD_TYPE_ID(mur, (mur::HostReport))
+  CAF_ADD_TYPE_ID(mur, (mur::HostUpload))
+  CAF_ADD_TYPE_ID(mur, (mur::HostInstalled))
 
   // -- atoms (each at most 10 characters of [0-9A-Za-z_]; CAF 0.17.6 gives atoms no type ID)
 

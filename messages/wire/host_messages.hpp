@@ -9,6 +9,8 @@
 
 #include "messages/vocabulary/message_fields.hpp"
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -39,6 +41,31 @@ struct HostReport {
   std::string mur_version;
   std::vector<HostCapsuleState> capsules; // in the order asked
   MUR_FIELDS(host_name, mur_version, capsules)
+};
+
+// A piece of a capsule folder a launcher installs on the host (`mur install --host`): the files
+// in install's order, each in pieces of at most host_upload_piece bytes at increasing offsets;
+// then one with `last`, which has the host install what it received into its global store.
+inline constexpr std::size_t host_upload_piece = 1u << 20;
+struct HostUpload {
+  std::string upload_id; // the launcher's, one per install
+  std::string rel;       // the file's path in the folder ('/'-separated, relative); "" with `last`
+  std::uint64_t offset = 0;
+  std::string bytes;
+  bool executable = false;
+  bool last = false;
+  bool force = false;    // with `last`: replace a copy of the same version with other bytes
+  MUR_FIELDS(upload_id, rel, offset, bytes, executable, last, force)
+};
+
+// The host's answer to each piece: taken (ok, and after `last`: what it installed), or refused
+// with the code, message and fix its install gave (the upload is then dropped).
+struct HostInstalled {
+  bool ok = false;
+  std::string kind;    // after `last`: installed, replaced or already installed
+  std::string name, version, sha256;
+  std::string code, message, fix;
+  MUR_FIELDS(ok, kind, name, version, sha256, code, message, fix)
 };
 
 } // namespace mur

@@ -1,6 +1,7 @@
 // A launcher and a host agent (`mur host`) on two "machines": network namespaces this test makes,
 // joined by a veth pair. mur doctor reaches the host over TLS only when each side holds the
-// other's certificate, checks that the member's capsule is installed there, and names each
+// other's certificate, checks that the member's capsule is installed there (mur install --host
+// puts it there over the same connection), and names each
 // failure: nothing listening, a launcher the host does not trust, a host presenting another
 // certificate than the roster's, a cut link. Needs root and `ip` (iproute2): where the machine
 // forbids namespaces, the test says so and checks nothing.
@@ -120,8 +121,14 @@ TEST_CASE("mur doctor reaches a host agent in another network namespace over TLS
   CHECK(out.find("gpu1 (" + address + "): reached, mur host gpu1") != std::string::npos);
   CHECK(out.find("E-HST-004: member 'coder' (review-coder@1.0.0) on host 'gpu1': not installed there") != std::string::npos);
 
-  // Installed from the same folder: every check passes but the last, which says what is not built.
-  REQUIRE(run_command({MUR_BINARY, "install", "-g", launcher.example_dir + "/capsules/coder"}, host_env).exit_code == 0);
+  // Installed from this machine, over the same connection: every check passes but the last,
+  // which says what is not built.
+  Ran put = run_command(net.in(net.launcher_ns, {MUR_BINARY, "install", "--host", "gpu1", launcher.example_dir + "/capsules/coder"}),
+                        launcher.env, launcher.project.path);
+  INFO(put.out << put.err);
+  REQUIRE(put.exit_code == 0);
+  CHECK(put.out.find("installed review-coder@1.0.0 on host gpu1 (" + address + ")") != std::string::npos);
+  CHECK(fs::exists(host_home.path + "/artifacts/review-coder/1.0.0/murmur.yaml"));
   out = doctor(launcher.env);
   CHECK(out.find("coder: review-coder@1.0.0 installed there") != std::string::npos);
   CHECK(out.find("E-HST-005: starting members on another host is not built yet (coder on gpu1)") != std::string::npos);
@@ -140,6 +147,10 @@ TEST_CASE("mur doctor reaches a host agent in another network namespace over TLS
   fs::copy(launcher.home.path + "/artifacts", stranger_home.path + "/artifacts", fs::copy_options::recursive);
   out = doctor({{"MURMUR_HOME", stranger_home.path}});
   CHECK(out.find("E-HST-003: host 'gpu1' (" + address + ") and this launcher did not agree on TLS") != std::string::npos);
+  Ran smuggled = run_command(net.in(net.launcher_ns, {MUR_BINARY, "install", "--host", "gpu1", "--force", edited.path}),
+                             {{"MURMUR_HOME", stranger_home.path}}, launcher.project.path);
+  CHECK(smuggled.exit_code == 1);
+  CHECK(smuggled.err.find("E-HST-003") != std::string::npos);
   std::ofstream(launcher.project.path + "/other.pem")
     << run_command({MUR_BINARY, "host", "--certificate"}, {{"MURMUR_HOME", stranger_home.path}}).out;
   roster_with_key("other.pem");

@@ -2,6 +2,7 @@
 // from its own store (launcher/run/host_agent.hpp).
 #include "capsule/capsule_store.hpp"
 #include "launcher/run/host_agent.hpp"
+#include "launcher/run/host_uploads.hpp"
 #include "messages/vocabulary/failure.hpp"
 #include "os/tls_identity.hpp"
 #include "temp_dir.hpp"
@@ -53,4 +54,59 @@ TEST_CASE("a host agent answers for a capsule from its own store: installed, mis
   const auto missing = mur::check_installed(store.string(), {"coder", "2.0.0", sha});
   CHECK_FALSE(missing.installed);
   CHECK(missing.why.find("not installed there at this version") != std::string::npos);
+}
+
+TEST_CASE("a host takes a capsule folder in pieces, in order, beneath its own upload, and installs it whole", "[hosts]") {
+  mur::test::TempDir t("uploads");
+  const std::string uploads = (t.dir / "uploads").string(), store = (t.dir / "store").string();
+  fs::create_directories(uploads + "/upl_stale");
+  mur::HostUploads host(uploads, store);
+  CHECK_FALSE(fs::exists(uploads + "/upl_stale")); // what an earlier agent left is gone
+  auto piece = [](const std::string& rel, std::uint64_t offset, const std::string& bytes) {
+    return mur::HostUpload{"upl_1", rel, offset, bytes, false, false, false};
+  };
+  const std::string yaml = "name: coder\nversion: 1.0.0\n";
+  CHECK(host.take(piece("murmur.yaml", 0, yaml)).ok);
+  CHECK(host.take(piece("lib/run.sh", 0, "echo ")).ok);
+  CHECK(host.take(piece("lib/run.sh", 5, "hi\n")).ok); // the next piece of the same file
+  auto done = host.take(mur::HostUpload{"upl_1", "", 0, "", false, true, false});
+  INFO(done.code << " " << done.message);
+  REQUIRE(done.ok);
+  CHECK(done.kind == "installed");
+  CHECK(done.name == "coder");
+  CHECK(done.version == "1.0.0");
+  CHECK(done.sha256.size() == 64);
+  std::ifstream installed(store + "/coder/1.0.0/lib/run.sh");
+  std::string line;
+  std::getline(installed, line);
+  CHECK(line == "echo hi");
+  CHECK_FALSE(fs::exists(uploads + "/upl_1")); // the upload is gone once installed
+
+  // The same bytes again: already installed.
+  CHECK(host.take(mur::HostUpload{"upl_2", "murmur.yaml", 0, yaml, false, false, false}).ok);
+  CHECK(host.take(mur::HostUpload{"upl_2", "lib/run.sh", 0, "echo hi\n", false, false, false}).ok);
+  CHECK(host.take(mur::HostUpload{"upl_2", "", 0, "", false, true, false}).kind == "already installed");
+
+  // Each way out of its directory, or out of order, is refused and drops the upload.
+  for (const std::string bad : {"/etc/passwd", "../escape", "a/../../b", "a//b", "./a", "a/"}) {
+    INFO(bad);
+    const auto r = host.take(mur::HostUpload{"upl_3", bad, 0, "x", false, false, false});
+    CHECK_FALSE(r.ok);
+    CHECK(r.code == "E-HST-009");
+    CHECK_FALSE(fs::exists(uploads + "/upl_3"));
+  }
+  CHECK_FALSE(host.take(mur::HostUpload{"../x", "a", 0, "x", false, false, false}).ok);
+  CHECK(host.take(mur::HostUpload{"upl_4", "a", 0, "xy", false, false, false}).ok);
+  CHECK(host.take(mur::HostUpload{"upl_4", "a", 5, "z", false, false, false}).message.find("out of order") !=
+        std::string::npos);
+  CHECK(host.take(mur::HostUpload{"upl_5", "a", 0, "x", false, false, false}).ok);
+  CHECK(host.take(mur::HostUpload{"upl_5", "b", 0, "x", false, false, false}).ok);
+  CHECK(host.take(mur::HostUpload{"upl_5", "a", 0, "x", false, false, false}).message.find("cannot be written") !=
+        std::string::npos); // a file is never written twice
+  // An install refusal is passed on with its own code.
+  CHECK(host.take(mur::HostUpload{"upl_6", "notes.txt", 0, "x", false, false, false}).ok);
+  const auto no_manifest = host.take(mur::HostUpload{"upl_6", "", 0, "", false, true, false});
+  CHECK_FALSE(no_manifest.ok);
+  CHECK(no_manifest.code.rfind("E-", 0) == 0);
+  CHECK(no_manifest.code != "E-HST-009");
 }
