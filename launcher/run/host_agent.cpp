@@ -1,6 +1,7 @@
 // host_agent.cpp — see host_agent.hpp.
 #include "launcher/run/host_agent.hpp"
 
+#include "capsule/capsule_names.hpp"
 #include "capsule/capsule_store.hpp"
 #include "launcher/run/host_uploads.hpp"
 
@@ -18,6 +19,9 @@ namespace mur {
 
 HostCapsuleState check_installed(const std::string& store, const HostCapsule& asked) {
   HostCapsuleState s{asked.name, asked.version, false, ""};
+  // A name or version that is not one never reaches the file system (no path of the host's is probed).
+  if (auto p = names::capsule_name_problem(asked.name)) return s.why = "'" + asked.name + "' " + *p, s;
+  if (auto p = names::version_problem(asked.version)) return s.why = "version '" + asked.version + "': " + *p, s;
   std::error_code ec;
   if (!std::filesystem::exists(std::filesystem::symlink_status(store + "/" + asked.name + "/" + asked.version, ec))) {
     s.why = "not installed there at this version (its global store: " + store + ")";

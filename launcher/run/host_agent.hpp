@@ -3,7 +3,8 @@
 //
 // Invariant: it answers a HostCheck for each capsule, in the order asked, from this machine's
 // global store alone: installed (that name, that exact version, intact, and the sha256 asked
-// when one is given) or why not, with a Fix's words; it takes HostUpload pieces into that store
+// when one is given) or why not, with a Fix's words — a name or version that is not one is
+// refused before any path is looked at; it takes HostUpload pieces into that store
 // as launcher/run/host_uploads.hpp says. It starts nothing and holds no key: who may ask is
 // decided before any message reaches it, by the TLS handshake against --trust.
 // Rule: admission checks every host a roster names (docs/hosts.md §What doctor checks).

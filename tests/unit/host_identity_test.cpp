@@ -54,6 +54,9 @@ TEST_CASE("a host agent answers for a capsule from its own store: installed, mis
   const auto missing = mur::check_installed(store.string(), {"coder", "2.0.0", sha});
   CHECK_FALSE(missing.installed);
   CHECK(missing.why.find("not installed there at this version") != std::string::npos);
+  // What is not a capsule's name or version is refused before any path is looked at.
+  CHECK(mur::check_installed(store.string(), {"../../etc", "passwd", ""}).why.rfind("'../../etc' ", 0) == 0);
+  CHECK(mur::check_installed(store.string(), {"coder", "../1.0.0", ""}).why.rfind("version '../1.0.0': ", 0) == 0);
 }
 
 TEST_CASE("a host takes a capsule folder in pieces, in order, beneath its own upload, and installs it whole", "[hosts]") {
