@@ -23,7 +23,9 @@
 // left out and said once on stderr as W-ISO-002 / W-ISO-001; a layer that is there but fails is
 // E-ISO-001 on stderr and exit 126, and the program never starts.
 // `--probe` instead of a program: the same steps, then one line `key=value …` on stdout of what
-// held (what `mur doctor` reports).
+// held (what `mur doctor` reports). `--bound-fd N` (given by a member's starter): a second plan
+// read from descriptor N whose Landlock rules the program gets on top of its own (the member's
+// seal). `--starter` alone: the member's program starter (os/program_starter.hpp).
 // Rule: every member's programs are sealed (docs/isolation.md).
 #pragma once
 

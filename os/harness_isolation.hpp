@@ -28,8 +28,9 @@
 // How: the plan is plain data (paths). spawn_isolated checks that its ruleset can be built here
 // (E-ISO-001 at once), then starts `mur-confine` (os/confined_start.hpp, beside this binary)
 // with the plan on its descriptor 3; that program adds its namespaces, restricts itself by the
-// plan, drops every capability, installs the syscall filter and then runs the program, so this
-// process keeps no restriction.
+// plan, drops every capability, installs the syscall filter and then runs the program. A member
+// whose own runtime is sealed (member/member_seal.hpp) has its starter start mur-confine for it
+// (os/program_starter.hpp), which adds the member's own seal as a bound.
 // Rule: no member reaches another member's directory (docs/spec/formation.md §Member directories;
 // docs/spec/choices.md §Agent programs).
 #pragma once
