@@ -232,12 +232,14 @@ LeftGroup read_left_group(pid_t member) {
       if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) != 0) continue;
       const std::string dir = h.dir + "/" + e->d_name;
       left.found = true;
+      MemberCgroup group; // its counters, read as the member itself reads them
       if (std::string(controller) == "memory") {
-        left.counts.oom_kills = counter(dir + "/memory.events", "oom_kill");
-        if (left.counts.oom_kills == 0) left.counts.oom_kills = counter(dir + "/memory.oom_control", "oom_kill");
+        group.memory_dir = dir;
+        left.counts.oom_kills = limit_counts(group).oom_kills;
         left.bounds.memory_mib = limit_in(dir + (h.v2 ? "/memory.max" : "/memory.limit_in_bytes"), 1024 * 1024);
       } else {
-        left.counts.pids_refused = counter(dir + "/pids.events", "max");
+        group.pids_dir = dir;
+        left.counts.pids_refused = limit_counts(group).pids_refused;
         left.bounds.pids = limit_in(dir + "/pids.max", 1);
       }
       ::rmdir(dir.c_str());

@@ -42,15 +42,12 @@ RosterHost parse_host(const std::string& name, const Value& raw) {
   raw.expect_map({"address", "key"});
   Value address = raw.require("address");
   h.address = address.string();
-  const auto colon = h.address.rfind(':');
-  h.host = colon == std::string::npos ? "" : h.address.substr(0, colon);
-  h.port_text = colon == std::string::npos ? "" : h.address.substr(colon + 1);
-  if (h.host.size() > 2 && h.host.front() == '[' && h.host.back() == ']') h.host = h.host.substr(1, h.host.size() - 2);
-  bool digits = !h.port_text.empty() && h.port_text.size() <= 5;
-  for (char c : h.port_text) digits = digits && c >= '0' && c <= '9';
-  if (h.host.empty() || !digits || std::stoi(h.port_text) < 1 || std::stoi(h.port_text) > 65535)
+  const auto split = split_host_port(h.address);
+  if (!split)
     address.fail("'" + h.address + "' is not HOST:PORT", "write the address mur host listens on, e.g. 10.0.0.2:7420");
-  h.port = std::stoi(h.port_text);
+  h.host = split->host;
+  h.port_text = split->port_text;
+  h.port = split->port;
   h.key = raw.require("key").string();
   return h;
 }
@@ -70,6 +67,19 @@ ReachabilityRule parse_rule(const Value& raw) {
 }
 
 } // namespace
+
+std::optional<HostPort> split_host_port(const std::string& text) {
+  const auto colon = text.rfind(':');
+  if (colon == std::string::npos) return std::nullopt;
+  HostPort hp{text.substr(0, colon), text.substr(colon + 1), 0};
+  if (hp.host.size() > 2 && hp.host.front() == '[' && hp.host.back() == ']') hp.host = hp.host.substr(1, hp.host.size() - 2);
+  bool digits = !hp.port_text.empty() && hp.port_text.size() <= 5;
+  for (char c : hp.port_text) digits = digits && c >= '0' && c <= '9';
+  if (hp.host.empty() || !digits) return std::nullopt;
+  hp.port = std::stoi(hp.port_text);
+  if (hp.port < 1 || hp.port > 65535) return std::nullopt;
+  return hp;
+}
 
 RosterLocation locate_roster(const std::string& arg) {
   const std::string path = arg.empty() ? std::string(".") : arg;

@@ -17,6 +17,7 @@
 #include "messages/vocabulary/task_budget.hpp"
 #include "messages/wire/live_slot.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,14 @@ struct RosterLocation {
   std::string file;
 };
 RosterLocation locate_roster(const std::string& arg);
+
+// HOST:PORT — a host's address, or what `mur host --listen` takes: HOST not empty (a bracketed
+// IPv6 address is given back without its brackets), PORT 1–65535 in decimal. nullopt otherwise.
+struct HostPort {
+  std::string host, port_text;
+  int port = 0;
+};
+std::optional<HostPort> split_host_port(const std::string& text);
 
 Roster parse_roster(const std::string& text, const std::string& label);
 Roster load_roster(const RosterLocation& where);

@@ -2,6 +2,7 @@
 #include "launcher/cli/cmd_host.hpp"
 
 #include "capsule/murmur_home.hpp"
+#include "launcher/admission/roster.hpp"
 #include "launcher/run/host_agent.hpp"
 #include "messages/vocabulary/failure.hpp"
 #include "messages/wire/register_messages.hpp"
@@ -33,13 +34,8 @@ TlsIdentity host_identity() { return ensure_tls_identity(murmur_home() + "/host"
 int serve_host(const Flags& f) {
   if (f.listen.empty() || f.trust.empty())
     throw Failure("E-HST-007", "mur host needs --listen and --trust", host_fix);
-  const auto colon = f.listen.rfind(':');
-  const std::string addr = colon == std::string::npos ? "" : f.listen.substr(0, colon);
-  const std::string port_text = colon == std::string::npos ? "" : f.listen.substr(colon + 1);
-  bool digits = !port_text.empty() && port_text.size() <= 5;
-  for (char c : port_text) digits = digits && c >= '0' && c <= '9';
-  if (addr.empty() || !digits || std::stoi(port_text) < 1 || std::stoi(port_text) > 65535)
-    throw Failure("E-HST-007", "--listen '" + f.listen + "' is not ADDR:PORT", "give e.g. --listen 10.0.0.2:7420");
+  const auto listen = split_host_port(f.listen);
+  if (!listen) throw Failure("E-HST-007", "--listen '" + f.listen + "' is not ADDR:PORT", "give e.g. --listen 10.0.0.2:7420");
   if (certificate_pem(f.trust).empty())
     throw Failure("E-HST-007", "--trust " + f.trust + " holds no certificate",
                   "put there the certificate of each launcher it may serve (on the launcher's machine: "
@@ -62,7 +58,7 @@ int serve_host(const Flags& f) {
   caf::actor_system sys{cfg};
   const host_door agent = spawn_host_agent(
     sys, HostAgentSetup{name, "0.1.0", murmur_home() + "/artifacts", murmur_home() + "/host/uploads"});
-  auto port = caf::openssl::publish(agent, static_cast<std::uint16_t>(std::stoi(port_text)), addr.c_str(), true);
+  auto port = caf::openssl::publish(agent, static_cast<std::uint16_t>(listen->port), listen->host.c_str(), true);
   if (!port) {
     caf::anon_send_exit(agent, caf::exit_reason::user_shutdown);
     throw Failure("E-HST-007", "cannot listen on " + f.listen + ": " + sys.render(port.error()),
