@@ -116,7 +116,7 @@ struct Shared {
   // make a cycle through its pending handlers, and the process would never wind down).
   std::weak_ptr<restinio::asio_ns::io_context> io;
 
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port.load()); }
+  std::string url() const { return "http://" + setup.address + ":" + std::to_string(port.load()); }
   a2a::CardFacts card() const {
     a2a::CardFacts c = setup.card;
     c.url = url();
@@ -442,7 +442,7 @@ DoorServer::DoorServer(DoorServerSetup setup) : impl_(std::make_unique<Impl>()) 
     impl_->server = restinio::run_async(
       restinio::io_context_holder_t{std::move(io)},
       std::move(settings
-        .address("127.0.0.1")
+        .address(sh->setup.address)
         .port(sh->setup.port)
         .acceptor_post_bind_hook([sh](restinio::asio_ns::ip::tcp::acceptor& a) {
           sh->port = a.local_endpoint().port();
@@ -463,9 +463,9 @@ DoorServer::DoorServer(DoorServerSetup setup) : impl_(std::make_unique<Impl>()) 
   } catch (const std::exception& e) {
     caf::anon_send_exit(sh->gateway, caf::exit_reason::user_shutdown);
     if (sh->setup.port != 0)
-      throw Failure("E-RUN-051", "the door cannot serve the pinned port 127.0.0.1:" + std::to_string(sh->setup.port) + ": " + e.what(),
+      throw Failure("E-RUN-051", "the door cannot serve the pinned port " + sh->setup.address + ":" + std::to_string(sh->setup.port) + ": " + e.what(),
                     "choose another --port, or end what holds it (ss -ltnp shows it)");
-    throw Failure("E-RUN-047", std::string("the door could not listen on 127.0.0.1: ") + e.what(),
+    throw Failure("E-RUN-047", "the door could not listen on " + sh->setup.address + ": " + e.what(),
                   "check that loopback networking works on this machine");
   }
 }

@@ -1,4 +1,4 @@
-// door_server.hpp — a member's door over HTTP: RESTinio on 127.0.0.1, an OS-chosen port.
+// door_server.hpp — a member's door over HTTP: RESTinio on 127.0.0.1 (or a host's own address), an OS-chosen port.
 //
 // Invariant: the server only translates. Every request goes through door_intake (one pure
 // function, also driven by the fuzzer): HTTP framing first, then the Authorization lines turned
@@ -46,6 +46,7 @@ struct DoorServerSetup {
   std::shared_ptr<const FormationVerifier> formation;   // null outside a formation
   a2a::CardFacts card;                                  // url is filled in once bound
   std::uint16_t port = 0;                               // 0: an OS-chosen port; else pinned (mur run --port)
+  std::string address = "127.0.0.1";                    // an IPv4 literal: loopback, or a host's own address (docs/hosts.md)
   std::chrono::milliseconds heartbeat{2000};
   std::chrono::milliseconds idle_timeout{15000};        // a connection that sends no whole request in this time
   std::size_t max_connections = default_door_connections; // open at once; one more is closed at once
@@ -54,14 +55,14 @@ struct DoorServerSetup {
 
 class DoorServer {
 public:
-  // Binds 127.0.0.1:0 and serves; returns once listening. Throws mur::Failure (E-RUN-047).
+  // Binds address:port (127.0.0.1:0 by default) and serves; returns once listening. Throws mur::Failure (E-RUN-047).
   explicit DoorServer(DoorServerSetup setup);
   ~DoorServer();
   DoorServer(const DoorServer&) = delete;
   DoorServer& operator=(const DoorServer&) = delete;
 
   std::uint16_t port() const;
-  std::string url() const; // http://127.0.0.1:PORT
+  std::string url() const; // http://ADDRESS:PORT
 
   // Ends every open stream, then stops serving and joins the server threads. Idempotent.
   void stop();

@@ -258,6 +258,7 @@ DoorServerSetup door_server_setup(caf::actor_system& sys, const door_handle& doo
   ds.card.capsule_version = m.version;
   ds.card.description = m.description;
   ds.port = static_cast<std::uint16_t>(o.port);
+  ds.address = o.door_address;
   ds.card.session_id = s.id;
   ds.card.authenticated = tokens.authenticated;
   ds.card.accepts_peer_tasks = m.accepts_peer_tasks;

@@ -37,6 +37,7 @@ struct RunCapsuleOptions {
   std::optional<std::string> after_task;      // hidden: exit | sleep
   bool formation_entry = false;               // hidden: the launcher starts this member as the entry
   int port = 0;                               // --port: the door's pinned port (0: OS-chosen)
+  std::string door_address = "127.0.0.1";     // hidden: where the door binds (a host's own address, docs/hosts.md)
   bool spawn_grant_stdin = false;             // hidden: a delegated child; its grant is on stdin
 };
 

@@ -68,8 +68,13 @@ void make_identity(const TlsIdentity& id, const std::string& common_name) {
   X509_gmtime_adj(X509_getm_notBefore(cert.get()), -60);
   X509_gmtime_adj(X509_getm_notAfter(cert.get()), 10L * 365 * 24 * 3600);
   X509_set_pubkey(cert.get(), key.get());
+  // The name is made unique by the serial: a file that trusts several certificates (a host's
+  // --trust, a launcher's hosts) is searched by subject, and two alike would hide each other.
+  static const char hex[] = "0123456789abcdef";
+  std::string unique = common_name + " ";
+  for (int i = 0; i < 8; ++i) unique += {hex[serial[i] >> 4], hex[serial[i] & 15]};
   X509_NAME* name = X509_get_subject_name(cert.get());
-  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, reinterpret_cast<const unsigned char*>(common_name.c_str()), -1,
+  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, reinterpret_cast<const unsigned char*>(unique.c_str()), -1,
                              -1, 0);
   X509_set_issuer_name(cert.get(), name);
   if (X509_sign(cert.get(), key.get(), EVP_sha256()) <= 0) throw cannot("signing the certificate failed");

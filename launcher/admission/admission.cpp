@@ -284,14 +284,18 @@ void warn_callees_that_exit(Admission& a) {
           "formation's later calls"});
 }
 
-// 12. Every member's host is one the roster declares, and each host's key file holds a
-// certificate (the one that host must present).
+// 12. Every member's host is one the roster declares, the entry runs on the launcher's machine,
+// and each host's key file holds a certificate (the one that host must present).
 void hosts_declared(const Roster& roster) {
   std::string declared;
   for (const auto& h : roster.hosts) declared += (declared.empty() ? "" : ", ") + h.name;
   for (std::size_t i = 0; i < roster.members.size(); ++i) {
     const auto& m = roster.members[i];
     if (m.host.empty()) continue;
+    if (m.entry)
+      refuse(roster, "E-HST-010",
+             "members[" + std::to_string(i) + "].host: the entry member '" + m.name + "' runs on the launcher's machine",
+             "remove host: from the entry; place its callees on other hosts instead");
     if (std::none_of(roster.hosts.begin(), roster.hosts.end(), [&](const RosterHost& h) { return h.name == m.host; }))
       refuse(roster, "E-HST-001",
              "members[" + std::to_string(i) + "].host: '" + m.host + "' is not a host of this roster" +

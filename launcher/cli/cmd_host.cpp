@@ -4,6 +4,10 @@
 #include "capsule/murmur_home.hpp"
 #include "launcher/admission/roster.hpp"
 #include "launcher/run/host_agent.hpp"
+#include "launcher/run/member_console.hpp"
+#include "launcher/run/member_process.hpp"
+#include "os/process_spawn.hpp"
+#include "os/signal_watch.hpp"
 #include "messages/vocabulary/failure.hpp"
 #include "messages/wire/register_messages.hpp"
 #include "os/tls_identity.hpp"
@@ -16,6 +20,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -30,6 +35,24 @@ struct Flags {
 };
 
 TlsIdentity host_identity() { return ensure_tls_identity(murmur_home() + "/host", "mur-host"); }
+
+// How this host runs the members launchers start here: doors on the address it listens on, in
+// $MURMUR_HOME/host/project as their project directory, with the host's own environment.
+HostRunSetup run_setup(const std::string& listen_host) {
+  HostRunSetup run;
+  run.door_address = listen_host;
+  if (run.door_address.size() > 2 && run.door_address.front() == '[') run.door_address = run.door_address.substr(1, run.door_address.size() - 2);
+  run.program = self_binary();
+  run.workdir = murmur_home() + "/host/project";
+  std::error_code ec;
+  std::filesystem::create_directories(run.workdir, ec);
+  for (auto& e : current_environment())
+    if (e.rfind("MURMUR_FORMATION_", 0) != 0) run.env.push_back(std::move(e));
+  set_env_entry(run.env, "MURMUR_PROJECT_DIR", run.workdir);
+  run.console = std::make_shared<MemberConsole>(false);
+  run.processes = std::make_shared<MemberProcesses>();
+  return run;
+}
 
 int serve_host(const Flags& f) {
   if (f.listen.empty() || f.trust.empty())
@@ -48,6 +71,7 @@ int serve_host(const Flags& f) {
     name = buf;
   }
   // SIGINT and SIGTERM are waited for here, blocked in every thread the system starts.
+  block_session_signals(); // SIGPIPE ignored; the signals below waited for here
   sigset_t stop;
   sigemptyset(&stop);
   sigaddset(&stop, SIGINT);
@@ -56,8 +80,9 @@ int serve_host(const Flags& f) {
   caf::actor_system_config cfg;
   speak_tls(cfg, me.certificate, me.key, f.trust);
   caf::actor_system sys{cfg};
+  const HostRunSetup run = run_setup(listen->host);
   const host_door agent = spawn_host_agent(
-    sys, HostAgentSetup{name, "0.1.0", murmur_home() + "/artifacts", murmur_home() + "/host/uploads"});
+    sys, HostAgentSetup{name, "0.1.0", murmur_home() + "/artifacts", murmur_home() + "/host/uploads", run});
   auto port = caf::openssl::publish(agent, static_cast<std::uint16_t>(listen->port), listen->host.c_str(), true);
   if (!port) {
     caf::anon_send_exit(agent, caf::exit_reason::user_shutdown);
@@ -68,6 +93,8 @@ int serve_host(const Flags& f) {
   int sig = 0;
   sigwait(&stop, &sig);
   caf::anon_send_exit(agent, caf::exit_reason::user_shutdown);
+  run.processes->kill_all(); // the members of every formation still open here
+  run.processes->join_all();
   return 0;
 }
 

@@ -66,35 +66,10 @@ struct Report {
 // Each host a member runs on, reached with the capsules of its members (one check each), then
 // whether its members' capsules are installed there. Refuses with the first failure.
 void check_hosts(Report& r) {
-  const Admission& a = *r.admission;
-  for (const auto& h : a.roster.hosts) {
-    std::vector<HostCapsule> asked;
-    std::vector<std::string> who;
-    for (const auto& m : a.members)
-      if (m.declared.host == h.name) {
-        asked.push_back({m.declared.capsule, m.declared.version, m.capsule.stored.sha256});
-        who.push_back(m.declared.name);
-      }
-    if (asked.empty()) continue;
-    const HostReached got = reach_host(h, host_key_path(a.roster, h), asked, std::chrono::seconds(5));
-    if (got.refusal) {
-      r.hosts.push_back(h.name + " (" + h.address + "): \xE2\x9C\x97 " + got.refusal->code());
-      throw *got.refusal;
-    }
-    ++r.passed;
-    r.hosts.push_back(h.name + " (" + h.address + "): reached, mur host " + got.report.host_name + " (mur " +
-                      got.report.mur_version + ")");
-    for (std::size_t i = 0; i < got.report.capsules.size() && i < who.size(); ++i) {
-      const auto& c = got.report.capsules[i];
-      if (!c.installed)
-        throw Failure("E-HST-004",
-                      "member '" + who[i] + "' (" + c.name + "@" + c.version + ") on host '" + h.name + "': " + c.why,
-                      "install it there from the same folder: mur install --host " + h.name +
-                        " <capsule folder> (with --force if another copy is there)");
-      r.hosts.push_back("  " + who[i] + ": " + c.name + "@" + c.version + " installed there");
-    }
-  }
-  if (const auto remote = members_on_hosts(a); !remote.empty()) throw members_on_hosts_not_built(remote);
+  mur::check_hosts(*r.admission, [&r](const std::string& line, bool reached) {
+    r.hosts.push_back(line);
+    if (reached) ++r.passed;
+  });
 }
 
 // Each capsule of the report, named as its lines name it.

@@ -20,7 +20,7 @@ struct RunFlags {
   int port = 0, ui_port = 0;
   RunCapsuleOptions one; // hidden flags the launcher passes to each member
   CLI::Option *roster_opt, *capsule_opt, *version_opt, *manifest_opt, *workdir_opt, *task_opt, *launch_task_opt,
-    *deadline_opt, *port_opt, *verbose_opt, *ui_opt, *ui_port_opt, *resume_opt, *sha_opt, *store_opt, *accept_opt,
+    *deadline_opt, *door_address_opt, *port_opt, *verbose_opt, *ui_opt, *ui_port_opt, *resume_opt, *sha_opt, *store_opt, *accept_opt,
     *after_opt, *entry_opt, *grant_opt;
 };
 
@@ -43,6 +43,7 @@ void add_run_flags(CLI::App& run, RunFlags& f) {
   f.resume_opt = run.add_option("--resume", f.resume, "")->expected(0, 1)->group("");
   f.sha_opt = run.add_option("--capsule-sha256", f.one.capsule_sha256, "")->group("");
   f.store_opt = run.add_option("--store-root", f.one.store_root, "")->group("");
+  f.door_address_opt = run.add_option("--door-address", f.one.door_address, "")->group("");
   f.accept_opt = run.add_option("--lifecycle-task-acceptance", f.one.task_acceptance, "")->group("");
   f.after_opt = run.add_option("--lifecycle-after-task", f.one.after_task, "")->group("");
   f.entry_opt = run.add_flag("--formation-entry", f.one.formation_entry, "")->group("");

@@ -3,6 +3,7 @@
 #include "messages/wire/register_messages.hpp"
 
 #include "actors/atoms.hpp"
+#include "actors/host_route.hpp"
 #include "actors/launcher.hpp"
 #include "capsule/murmur_home.hpp"
 #include "http/curl_pool.hpp"
@@ -177,7 +178,7 @@ private:
 Admission admit_for_run(const std::string& roster_arg) {
   check_roster_path(roster_arg);
   Admission admission = admit_roster_at(roster_arg);
-  if (const auto remote = members_on_hosts(admission); !remote.empty()) throw members_on_hosts_not_built(remote);
+  check_hosts(admission, [](const std::string&, bool) {}); // each host reached, its capsules there as admitted
   for (const auto& am : admission.members) // as mur doctor checks them (E-MAN-004)
     check_templates(am.capsule.manifest, "member '" + am.declared.name + "' (" + am.declared.capsule + "@" +
                                            am.declared.version + ")");
@@ -292,6 +293,7 @@ private:
 
 // One formation's run as the actors see it.
 struct FormationRun {
+  const Admission& admission;
   const RunRosterOptions& options;
   std::string formation_id, project, me_start;
   LaunchPlan plan;
@@ -306,6 +308,13 @@ void run_formation(const FormationRun& run, Reporter& reporter, std::atomic<int>
   cfg.set("scheduler.max-threads", 2);
   register_message_types(cfg);
   add_spawn_error_category(cfg);
+  const auto placed = member_hosts(run.admission);
+  const std::string trust = murmur_home() + "/launcher/hosts-" + run.formation_id + ".pem";
+  if (!placed.empty()) speak_tls_to_hosts(cfg, run.admission, trust);
+  const struct RemoveTrust { // the hosts' certificates, for this formation's connections only
+    std::string path;
+    ~RemoveTrust() { if (!path.empty()) ::unlink(path.c_str()); }
+  } remove_trust{placed.empty() ? std::string() : trust};
   caf::actor_system sys{cfg};
   caf::scoped_actor self{sys};
 
@@ -321,7 +330,19 @@ void run_formation(const FormationRun& run, Reporter& reporter, std::atomic<int>
   set_env_entry(ps.env, "MURMUR_PROJECT_DIR", run.project);
   ps.console = run.console;
   ps.processes = run.processes;
-  auto spawner = spawn_process_spawner(sys, ps);
+  spawn_port spawner = spawn_process_spawner(sys, ps);
+  if (!placed.empty()) { // members on other hosts: one route, a formation opened on each host
+    auto route = spawn_host_route(sys, HostRouteSetup{spawner, placed, run.formation_id});
+    spawner = spawn_port{route};
+    try {
+      for (const auto& [host, formation] : open_hosts(sys, run.admission, run.formation_id, caf::actor_cast<caf::actor>(route),
+                                                      std::chrono::seconds(10)))
+        self->send(route, caf::put_atom_v, host, formation);
+    } catch (const Failure&) {
+      self->send_exit(route, caf::exit_reason::user_shutdown); // and with it every host formation opened
+      throw;
+    }
+  }
 
   LauncherSetup ls;
   ls.members = run.plan.planned;
@@ -363,7 +384,7 @@ int cmd_run_roster(const RunRosterOptions& o) {
   block_session_signals(); // before any thread starts
 
   const Admission admission = admit_for_run(o.roster.empty() ? "." : o.roster);
-  FormationRun run{o, ids::mint(ids::formation), canonical(admission.roster.project_dir), process_start_of(::getpid()),
+  FormationRun run{admission, o, ids::mint(ids::formation), canonical(admission.roster.project_dir), process_start_of(::getpid()),
                    plan_launch(admission), std::make_shared<MemberConsole>(o.json),
                    std::make_shared<MemberProcesses>()};
   // --ui: the live view listens before anything starts (a port it cannot serve refuses the launch).

@@ -3,7 +3,15 @@
 
 #include "capsule/capsule_names.hpp"
 #include "capsule/capsule_store.hpp"
+#include "actors/host_formation.hpp"
+#include "launcher/base/formation_dirs.hpp"
 #include "launcher/run/host_uploads.hpp"
+#include "launcher/run/process_spawner.hpp"
+#include "messages/vocabulary/ids.hpp"
+#include "messages/vocabulary/failure.hpp"
+#include "os/process_start.hpp"
+
+#include <unistd.h>
 
 #include "messages/wire/register_messages.hpp"
 
@@ -12,6 +20,8 @@
 #include <caf/openssl/all.hpp>
 
 #include <filesystem>
+#include <map>
+#include <set>
 #include <memory>
 #include <variant>
 
@@ -58,8 +68,61 @@ namespace {
 struct AgentState {
   HostAgentSetup setup;
   std::unique_ptr<HostUploads> uploads;
+  std::set<std::string> open;                     // formations with a host formation here
+  std::map<caf::actor_addr, std::string> watching; // each host formation → its formation id
   static inline const char* name = "mur.host_agent";
 };
+
+const caf::atom_value spawn_category = caf::atom("murspawn");
+
+caf::error refused(const std::string& reason) { return caf::error(1, spawn_category, caf::make_message(reason)); }
+
+// A HostOpen taken: its formation directory, a process spawner for its members, a host
+// formation watching the launcher. Or the reason it was refused.
+caf::result<caf::actor> open_formation(host_door::stateful_pointer<AgentState> self, const HostOpen& open) {
+  auto& st = self->state;
+  const HostRunSetup& run = st.setup.run;
+  if (!ids::is_valid(open.formation_id, ids::formation)) return refused("'" + open.formation_id + "' is not a formation id");
+  if (st.open.count(open.formation_id)) return refused("formation " + open.formation_id + " is already open on this host");
+  if (!open.launcher) return refused("it named no launcher to watch");
+  if (run.door_address.empty() || run.door_address == "0.0.0.0" || run.door_address == "::")
+    return refused("this host listens on a wildcard address, so its members' doors would have no address to give: "
+                   "start mur host --listen with one of the machine's own addresses");
+  std::vector<MemberLaunch> launches;
+  for (const auto& m : open.members) {
+    if (auto p = names::capsule_name_problem(m.name)) return refused("member '" + m.name + "': " + *p);
+    const HostCapsuleState found = check_installed(st.setup.store, HostCapsule{m.capsule, m.version, m.sha256});
+    if (!found.installed) return refused("member '" + m.name + "' (" + m.capsule + "@" + m.version + "): " + found.why);
+    launches.push_back(MemberLaunch{m.name, false, m.capsule, m.version, m.sha256, {}});
+  }
+  const std::string me_start = process_start_of(::getpid());
+  try {
+    make_formation_dir(open.formation_id, run.workdir, ::getpid(), me_start);
+  } catch (const Failure& f) {
+    return refused(f.what());
+  }
+  ProcessSpawnerSetup ps;
+  ps.program = run.program;
+  ps.project_dir = run.workdir;
+  ps.members = std::move(launches);
+  ps.env = run.env;
+  ps.door_address = run.door_address;
+  ps.console = run.console;
+  ps.processes = run.processes;
+  HostFormationSetup hs;
+  hs.formation_id = open.formation_id;
+  hs.launcher = open.launcher;
+  hs.spawn = spawn_process_spawner(self->system(), std::move(ps));
+  hs.period = run.beat;
+  hs.lost_after = run.lost_after;
+  hs.kill_grace = run.kill_grace;
+  if (!me_start.empty()) hs.identity = LauncherIdentity{::getpid(), me_start};
+  auto formation = spawn_host_formation(self->system(), std::move(hs));
+  st.open.insert(open.formation_id);
+  st.watching.emplace(formation.address(), open.formation_id);
+  self->monitor(formation);
+  return caf::actor_cast<caf::actor>(formation);
+}
 
 } // namespace
 
@@ -67,6 +130,13 @@ host_door spawn_host_agent(caf::actor_system& sys, HostAgentSetup setup) {
   return sys.spawn([setup = std::move(setup)](host_door::stateful_pointer<AgentState> self) -> host_door::behavior_type {
     self->state.setup = setup;
     self->state.uploads = std::make_unique<HostUploads>(setup.uploads, setup.store);
+    self->set_down_handler([self](const caf::down_msg& dm) { // a formation here ended
+      auto& st = self->state;
+      if (auto it = st.watching.find(dm.source); it != st.watching.end()) {
+        st.open.erase(it->second);
+        st.watching.erase(it);
+      }
+    });
     return {
       [self](const HostCheck& check) {
         const auto& st = self->state.setup;
@@ -75,6 +145,7 @@ host_door spawn_host_agent(caf::actor_system& sys, HostAgentSetup setup) {
         return r;
       },
       [self](const HostUpload& piece) { return self->state.uploads->take(piece); },
+      [self](const HostOpen& open) { return open_formation(self, open); },
     };
   });
 }

@@ -5,8 +5,11 @@
 // global store alone: installed (that name, that exact version, intact, and the sha256 asked
 // when one is given) or why not, with a Fix's words — a name or version that is not one is
 // refused before any path is looked at; it takes HostUpload pieces into that store
-// as launcher/run/host_uploads.hpp says. It starts nothing and holds no key: who may ask is
-// decided before any message reaches it, by the TLS handshake against --trust.
+// as launcher/run/host_uploads.hpp says; a HostOpen (a formation id not open here, members whose
+// capsules its store holds as asked, a door address that is not a wildcard) gets a host
+// formation of its own, answered as a caf::actor — the launcher talks to that from then on. It
+// holds no key: who may ask is decided before any message reaches it, by the TLS handshake
+// against --trust; the bundles pass through the host formations straight to the members.
 // Rule: admission checks every host a roster names (docs/hosts.md §What doctor checks).
 #pragma once
 
@@ -16,18 +19,41 @@
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 
+#include <chrono>
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace mur {
 
 using host_door = caf::typed_actor<caf::replies_to<HostCheck>::with<HostReport>,
-                                   caf::replies_to<HostUpload>::with<HostInstalled>>;
+                                   caf::replies_to<HostUpload>::with<HostInstalled>,
+                                   caf::replies_to<HostOpen>::with<caf::actor>>;
+
+class MemberConsole;
+class MemberProcesses;
+
+// What a host needs to start members (HostOpen): each formation's members run as the
+// launcher's own process spawner runs them (launcher/run/process_spawner.hpp), their doors on
+// `door_address`, watched by a host formation (actors/host_formation.hpp).
+struct HostRunSetup {
+  std::string door_address;            // the address it listens on: where its members' doors bind
+  std::string program;                 // the mur binary
+  std::string workdir;                 // the members' project directory here ($MURMUR_HOME/host/project)
+  std::vector<std::string> env;        // the members' base environment: the host's own
+  std::shared_ptr<MemberConsole> console;
+  std::shared_ptr<MemberProcesses> processes;
+  std::chrono::milliseconds beat{1000};
+  int lost_after = 3;
+  std::chrono::milliseconds kill_grace{1500};
+};
 
 struct HostAgentSetup {
   std::string name;        // --name, or the machine's host name
   std::string mur_version;
   std::string store;       // this machine's global store ($MURMUR_HOME/artifacts)
   std::string uploads;     // where capsule folders arrive ($MURMUR_HOME/host/uploads)
+  HostRunSetup run;
 };
 
 host_door spawn_host_agent(caf::actor_system& sys, HostAgentSetup setup);

@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -114,20 +115,92 @@ private:
 
 } // namespace
 
-Failure members_on_hosts_not_built(const std::vector<std::string>& remote) {
-  std::string list;
-  for (const auto& r : remote) list += (list.empty() ? "" : ", ") + r;
-  return Failure("E-HST-005",
-                 "starting members on another host is not built yet (" + list +
-                   "): mur reaches and checks each host, but runs every member on this machine",
-                 "remove host: from those members to run them here (docs/hosts.md says what is built)");
+std::map<std::string, std::string> member_hosts(const Admission& a) {
+  std::map<std::string, std::string> placed;
+  for (const auto& m : a.members)
+    if (!m.declared.host.empty()) placed.emplace(m.declared.name, m.declared.host);
+  return placed;
 }
 
-std::vector<std::string> members_on_hosts(const Admission& a) {
-  std::vector<std::string> remote;
+void check_hosts(const Admission& a, const std::function<void(const std::string& line, bool reached)>& line) {
+  for (const auto& h : a.roster.hosts) {
+    std::vector<HostCapsule> asked;
+    std::vector<std::string> who;
+    for (const auto& m : a.members)
+      if (m.declared.host == h.name) {
+        asked.push_back({m.declared.capsule, m.declared.version, m.capsule.stored.sha256});
+        who.push_back(m.declared.name);
+      }
+    if (asked.empty()) continue;
+    const HostReached got = reach_host(h, host_key_path(a.roster, h), asked, std::chrono::seconds(5));
+    if (got.refusal) {
+      line(h.name + " (" + h.address + "): \xE2\x9C\x97 " + got.refusal->code(), false);
+      throw *got.refusal;
+    }
+    line(h.name + " (" + h.address + "): reached, mur host " + got.report.host_name + " (mur " + got.report.mur_version + ")",
+         true);
+    for (std::size_t i = 0; i < got.report.capsules.size() && i < who.size(); ++i) {
+      const auto& c = got.report.capsules[i];
+      if (!c.installed)
+        throw Failure("E-HST-004",
+                      "member '" + who[i] + "' (" + c.name + "@" + c.version + ") on host '" + h.name + "': " + c.why,
+                      "install it there from the same folder: mur install --host " + h.name +
+                        " <capsule folder> (with --force if another copy is there)");
+      line("  " + who[i] + ": " + c.name + "@" + c.version + " installed there", false);
+    }
+  }
+}
+
+void speak_tls_to_hosts(caf::actor_system_config& cfg, const Admission& a, const std::string& trust_file) {
+  const TlsIdentity me = launcher_identity();
+  const auto placed = member_hosts(a);
+  std::ofstream trust(trust_file, std::ios::trunc);
+  for (const auto& h : a.roster.hosts)
+    for (const auto& [member, host] : placed)
+      if (host == h.name) {
+        trust << certificate_pem(host_key_path(a.roster, h));
+        break;
+      }
+  trust.close();
+  cfg.load<caf::io::middleman>();
+  cfg.load<caf::openssl::manager>();
+  cfg.openssl_certificate = me.certificate;
+  cfg.openssl_key = me.key;
+  cfg.openssl_cafile = trust_file;
+}
+
+std::map<std::string, caf::actor> open_hosts(caf::actor_system& sys, const Admission& a, const std::string& formation_id,
+                                             const caf::actor& route, std::chrono::milliseconds bound) {
+  std::map<std::string, caf::actor> opened;
+  std::map<std::string, std::vector<HostLaunch>> launches;
   for (const auto& m : a.members)
-    if (!m.declared.host.empty()) remote.push_back(m.declared.name + " on " + m.declared.host);
-  return remote;
+    if (!m.declared.host.empty())
+      launches[m.declared.host].push_back(
+        HostLaunch{m.declared.name, m.declared.capsule, m.declared.version, m.capsule.stored.sha256});
+  for (const auto& h : a.roster.hosts) {
+    if (!launches.count(h.name)) continue;
+    if (const std::string why = tcp_reaches(h, bound); !why.empty())
+      throw Failure("E-HST-002", "host '" + h.name + "' (" + h.address + ") cannot be reached: " + why,
+                    "start mur host --listen " + h.address + " on that machine, or correct hosts." + h.name +
+                      ".address in roster.yaml");
+    auto door = caf::openssl::remote_actor<host_door>(sys, h.host, static_cast<std::uint16_t>(h.port));
+    if (!door)
+      throw Failure("E-HST-003", "host '" + h.name + "' (" + h.address + ") and this launcher did not agree on TLS (" +
+                                   sys.render(door.error()) + ")",
+                    "check the keys with mur doctor, which names what each side must hold");
+    caf::scoped_actor self{sys};
+    std::string why;
+    self->request(*door, bound, HostOpen{formation_id, launches[h.name], route})
+      .receive([&](const caf::actor& formation) { opened.emplace(h.name, formation); },
+               [&](const caf::error& e) {
+                 const caf::message& ctx = e.context();
+                 why = ctx.size() == 1 && ctx.match_element<std::string>(0) ? ctx.get_as<std::string>(0) : sys.render(e);
+               });
+    if (!why.empty())
+      throw Failure("E-HST-011", "host '" + h.name + "' (" + h.address + ") did not open the formation: " + why,
+                    "check the host with mur doctor; mur host's own output there says more");
+  }
+  return opened;
 }
 
 std::string launcher_certificate() { return launcher_identity().certificate; }

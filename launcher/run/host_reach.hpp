@@ -15,7 +15,11 @@
 #include "messages/vocabulary/failure.hpp"
 #include "messages/wire/host_messages.hpp"
 
+#include <caf/fwd.hpp>
+
 #include <chrono>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,11 +44,25 @@ struct HostInstall {
 HostInstall install_on_host(const RosterHost& host, const std::string& key_file, const std::string& dir, bool force,
                             std::chrono::milliseconds bound);
 
-// E-HST-005: members the roster places on other hosts (each "NAME on HOST") cannot be started
-// yet — what mur run says, and mur doctor after it reached their hosts.
-Failure members_on_hosts_not_built(const std::vector<std::string>& remote);
-// The members an admission places on another host, each "NAME on HOST", in roster order.
-std::vector<std::string> members_on_hosts(const Admission& a);
+// Each host a member is placed on, in roster order, reached as above and asked whether its
+// store holds each of its members' capsules as admitted here: throws the first refusal
+// (E-HST-002/003/006, or E-HST-004 naming the member and why). `line` is told what mur doctor
+// lists: each host reached (`reached` true) or refused, and each member's capsule found there.
+void check_hosts(const Admission& a, const std::function<void(const std::string& line, bool reached)>& line);
+
+// mur run: which host each member is placed on (members placed on none are absent).
+std::map<std::string, std::string> member_hosts(const Admission& a);
+
+// mur run's connection to its hosts: the system of the launcher actor speaks TLS as this
+// machine's launcher identity, trusting exactly the certificates of the roster's hosts that
+// have members (one file of them, `trust_file`, public certificates only).
+void speak_tls_to_hosts(caf::actor_system_config& cfg, const Admission& a, const std::string& trust_file);
+
+// On each host a member is placed on: its agent reached through `sys` (E-HST-002/003 as above),
+// and a formation opened there for `route` (the launcher's side, actors/host_route.hpp) —
+// refused by the host: E-HST-011 with its reason. Returns host → its formation there.
+std::map<std::string, caf::actor> open_hosts(caf::actor_system& sys, const Admission& a, const std::string& formation_id,
+                                             const caf::actor& route, std::chrono::milliseconds bound);
 
 // This machine's launcher certificate (made on first use): what a host's --trust file lists.
 std::string launcher_certificate();

@@ -87,6 +87,10 @@ std::vector<std::string> argv_for(const MemberLaunch& m, const SpawnerState& st,
   std::vector<std::string> a{"mur", "run", "--capsule", m.capsule, "--capsule-version", m.version,
                              "--capsule-sha256", m.sha256, "--workdir", workdir, "--store-root",
                              st.setup.project_dir, "--json"};
+  if (!st.setup.door_address.empty()) {
+    a.push_back("--door-address");
+    a.push_back(st.setup.door_address);
+  }
   if (m.entry) { // the entry rule itself is applied by the member's wiring (capsule/member_wiring.hpp)
     a.push_back("--formation-entry");
     if (!sm.task.empty()) a.push_back("--launch-task-stdin"); // its text on stdin, never on argv

@@ -46,6 +46,7 @@ struct ProcessSpawnerSetup {
   std::string project_dir;             // canonical
   std::vector<MemberLaunch> members;   // roster order
   std::vector<std::string> env;        // the members' base environment (no MURMUR_FORMATION_*)
+  std::string door_address;            // "" = loopback; on a host, its own address (--door-address)
   std::chrono::milliseconds ready_deadline{180'000};
   std::shared_ptr<MemberConsole> console;
   std::shared_ptr<MemberProcesses> processes;

@@ -74,6 +74,10 @@ struct HostCapsuleState;
 struct HostReport;
 struct HostUpload;
 struct HostInstalled;
+struct HostLaunch;
+struct HostOpen;
+struct HostSecret;
+struct HostBeat;
 enum class LauncherDeadline : std::uint8_t;
 
 } // namespace mur
@@ -143,6 +147,11 @@ CAF_BEGIN_TYPE_ID_BLOCK(mur, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(mur, (mur::HostReport))
   CAF_ADD_TYPE_ID(mur, (mur::HostUpload))
   CAF_ADD_TYPE_ID(mur, (mur::HostInstalled))
+  CAF_ADD_TYPE_ID(mur, (mur::HostLaunch))
+  CAF_ADD_TYPE_ID(mur, (std::vector<mur::HostLaunch>))
+  CAF_ADD_TYPE_ID(mur, (mur::HostOpen))
+  CAF_ADD_TYPE_ID(mur, (mur::HostSecret))
+  CAF_ADD_TYPE_ID(mur, (mur::HostBeat))
 
   // -- atoms (each at most 10 characters of [0-9A-Za-z_]; CAF 0.17.6 gives atoms no type ID)
 
@@ -170,5 +179,6 @@ CAF_BEGIN_TYPE_ID_BLOCK(mur, caf::first_custom_type_id)
   CAF_ADD_ATOM(mur, mur, tool_timeout_atom, "tooltmo")    // tool hub: a call's or a start's deadline
   CAF_ADD_ATOM(mur, mur, confirm_atom, "mconfirm")        // task: a cancel's confirmations are waited for no longer
   CAF_ADD_ATOM(mur, mur, input_timeout_atom, "inputtmo")  // task: a question's lifecycle.input_timeout_secs passed
+  CAF_ADD_ATOM(mur, mur, beat_atom, "hostbeat")          // host route / host formation: the beat period passed
 
 CAF_END_TYPE_ID_BLOCK(mur)

@@ -8,6 +8,11 @@
 #pragma once
 
 #include "messages/vocabulary/message_fields.hpp"
+#include "messages/wire/formation_messages.hpp"
+
+#include <caf/actor.hpp>
+#include <caf/detail/stringification_inspector.hpp>
+#include <caf/meta/type_name.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -66,6 +71,48 @@ struct HostInstalled {
   std::string name, version, sha256;
   std::string code, message, fix;
   MUR_FIELDS(ok, kind, name, version, sha256, code, message, fix)
+};
+
+// -- running members on a host (launcher/run/host_agent.hpp, actors/host_formation.hpp) -----------
+
+// One member a formation may start on the host: its capsule at the version and sha256 admitted.
+struct HostLaunch {
+  std::string name;
+  std::string capsule;
+  std::string version;
+  std::string sha256;
+  MUR_FIELDS(name, capsule, version, sha256)
+};
+
+// Launcher → host agent: open a formation here, for these members; answered with the host's
+// formation actor (actors/host_formation.hpp), which watches `launcher` (the launcher's side,
+// actors/host_route.hpp) and ends every member it started when it loses it.
+struct HostOpen {
+  std::string formation_id;
+  std::vector<HostLaunch> members;
+  caf::actor launcher;
+  MUR_FIELDS(formation_id, members, launcher)
+};
+
+// A member's channel line (its bundle) on its way to the host inside the TLS connection. It is
+// serialized, never printed: a printed message shows `<withheld>` in its place.
+struct HostSecret {
+  std::string text;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, HostSecret& x) {
+  return f(caf::meta::type_name("mur::HostSecret"), x.text);
+}
+inline void inspect(caf::detail::stringification_inspector& f, HostSecret&) {
+  std::string shown = "<withheld>";
+  f(caf::meta::type_name("mur::HostSecret"), shown);
+}
+
+// Launcher → host formation, every beat period, answered with the same: each side learns that
+// the other is gone when beats stop (docs/hosts.md §The lifeline across hosts).
+struct HostBeat {
+  std::string formation_id;
+  MUR_FIELDS(formation_id)
 };
 
 } // namespace mur
