@@ -1,0 +1,158 @@
+// A formation whose members span three "machines" (network namespaces the test makes,
+// net_machines.hpp): the launcher and its entry on one, a `mur host` agent on each of two others,
+// the coder on the first host and the reviewer on the second. A call crosses hosts and is
+// answered; the members there end with the formation, when the launcher is SIGKILLed, and when a
+// host's link is cut — each within the bound docs/hosts.md states. Where the machine forbids
+// namespaces, the test says so and checks nothing.
+#include "formation_fixture.hpp"
+#include "launched_mur.hpp"
+#include "net_machines.hpp"
+#include "run_command.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <csignal>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <string>
+#include <thread>
+
+using namespace mur::test;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// The documented bound on a member outliving its launcher across hosts (docs/hosts.md), and
+// what the test waits at most beyond it before it calls the member a survivor.
+constexpr std::chrono::seconds lifeline_bound{5};
+constexpr std::chrono::seconds slack{5};
+
+bool alive(int pid) { return ::kill(pid, 0) == 0; }
+
+// Waits until none of `pids` runs, at most `bound`; how long it took, or bound + 1 s if some survived.
+std::chrono::milliseconds gone_after(const std::vector<int>& pids, Clock::time_point since, std::chrono::milliseconds bound) {
+  while (Clock::now() - since < bound) {
+    if (std::none_of(pids.begin(), pids.end(), alive))
+      return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - since);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return bound + std::chrono::seconds(1);
+}
+
+// Three machines: 0 the launcher's, 1 gpu1 (the coder), 2 gpu2 (the reviewer).
+struct Spread {
+  NetMachines net{3};
+  FormationFixture launcher;
+  TempDir gpu1_home, gpu2_home;
+  std::unique_ptr<LaunchedMur> gpu1, gpu2;
+
+  std::string address(int i) const { return net.address(i) + ":7420"; }
+
+  void start_hosts() {
+    // This launcher's identity (doctor makes it, and says the hosts cannot be reached yet).
+    run_command(net.in(0, {MUR_BINARY, "doctor", launcher.project.path}), launcher.env);
+    const std::string trust = launcher.home.path + "/launcher/identity.crt";
+    int i = 1;
+    for (auto* home : {&gpu1_home, &gpu2_home}) {
+      const std::map<std::string, std::string> env{{"MURMUR_HOME", home->path}};
+      auto& agent = i == 1 ? gpu1 : gpu2;
+      agent = std::make_unique<LaunchedMur>(
+        net.in(i, {MUR_BINARY, "host", "--listen", address(i), "--trust", trust, "--name", "gpu" + std::to_string(i)}), env);
+      REQUIRE(agent->read_line() == "mur host gpu" + std::to_string(i) + ": listening on " + address(i));
+      ++i;
+    }
+  }
+
+  Spread() {
+    if (!net.made) return;
+    const std::string caps = launcher.example_dir + "/capsules/";
+    REQUIRE(run_command({MUR_BINARY, "install", "-g", caps + "coder"}, {{"MURMUR_HOME", gpu1_home.path}}).exit_code == 0);
+    REQUIRE(run_command({MUR_BINARY, "install", "-g", caps + "reviewer"}, {{"MURMUR_HOME", gpu2_home.path}}).exit_code == 0);
+    std::ofstream(launcher.project.path + "/gpu1.pem")
+      << run_command({MUR_BINARY, "host", "--certificate"}, {{"MURMUR_HOME", gpu1_home.path}}).out;
+    std::ofstream(launcher.project.path + "/gpu2.pem")
+      << run_command({MUR_BINARY, "host", "--certificate"}, {{"MURMUR_HOME", gpu2_home.path}}).out;
+    std::ofstream(launcher.project.path + "/roster.yaml")
+      << "roster_version: 1\nhosts:\n"
+      << "  gpu1: {address: '" << address(1) << "', key: gpu1.pem}\n"
+      << "  gpu2: {address: '" << address(2) << "', key: gpu2.pem}\n"
+      << "members:\n  - {name: lead, capsule: review-lead, version: 1.0.0, entry: true}\n"
+         "  - {name: coder, capsule: review-coder, version: 1.0.0, host: gpu1}\n"
+         "  - {name: reviewer, capsule: review-reviewer, version: 1.0.0, host: gpu2}\n"
+         "reachability:\n  - {from: lead, to: [coder]}\n  - {from: coder, to: [reviewer]}\n";
+    start_hosts();
+  }
+  ~Spread() {
+    for (auto* agent : {gpu1.get(), gpu2.get()})
+      if (agent) agent->signal(SIGTERM);
+  }
+
+  std::unique_ptr<LaunchedMur> serve_formation() {
+    return std::make_unique<LaunchedMur>(net.in(0, {MUR_BINARY, "run", "--roster", launcher.project.path, "--json"}),
+                                         launcher.env);
+  }
+};
+
+std::string peer_url(const Serving& s, const std::string& name) {
+  for (const auto& p : s.formation["peers"])
+    if (p["name"] == name) return p["url"];
+  return "";
+}
+
+} // namespace
+
+TEST_CASE("a formation spans three machines: a call crosses hosts, and its members there end with it", "[process][hosts]") {
+  Spread spread;
+  if (!spread.net.made) {
+    WARN("SKIPPED: this machine gives no network namespaces to the test (" << spread.net.why << "): hosts not tested");
+    return;
+  }
+  // One task: the lead (here) asks the coder (gpu1), which asks the reviewer (gpu2).
+  Ran once = run_command(spread.net.in(0, {MUR_BINARY, "run", "--roster", spread.launcher.project.path, "--task", "fix the bug"}),
+                         spread.launcher.env);
+  INFO(once.out << once.err);
+  REQUIRE(once.exit_code == 0);
+  CHECK(once.out.find("Reviewer said: Approved") != std::string::npos);
+  CHECK(once.err.find("ready  coder") != std::string::npos);
+  CHECK(once.err.find("http://" + spread.net.address(1) + ":") != std::string::npos);
+  CHECK(once.err.find("http://" + spread.net.address(2) + ":") != std::string::npos);
+
+  // Served: the remote members' doors are on their hosts' addresses; SIGKILL the launcher and
+  // every member on every host ends within the bound.
+  auto run = spread.serve_formation();
+  Serving s = serve(*run);
+  CHECK(peer_url(s, "coder").rfind("http://" + spread.net.address(1) + ":", 0) == 0);
+  CHECK(peer_url(s, "reviewer").rfind("http://" + spread.net.address(2) + ":", 0) == 0);
+  REQUIRE(std::all_of(s.pids.begin(), s.pids.end(), alive));
+  run->signal(SIGKILL);
+  const auto t0 = Clock::now();
+  run->wait();
+  const auto took = gone_after(s.pids, t0, lifeline_bound + slack);
+  INFO("every member ended " << took.count() << " ms after the launcher's SIGKILL");
+  CHECK(took <= lifeline_bound);
+}
+
+TEST_CASE("a host cut off from the launcher ends its members within the bound, and the formation names it",
+          "[process][hosts]") {
+  Spread spread;
+  if (!spread.net.made) {
+    WARN("SKIPPED: this machine gives no network namespaces to the test (" << spread.net.why << "): hosts not tested");
+    return;
+  }
+  auto run = spread.serve_formation();
+  Serving s = serve(*run);
+  std::vector<int> on_gpu1;
+  for (const auto& p : s.formation["peers"])
+    if (p["name"] == "coder") on_gpu1.push_back(p["pid"].get<int>());
+  REQUIRE(on_gpu1.size() == 1);
+  REQUIRE(spread.net.cut(1)); // gpu1 is cut off: no connection breaks, beats just stop
+  const auto t0 = Clock::now();
+  const auto took = gone_after(on_gpu1, t0, lifeline_bound + slack);
+  INFO("the coder ended " << took.count() << " ms after its host's link was cut");
+  CHECK(took <= lifeline_bound);
+  // The launcher lost the host too: the formation ends as for a member that died (69).
+  CHECK(run->wait() == 69);
+  CHECK(run->err().find("the link to host 'gpu1' was lost") != std::string::npos);
+}
