@@ -61,7 +61,13 @@ caf::result<MemberStarted, lifeline_end> start_remote(route_self self, const std
   if (it == st.hosts.end()) return refusal("its host '" + host + "' was not opened for this formation");
   if (it->second.lost) return refusal("the link to its host '" + host + "' was lost");
   if (!ref.bundle) return refusal("it has no bundle");
-  HostSecret secret{render_bundle(*ref.bundle)};
+  FormationBundle bundle = *ref.bundle;
+  if (auto tls = st.setup.door_tls.find(sm.name); tls != st.setup.door_tls.end()) {
+    bundle.tls.certificate = tls->second.certificate;
+    bundle.tls.key = tls->second.key;
+  }
+  HostSecret secret{render_bundle(bundle)};
+  std::fill(bundle.tls.key.begin(), bundle.tls.key.end(), '\0');
   auto rp = self->make_response_promise<MemberStarted, lifeline_end>();
   const std::string name = sm.name;
   self->request(it->second.formation, caf::infinite, sm, std::move(secret))

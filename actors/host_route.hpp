@@ -3,8 +3,9 @@
 //
 // State table (per host):
 //   not open  --(put_atom, host, its formation)-->  open: watched, and beaten every `period`
-//   open      --(SpawnMember, BundleRef) for a member placed there--> the bundle, rendered as
-//                                     the member's channel line, goes inside HostSecret to the
+//   open      --(SpawnMember, BundleRef) for a member placed there--> the bundle, with its door's
+//                                     certificate and key added, rendered as the member's
+//                                     channel line, goes inside HostSecret to the
 //                                     host's formation (actors/host_formation.hpp); its answer is
 //                                     the launcher's (MemberStarted, the member's lifeline end —
 //                                     a proxy: closing it closes the member's lifeline there)
@@ -23,6 +24,7 @@
 #pragma once
 
 #include "actors/ports.hpp"
+#include "messages/credentials/formation_bundle.hpp"
 
 #include <caf/fwd.hpp>
 
@@ -42,6 +44,7 @@ struct HostRouteSetup {
   std::string formation_id;
   std::chrono::milliseconds period{1000};
   int lost_after = 3;                        // periods a beat may go unanswered
+  std::map<std::string, DoorTls> door_tls;   // member → its door's certificate and key (PEM), added to its bundle
 };
 
 host_route_actor spawn_host_route(caf::actor_system& sys, HostRouteSetup setup);

@@ -71,6 +71,7 @@ std::shared_ptr<const FormationBundle> bundle_for(const LauncherState& st, const
   b->verify_key = st.authority->verify_key();
   b->chain_rule = st.setup.chain_rule;
   b->limits = st.setup.limits;
+  b->tls.authority = st.setup.door_authority;
   for (const auto& callee : m.callees) {
     const PlannedMember* to = planned(st, callee);
     if (to == nullptr || to->entry || callee == m.name) continue; // no credential ever names the entry member

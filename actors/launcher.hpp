@@ -85,6 +85,8 @@ struct LauncherSetup {
   IdClockSpec ids;                                    // mints the formation id (stream "launcher")
   ChainRule chain_rule;                               // roster.yaml's allow_cycles and max_depth, in every bundle
   SpendLimits limits;                                 // roster.yaml's spending limits, in every bundle
+  std::string door_authority;                         // PEM: with members on other hosts, the authority of
+                                                      // their doors' certificates, in every bundle (public)
 };
 
 // Answers (caf::get_atom) with its formation id. `(sigterm_atom, int32 signal)` stops it.

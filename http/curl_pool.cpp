@@ -142,6 +142,12 @@ struct CurlPool::Impl {
     curl_easy_setopt(e, CURLOPT_URL, t->call.url.c_str());
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, t->call.https ? "http,https" : "http");
+    if (!t->call.authority.empty()) { // pinned: this authority alone, none of the system's
+      curl_blob ca{const_cast<char*>(t->call.authority.data()), t->call.authority.size(), CURL_BLOB_COPY};
+      curl_easy_setopt(e, CURLOPT_CAINFO_BLOB, &ca);
+      curl_easy_setopt(e, CURLOPT_CAINFO, nullptr);
+      curl_easy_setopt(e, CURLOPT_CAPATH, nullptr);
+    }
     curl_easy_setopt(e, CURLOPT_PROXY, "");
     if (t->call.method == "POST") {
       curl_easy_setopt(e, CURLOPT_POST, 1L);

@@ -64,7 +64,8 @@ struct HttpCall {
   std::function<void(long status, std::string body, std::string error)> on_done;
   // Instead of on_done, when set: the same, with what the reply said besides.
   std::function<void(long status, std::string body, std::string error, HttpReplyMeta meta)> on_done_meta;
-  bool https = false;            // may the URL be https:// (model servers); door calls are http only
+  bool https = false;            // may the URL be https:// (model servers, doors on other hosts)
+  std::string authority;         // PEM: with https, trust this certificate authority and nothing else
   std::size_t max_body = 0;      // a plain reply longer than this fails ("reply too large"); 0: no cap
   std::size_t max_event = door_stream_max_event; // one SSE event longer than this fails ("stream event too large")
   // A delivery window for on_event (optional): the pool adds each event's data size before

@@ -33,6 +33,7 @@ struct Pending {
 
 struct NetworkState {
   std::shared_ptr<CurlPool> pool;
+  std::string authority; // PEM: what an https door's certificate must be issued by ("" ⇒ no https door)
   std::uint64_t next_local = 1;
   std::map<std::uint64_t, Pending> pending; // by local id
   static inline const char* name = "mur.door_network";
@@ -58,6 +59,10 @@ HttpCall make_call(network_actor* self, std::uint64_t local, const DoorCallTo& t
                    const DoorRequest& req) {
   HttpCall call;
   door_network_actor me{self};
+  if (to.url.rfind("https://", 0) == 0 && !self->state.authority.empty()) { // a door on another host
+    call.https = true;
+    call.authority = self->state.authority;
+  }
   if (req.method == DoorMethod::agent_card) {
     call.method = "GET";
     call.url = to.url + "/.well-known/agent-card.json";
@@ -160,8 +165,9 @@ void on_done(network_actor* self, const HttpDone& d) {
   p.promise.deliver(r);
 }
 
-door_network_actor::behavior_type door_network(network_actor* self, std::shared_ptr<CurlPool> pool) {
+door_network_actor::behavior_type door_network(network_actor* self, std::shared_ptr<CurlPool> pool, std::string authority) {
   self->state.pool = std::move(pool);
+  self->state.authority = std::move(authority);
   return {
     [=](const DoorCallTo& to, const Bearer& bearer, const DoorRequest& req) -> caf::result<DoorReply> {
       auto& st = self->state;
@@ -185,8 +191,8 @@ door_network_actor::behavior_type door_network(network_actor* self, std::shared_
 
 } // namespace
 
-network_port spawn_door_network(caf::actor_system& sys, std::shared_ptr<CurlPool> pool) {
-  return network_port{sys.spawn(door_network, std::move(pool))};
+network_port spawn_door_network(caf::actor_system& sys, std::shared_ptr<CurlPool> pool, std::string authority) {
+  return network_port{sys.spawn(door_network, std::move(pool), std::move(authority))};
 }
 
 } // namespace mur

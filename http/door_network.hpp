@@ -24,6 +24,8 @@ namespace mur {
 
 class CurlPool;
 
-network_port spawn_door_network(caf::actor_system& sys, std::shared_ptr<CurlPool> pool);
+// `authority`: a formation's door authority (PEM): an https:// door is called trusting it alone;
+// without one, an https:// door is not called at all.
+network_port spawn_door_network(caf::actor_system& sys, std::shared_ptr<CurlPool> pool, std::string authority = "");
 
 } // namespace mur

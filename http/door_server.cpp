@@ -116,7 +116,9 @@ struct Shared {
   // make a cycle through its pending handlers, and the process would never wind down).
   std::weak_ptr<restinio::asio_ns::io_context> io;
 
-  std::string url() const { return "http://" + setup.address + ":" + std::to_string(port.load()); }
+  std::string url() const {
+    return setup.public_url.empty() ? "http://" + setup.address + ":" + std::to_string(port.load()) : setup.public_url;
+  }
   a2a::CardFacts card() const {
     a2a::CardFacts c = setup.card;
     c.url = url();

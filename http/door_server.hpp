@@ -47,6 +47,8 @@ struct DoorServerSetup {
   a2a::CardFacts card;                                  // url is filled in once bound
   std::uint16_t port = 0;                               // 0: an OS-chosen port; else pinned (mur run --port)
   std::string address = "127.0.0.1";                    // an IPv4 literal: loopback, or a host's own address (docs/hosts.md)
+  std::string public_url;                               // "": http://address:port; else what its card, url() and
+                                                        // its readiness name (a TLS front's https URL, http/tls_front.hpp)
   std::chrono::milliseconds heartbeat{2000};
   std::chrono::milliseconds idle_timeout{15000};        // a connection that sends no whole request in this time
   std::size_t max_connections = default_door_connections; // open at once; one more is closed at once

@@ -18,6 +18,7 @@
 #include "http/curl_pool.hpp"
 #include "http/door_network.hpp"
 #include "http/door_server.hpp"
+#include "http/tls_front.hpp"
 #include "member/child_process.hpp"
 #include "member/child_spawner.hpp"
 #include "member/formation_join.hpp"
@@ -133,6 +134,7 @@ struct Session {
   model_port model;
   member_handle member;
   std::unique_ptr<DoorServer> server;
+  std::unique_ptr<TlsFront> front;              // a door on another host: its TLS side (the server on loopback)
   child_port children;                          // null unless the capsule may delegate
   live_port live;                               // its children's slots (null unless it may delegate)
   tool_port tools;                              // null unless the capsule declares tools
@@ -326,7 +328,7 @@ Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manif
   }
   StartedModel model = start_model(sys, m, pool, own_env, programs);
   s.model = model.port;
-  s.network = spawn_door_network(sys, pool);
+  s.network = spawn_door_network(sys, pool, formation.bundle ? formation.bundle->tls.authority : std::string());
   const supervisor_port supervisor = spawn_result_writer(sys, s.dir, waiter);
   spawn_children(sys, s, m, o, formation, grant);
   StartedTools tools = start_tools(sys, m, own_env, s.workdir, programs, s.trace, pool);
@@ -349,8 +351,16 @@ Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manif
     .receive([&](const door_handle& d) { door = d; },
              [&](const caf::error& e) { throw Failure("E-RUN-049", "the session did not start: " + sys.render(e), "report this bug"); });
   try {
-    s.server = std::make_unique<DoorServer>(
-      door_server_setup(sys, door, s, m, o, formation, tokens, takes_tasks, door_connections));
+    DoorServerSetup ds = door_server_setup(sys, door, s, m, o, formation, tokens, takes_tasks, door_connections);
+    if (formation.bundle && !formation.bundle->tls.certificate.empty()) { // a door on another host: TLS only
+      s.front = std::make_unique<TlsFront>(TlsFrontSetup{o.door_address, formation.bundle->tls.certificate,
+                                                         formation.bundle->tls.key, door_connections});
+      const bool v6 = o.door_address.find(':') != std::string::npos;
+      ds.address = "127.0.0.1";
+      ds.public_url = "https://" + (v6 ? "[" + o.door_address + "]" : o.door_address) + ":" + std::to_string(s.front->port());
+    }
+    s.server = std::make_unique<DoorServer>(std::move(ds));
+    if (s.front) s.front->serve(s.server->port());
   } catch (const Failure&) { // e.g. a pinned port that is taken: nothing may be left running
     for (const auto& a : {caf::actor_cast<caf::actor>(s.member), caf::actor_cast<caf::actor>(s.network),
                           caf::actor_cast<caf::actor>(s.trace), caf::actor_cast<caf::actor>(s.model),
@@ -418,6 +428,7 @@ std::int32_t wait_for_end(caf::scoped_actor& self, const RunCapsuleOptions& o, b
 
 // After the member ended: the server stops, the record goes, the trace is complete.
 void close_session(caf::scoped_actor& self, Session& s, JoinedFormation& formation) {
+  if (s.front) s.front->stop();
   s.server->stop();
   remove_running_record(s.id);
   leave_formation(formation);

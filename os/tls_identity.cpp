@@ -2,20 +2,15 @@
 #include "os/tls_identity.hpp"
 
 #include "messages/vocabulary/failure.hpp"
+#include "os/x509_mint.hpp"
 
-#include <openssl/ec.h>
-#include <openssl/evp.h>
-#include <openssl/pem.h>
-#include <openssl/x509.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <memory>
 #include <sstream>
 
 namespace mur {
@@ -31,57 +26,34 @@ bool exists(const std::string& p) {
   return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-// Writes `pem` (from `write`) to `path` with `mode`, whole: a temporary name, then a rename.
-template <class Write>
-void write_pem(const std::string& path, mode_t mode, Write write) {
+// Writes `pem` to `path` with `mode`, whole: a temporary name, then a rename.
+void write_pem(const std::string& path, mode_t mode, const std::string& pem) {
   const std::string tmp = path + ".tmp";
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
   if (fd < 0) throw cannot("cannot create " + tmp + " (" + std::strerror(errno) + ")");
-  FILE* f = ::fdopen(fd, "w");
-  if (f == nullptr) {
-    ::close(fd);
-    throw cannot("cannot open " + tmp);
+  std::size_t done = 0;
+  while (done < pem.size()) {
+    const ssize_t n = ::write(fd, pem.data() + done, pem.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ::close(fd);
+      throw cannot("cannot write " + tmp);
+    }
+    done += static_cast<std::size_t>(n);
   }
-  const bool ok = write(f) == 1;
-  if (std::fclose(f) != 0 || !ok) throw cannot("cannot write " + tmp);
+  if (::close(fd) != 0) throw cannot("cannot write " + tmp);
   if (::rename(tmp.c_str(), path.c_str()) != 0) throw cannot("cannot place " + path + " (" + std::strerror(errno) + ")");
 }
 
 void make_identity(const TlsIdentity& id, const std::string& common_name) {
-  std::unique_ptr<EVP_PKEY_CTX, decltype(&EVP_PKEY_CTX_free)> kctx(EVP_PKEY_CTX_new_id(EVP_PKEY_EC, nullptr),
-                                                                    &EVP_PKEY_CTX_free);
-  EVP_PKEY* raw = nullptr;
-  if (!kctx || EVP_PKEY_keygen_init(kctx.get()) != 1 ||
-      EVP_PKEY_CTX_set_ec_paramgen_curve_nid(kctx.get(), NID_X9_62_prime256v1) != 1 ||
-      EVP_PKEY_keygen(kctx.get(), &raw) != 1)
-    throw cannot("key generation failed");
-  std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key(raw, &EVP_PKEY_free);
-  std::unique_ptr<X509, decltype(&X509_free)> cert(X509_new(), &X509_free);
-  if (!cert) throw cannot("X509_new failed");
-  X509_set_version(cert.get(), 2);
-  unsigned char serial[16];
-  std::ifstream("/dev/urandom", std::ios::binary).read(reinterpret_cast<char*>(serial), sizeof serial);
-  serial[0] &= 0x7f;
-  BIGNUM* bn = BN_bin2bn(serial, sizeof serial, nullptr);
-  BN_to_ASN1_INTEGER(bn, X509_get_serialNumber(cert.get()));
-  BN_free(bn);
-  X509_gmtime_adj(X509_getm_notBefore(cert.get()), -60);
-  X509_gmtime_adj(X509_getm_notAfter(cert.get()), 10L * 365 * 24 * 3600);
-  X509_set_pubkey(cert.get(), key.get());
-  // The name is made unique by the serial: a file that trusts several certificates (a host's
-  // --trust, a launcher's hosts) is searched by subject, and two alike would hide each other.
-  static const char hex[] = "0123456789abcdef";
-  std::string unique = common_name + " ";
-  for (int i = 0; i < 8; ++i) unique += {hex[serial[i] >> 4], hex[serial[i] & 15]};
-  X509_NAME* name = X509_get_subject_name(cert.get());
-  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, reinterpret_cast<const unsigned char*>(unique.c_str()), -1,
-                             -1, 0);
-  X509_set_issuer_name(cert.get(), name);
-  if (X509_sign(cert.get(), key.get(), EVP_sha256()) <= 0) throw cannot("signing the certificate failed");
-  write_pem(id.key, 0600, [&](FILE* f) {
-    return PEM_write_PrivateKey(f, key.get(), nullptr, nullptr, 0, nullptr, nullptr);
-  });
-  write_pem(id.certificate, 0644, [&](FILE* f) { return PEM_write_X509(f, cert.get()); });
+  PemPair made;
+  try {
+    made = mint_certificate(MintRequest{common_name, 10L * 365, nullptr, false, ""});
+  } catch (const std::runtime_error& e) {
+    throw cannot(e.what());
+  }
+  write_pem(id.key, 0600, made.key);
+  write_pem(id.certificate, 0644, made.certificate);
 }
 
 } // namespace

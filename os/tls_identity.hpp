@@ -4,7 +4,7 @@
 //
 // Invariant: ensure_tls_identity returns a certificate and a private key that belong together:
 // read as they are when both files exist, else made anew (ECDSA P-256, valid 10 years, common
-// name as given, followed by the serial's first 8 bytes in hex, so that no two are alike) and written whole — the key 0600 in a 0700 directory, never printed. What the
+// name as given and made unique, os/x509_mint.hpp) and written whole — the key 0600 in a 0700 directory, never printed. What the
 // other side trusts is the certificate alone (pinned: no authority, no name checked).
 // Rule: each side names the other's certificate (docs/hosts.md §Keys).
 #pragma once

@@ -318,8 +318,11 @@ void run_formation(const FormationRun& run, Reporter& reporter, std::atomic<int>
   caf::actor_system sys{cfg};
   caf::scoped_actor self{sys};
 
+  // Members on other hosts: their doors speak TLS with certificates from an authority made for
+  // this formation, in memory; its key is gone once they are issued (docs/hosts.md §Doors across hosts).
+  const DoorCertificates doors = placed.empty() ? DoorCertificates{} : issue_door_certificates(run.admission);
   auto pool = std::make_shared<CurlPool>();
-  auto network = spawn_door_network(sys, pool);
+  auto network = spawn_door_network(sys, pool, doors.authority);
   ProcessSpawnerSetup ps;
   ps.program = self_binary();
   ps.project_dir = run.project;
@@ -332,7 +335,8 @@ void run_formation(const FormationRun& run, Reporter& reporter, std::atomic<int>
   ps.processes = run.processes;
   spawn_port spawner = spawn_process_spawner(sys, ps);
   if (!placed.empty()) { // members on other hosts: one route, a formation opened on each host
-    auto route = spawn_host_route(sys, HostRouteSetup{spawner, placed, run.formation_id});
+    auto route = spawn_host_route(sys, HostRouteSetup{spawner, placed, run.formation_id, std::chrono::milliseconds(1000), 3,
+                                                      doors.members});
     spawner = spawn_port{route};
     try {
       for (const auto& [host, formation] : open_hosts(sys, run.admission, run.formation_id, caf::actor_cast<caf::actor>(route),
@@ -347,6 +351,7 @@ void run_formation(const FormationRun& run, Reporter& reporter, std::atomic<int>
   LauncherSetup ls;
   ls.members = run.plan.planned;
   ls.chain_rule = run.plan.chain_rule;
+  ls.door_authority = doors.authority;
   ls.limits = run.plan.limits;
   ls.formation_id = run.formation_id;
   ls.task = run.options.task; // its text: the command line read any @FILE

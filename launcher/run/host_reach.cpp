@@ -7,6 +7,7 @@
 #include "messages/wire/register_messages.hpp"
 #include "messages/vocabulary/ids.hpp"
 #include "os/tls_identity.hpp"
+#include "os/x509_mint.hpp"
 
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
@@ -204,6 +205,27 @@ std::map<std::string, caf::actor> open_hosts(caf::actor_system& sys, const Admis
 }
 
 std::string launcher_certificate() { return launcher_identity().certificate; }
+
+DoorCertificates issue_door_certificates(const Admission& a) {
+  DoorCertificates out;
+  try {
+    PemPair authority = mint_certificate(MintRequest{"mur formation door authority", 10L * 365, nullptr, true, ""});
+    out.authority = authority.certificate;
+    for (const auto& m : a.members) {
+      if (m.declared.host.empty()) continue;
+      for (const auto& h : a.roster.hosts)
+        if (h.name == m.declared.host) {
+          PemPair door = mint_certificate(MintRequest{"mur door " + m.declared.name, 10L * 365, &authority, false, h.host});
+          out.members.emplace(m.declared.name, DoorTls{authority.certificate, std::move(door.certificate), std::move(door.key)});
+        }
+    }
+    std::fill(authority.key.begin(), authority.key.end(), '\0');
+  } catch (const std::runtime_error& e) {
+    throw Failure("E-HST-006", std::string("the formation's door authority could not be made: ") + e.what(),
+                  "check that OpenSSL works on this machine (mur doctor)");
+  }
+  return out;
+}
 
 HostReached reach_host(const RosterHost& host, const std::string& key_file, const std::vector<HostCapsule>& capsules,
                        std::chrono::milliseconds bound) {

@@ -64,6 +64,17 @@ void speak_tls_to_hosts(caf::actor_system_config& cfg, const Admission& a, const
 std::map<std::string, caf::actor> open_hosts(caf::actor_system& sys, const Admission& a, const std::string& formation_id,
                                              const caf::actor& route, std::chrono::milliseconds bound);
 
+// A formation's doors on other hosts: an authority made for it in memory (its certificate, PEM,
+// public), and for each member placed on a host, that authority's certificate for the host's
+// address (the roster's `address` without its port: the address `mur host --listen` binds) with
+// its key. The authority's own key is wiped and dropped before this returns: nothing can issue
+// another certificate for the formation. Throws E-HST-006 when OpenSSL refuses.
+struct DoorCertificates {
+  std::string authority;
+  std::map<std::string, DoorTls> members;
+};
+DoorCertificates issue_door_certificates(const Admission& a);
+
 // This machine's launcher certificate (made on first use): what a host's --trust file lists.
 std::string launcher_certificate();
 

@@ -125,7 +125,7 @@ void on_ready_line(spawner_actor* self, const std::string& name, const std::stri
   if (url.empty()) return refuse_start(self, name, "its readiness line named no door");
   if (frm != formation_id)
     return refuse_start(self, name, frm.empty() ? "it reported no formation" : "it reported another formation");
-  if (url.rfind("http://", 0) != 0) url = "http://" + url;
+  if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) url = "http://" + url;
   m.started = true;
   m.pending->deliver(MemberStarted{name, ses, url, static_cast<std::int64_t>(m.proc->pid.get())}, m.end);
   m.pending.reset();

@@ -28,9 +28,11 @@ bool is_ip_literal_char(char c) {
 } // namespace
 
 bool is_door_url(std::string_view url) {
-  constexpr std::string_view scheme = "http://";
-  if (url.substr(0, scheme.size()) != scheme) return false;
-  std::string_view rest = url.substr(scheme.size());
+  constexpr std::string_view plain = "http://", tls = "https://";
+  std::string_view rest;
+  if (url.substr(0, plain.size()) == plain) rest = url.substr(plain.size());
+  else if (url.substr(0, tls.size()) == tls) rest = url.substr(tls.size());
+  else return false;
   std::string_view host;
   if (!rest.empty() && rest.front() == '[') {
     std::size_t close = rest.find(']');
@@ -95,7 +97,7 @@ std::vector<MemberAddress> parse_address_line(std::string_view line) {
     }
     const auto& url = entry.at("url");
     if (!url.is_string() || !is_door_url(url.get_ref<const std::string&>()))
-      refuse("an entry's url is not http://host:port");
+      refuse("an entry's url is not http(s)://host:port");
     out.push_back({name.get<std::string>(), url.get<std::string>()});
   }
   return out;

@@ -20,7 +20,7 @@ struct MemberAddress {
   std::string url; // "" ⇒ the member has ended
 };
 
-// Whether `url` is exactly `http://host:port`.
+// Whether `url` is exactly `http://host:port` or `https://host:port` (a door on another host).
 bool is_door_url(std::string_view url);
 
 // The line, without its `\n`.

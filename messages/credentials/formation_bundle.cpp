@@ -62,6 +62,26 @@ const std::string* string_at(const nlohmann::json& obj, const char* key) {
   return v.is_string() ? &v.get_ref<const std::string&>() : nullptr;
 }
 
+bool pem_of(const std::string* text, const std::string& kind) {
+  const std::string begin = "-----BEGIN " + kind + "-----", end = "-----END " + kind + "-----";
+  return text && text->rfind(begin, 0) == 0 && text->find(end) != std::string::npos;
+}
+
+DoorTls parse_tls(const nlohmann::json& t) {
+  if (!t.is_object() || !has_exactly(t, {"authority"}, {"certificate", "key"}) || t.size() == 2)
+    refuse("tls does not hold exactly authority, and certificate with key or neither");
+  DoorTls out;
+  if (!pem_of(string_at(t, "authority"), "CERTIFICATE")) refuse("tls.authority is not a PEM certificate");
+  out.authority = *string_at(t, "authority");
+  if (t.contains("certificate")) {
+    if (!pem_of(string_at(t, "certificate"), "CERTIFICATE")) refuse("tls.certificate is not a PEM certificate");
+    if (!pem_of(string_at(t, "key"), "PRIVATE KEY")) refuse("tls.key is not a PEM private key");
+    out.certificate = *string_at(t, "certificate");
+    out.key = *string_at(t, "key");
+  }
+  return out;
+}
+
 } // namespace
 
 std::string render_bundle(const FormationBundle& bundle) {
@@ -96,6 +116,15 @@ std::string render_bundle(const FormationBundle& bundle) {
     if (bundle.limits.max_wall_secs > 0) limits["max_wall_secs"] = bundle.limits.max_wall_secs;
     line["limits"] = std::move(limits);
   }
+  if (!bundle.tls.authority.empty()) {
+    nlohmann::ordered_json tls;
+    tls["authority"] = bundle.tls.authority;
+    if (!bundle.tls.certificate.empty()) {
+      tls["certificate"] = bundle.tls.certificate;
+      tls["key"] = bundle.tls.key;
+    }
+    line["tls"] = std::move(tls);
+  }
   std::string text = line.dump();
   // The JSON tree held token copies; the string returned is the caller's to write and drop.
   return text;
@@ -108,9 +137,9 @@ FormationBundle parse_bundle(std::string_view line,
   if (!parsed) refuse("it is not JSON, or repeats a key");
   const nlohmann::json& doc = *parsed;
   if (!doc.is_object() ||
-      !has_exactly(doc, {"formation_id", "member", "verify_key", "calls"}, {"launcher", "chain", "limits"}))
+      !has_exactly(doc, {"formation_id", "member", "verify_key", "calls"}, {"launcher", "chain", "limits", "tls"}))
     refuse("it does not hold exactly formation_id, member, verify_key, calls and an optional "
-           "launcher, chain and limits");
+           "launcher, chain, limits and tls");
 
   FormationBundle bundle;
   const std::string* id = string_at(doc, "formation_id");
@@ -146,6 +175,7 @@ FormationBundle parse_bundle(std::string_view line,
   }
 
   if (doc.contains("limits")) bundle.limits = parse_limits(doc.at("limits"));
+  if (doc.contains("tls")) bundle.tls = parse_tls(doc.at("tls"));
 
   const std::string* key = string_at(doc, "verify_key");
   std::optional<std::string> key_bytes = key ? b64url::decode(*key) : std::nullopt;

@@ -1,7 +1,7 @@
 // A formation whose members span three "machines" (network namespaces the test makes,
 // net_machines.hpp): the launcher and its entry on one, a `mur host` agent on each of two others,
 // the coder on the first host and the reviewer on the second. A call crosses hosts and is
-// answered; the members there end with the formation, when the launcher is SIGKILLed, and when a
+// answered over TLS (a plain-HTTP or foreign-authority client is refused at a remote door); the members there end with the formation, when the launcher is SIGKILLed, and when a
 // host's link is cut — each within the bound docs/hosts.md states. Where the machine forbids
 // namespaces, the test says so and checks nothing.
 #include "formation_fixture.hpp"
@@ -116,16 +116,24 @@ TEST_CASE("a formation spans three machines: a call crosses hosts, and its membe
   REQUIRE(once.exit_code == 0);
   CHECK(once.out.find("Reviewer said: Approved") != std::string::npos);
   CHECK(once.err.find("ready  coder") != std::string::npos);
-  CHECK(once.err.find("http://" + spread.net.address(1) + ":") != std::string::npos);
-  CHECK(once.err.find("http://" + spread.net.address(2) + ":") != std::string::npos);
+  CHECK(once.err.find("https://" + spread.net.address(1) + ":") != std::string::npos);
+  CHECK(once.err.find("https://" + spread.net.address(2) + ":") != std::string::npos);
 
   // Served: the remote members' doors are on their hosts' addresses; SIGKILL the launcher and
   // every member on every host ends within the bound.
   auto run = spread.serve_formation();
   Serving s = serve(*run);
-  CHECK(peer_url(s, "coder").rfind("http://" + spread.net.address(1) + ":", 0) == 0);
-  CHECK(peer_url(s, "reviewer").rfind("http://" + spread.net.address(2) + ":", 0) == 0);
+  const std::string coder = peer_url(s, "coder");
+  CHECK(coder.rfind("https://" + spread.net.address(1) + ":", 0) == 0);
+  CHECK(peer_url(s, "reviewer").rfind("https://" + spread.net.address(2) + ":", 0) == 0);
   REQUIRE(std::all_of(s.pids.begin(), s.pids.end(), alive));
+  // A client that is no member, from the launcher's machine: plain HTTP gets no byte of the door,
+  // and TLS trusting the system's authorities fails (only the formation's issued that certificate).
+  Ran foreign = run_command(spread.net.in(0, {"/usr/bin/env", "python3", std::string(MUR_SOURCE_DIR) + "/tests/process/foreign_client.py",
+                                              spread.net.address(1), coder.substr(coder.rfind(':') + 1)}),
+                            {});
+  INFO(foreign.out << foreign.err);
+  CHECK(foreign.out == "plain: closed\ntls: refused\n");
   run->signal(SIGKILL);
   const auto t0 = Clock::now();
   run->wait();

@@ -177,7 +177,7 @@ TEST_CASE_METHOD(host_fixture, "a host formation starts a member only with a bun
   CHECK(seen->bundles.size() == 1); // none of those reached the port
 }
 
-TEST_CASE_METHOD(host_fixture, "beats keep a host's members; three missed periods close their lifelines, and the grace kills the rest",
+TEST_CASE_METHOD(host_fixture, "beats keep a host's members, three missed periods close their lifelines, and the grace kills the rest",
                  "[sim][hosts]") {
   open();
   REQUIRE(start("coder", bundle_of("coder")));
@@ -200,7 +200,7 @@ TEST_CASE_METHOD(host_fixture, "beats keep a host's members; three missed period
   CHECK_FALSE(formation_alive());
 }
 
-TEST_CASE_METHOD(host_fixture, "the launcher's side gone: lifelines close at once; a start answered late is ended at once",
+TEST_CASE_METHOD(host_fixture, "the launcher's side gone: lifelines close at once, and a start answered late is ended at once",
                  "[sim][hosts]") {
   open({"reviewer"});
   REQUIRE(start("coder", bundle_of("coder")));

@@ -153,7 +153,7 @@ TEST_CASE("a bundle with bad limits is refused without quoting the line", "[budg
   misspelt["limit"] = nlohmann::ordered_json::parse(R"({"max_tokens":5})");
   CHECK(bundle_refusal(misspelt.dump()) ==
         "the formation channel's first line was refused: it does not hold exactly formation_id, member, verify_key, "
-        "calls and an optional launcher, chain and limits");
+        "calls and an optional launcher, chain, limits and tls");
   // A repeated limits key is refused as a repeated key.
   const std::string twice = render_bundle(good).substr(0, render_bundle(good).size() - 1) +
                             ",\"limits\":{\"max_tokens\":1},\"limits\":{\"max_tokens\":2}}";

@@ -150,18 +150,20 @@ TEST_CASE("bad bundles are refused without quoting the line", "[credentials]") {
 TEST_CASE("address lines round-trip and bad ones are refused without echo", "[credentials]") {
   const std::vector<MemberAddress> addrs = {{"coder", "http://127.0.0.1:41873"},
                                             {"reviewer", "http://[::1]:8080"},
-                                            {"tester", "http://localhost:1"}};
+                                            {"tester", "http://localhost:1"},
+                                            {"remote", "https://10.0.0.2:4100"}}; // a door on another host
   const std::string line = render_address_line(addrs);
   CHECK(line == "{\"addresses\":[{\"name\":\"coder\",\"url\":\"http://127.0.0.1:41873\"},"
                 "{\"name\":\"reviewer\",\"url\":\"http://[::1]:8080\"},"
-                "{\"name\":\"tester\",\"url\":\"http://localhost:1\"}]}");
+                "{\"name\":\"tester\",\"url\":\"http://localhost:1\"},"
+                "{\"name\":\"remote\",\"url\":\"https://10.0.0.2:4100\"}]}");
   auto back = parse_address_line(line);
-  REQUIRE(back.size() == 3);
+  REQUIRE(back.size() == 4);
   CHECK(back[1].name == "reviewer");
   CHECK(back[1].url == "http://[::1]:8080");
   CHECK(parse_address_line("{\"addresses\":[]}").empty());
 
-  for (const char* url : {"https://127.0.0.1:80", "http://127.0.0.1", "http://127.0.0.1:0",
+  for (const char* url : {"ftp://127.0.0.1:80", "https://127.0.0.1", "HTTPS://h:80", "http://127.0.0.1", "http://127.0.0.1:0",
                           "http://127.0.0.1:65536", "http://127.0.0.1:99999", "http://127.0.0.1:80/",
                           "http://127.0.0.1:80/x", "http://u@host:80", "http://:80", "http://ho_st:80",
                           "http://127.0.0.1:08080", "http://[::1:80", "http://[]:80",
@@ -191,4 +193,36 @@ TEST_CASE("address lines round-trip and bad ones are refused without echo", "[cr
     CHECK(reason.find("bbbbbbbb") == std::string::npos);
     CHECK(reason.find("not json") == std::string::npos);
   }
+}
+
+TEST_CASE("a bundle's tls carries the door authority, and a door's certificate with its key or neither", "[credentials]") {
+  FormationAuthority a(kFormation);
+  const std::string cert = "-----BEGIN CERTIFICATE-----\nQUJD\n-----END CERTIFICATE-----\n";
+  const std::string key = "-----BEGIN PRIVATE KEY-----\nREVG\n-----END PRIVATE KEY-----\n";
+  FormationBundle b = bundle_for(a, "coder", {"reviewer"});
+  CHECK(render_bundle(b).find("\"tls\"") == std::string::npos); // one machine: no tls at all
+  b.tls.authority = cert;
+  FormationBundle back = parse_bundle(render_bundle(b), kFormation);
+  CHECK(back.tls.authority == cert);
+  CHECK(back.tls.certificate.empty());
+  b.tls.certificate = cert;
+  b.tls.key = key;
+  const std::string line = render_bundle(b);
+  CHECK(line.substr(line.find("\"tls\"")).rfind("\"tls\":{\"authority\":", 0) == 0); // last, in its fixed order
+  back = parse_bundle(line, kFormation);
+  CHECK(back.tls.certificate == cert);
+  CHECK(back.tls.key == key);
+  auto edited = [&](auto&& edit) {
+    nlohmann::ordered_json o = nlohmann::ordered_json::parse(line);
+    edit(o);
+    return o.dump();
+  };
+  for (const std::string& bad : {edited([](auto& o) { o["tls"].erase("key"); }),
+                                 edited([](auto& o) { o["tls"].erase("certificate"); }),
+                                 edited([](auto& o) { o["tls"].erase("authority"); }),
+                                 edited([&](auto& o) { o["tls"]["key"] = cert; }),
+                                 edited([&](auto& o) { o["tls"]["authority"] = key; }),
+                                 edited([](auto& o) { o["tls"]["extra"] = "x"; }),
+                                 edited([](auto& o) { o["tls"] = "x"; })})
+    expect_refused_quietly(bad, kFormation);
 }

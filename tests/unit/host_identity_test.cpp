@@ -5,9 +5,12 @@
 #include "launcher/run/host_uploads.hpp"
 #include "messages/vocabulary/failure.hpp"
 #include "os/tls_identity.hpp"
+#include "os/x509_mint.hpp"
 #include "temp_dir.hpp"
 
 #include <catch2/catch.hpp>
+#include <openssl/pem.h>
+#include <openssl/x509v3.h>
 
 #include <filesystem>
 #include <fstream>
@@ -112,4 +115,40 @@ TEST_CASE("a host takes a capsule folder in pieces, in order, beneath its own up
   CHECK_FALSE(no_manifest.ok);
   CHECK(no_manifest.code.rfind("E-", 0) == 0);
   CHECK(no_manifest.code != "E-HST-009");
+}
+
+namespace {
+
+X509* read_certificate(const std::string& pem) {
+  BIO* bio = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
+  X509* cert = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr);
+  BIO_free(bio);
+  return cert;
+}
+
+} // namespace
+
+TEST_CASE("a formation's door authority issues a door certificate for its host's address, and only it verifies it", "[hosts]") {
+  const mur::PemPair authority = mur::mint_certificate({"mur formation door authority", 1, nullptr, true, ""});
+  const mur::PemPair door = mur::mint_certificate({"mur door coder", 1, &authority, false, "10.0.0.2"});
+  const mur::PemPair stranger = mur::mint_certificate({"mur formation door authority", 1, nullptr, true, ""});
+  CHECK(door.key.rfind("-----BEGIN PRIVATE KEY-----", 0) == 0);
+  X509* ca = read_certificate(authority.certificate);
+  X509* leaf = read_certificate(door.certificate);
+  X509* other = read_certificate(stranger.certificate);
+  REQUIRE(ca);
+  REQUIRE(leaf);
+  REQUIRE(other);
+  CHECK(X509_check_ca(ca) == 1);
+  CHECK(X509_check_ca(leaf) == 0);
+  CHECK(X509_verify(leaf, X509_get0_pubkey(ca)) == 1);
+  CHECK(X509_verify(leaf, X509_get0_pubkey(other)) != 1); // another formation's authority: no
+  CHECK(X509_check_ip_asc(leaf, "10.0.0.2", 0) == 1);
+  CHECK(X509_check_ip_asc(leaf, "10.0.0.3", 0) != 1);
+  // Two authorities of the same name still differ by subject (a trust file must tell them apart).
+  CHECK(X509_NAME_cmp(X509_get_subject_name(ca), X509_get_subject_name(other)) != 0);
+  const mur::PemPair named = mur::mint_certificate({"mur door x", 1, &authority, false, "gpu1.example"});
+  X509* by_name = read_certificate(named.certificate);
+  CHECK(X509_check_host(by_name, "gpu1.example", 0, 0, nullptr) == 1);
+  for (X509* c : {ca, leaf, other, by_name}) X509_free(c);
 }

@@ -17,7 +17,10 @@
 #include "messages/wire/task_progress.hpp"
 #include "messages/wire/trace_event.hpp"
 
+#include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
+#include <caf/binary_deserializer.hpp>
+#include <caf/binary_serializer.hpp>
 #include <caf/deep_to_string.hpp>
 #include <catch2/catch.hpp>
 
@@ -171,6 +174,24 @@ TEST_CASE("a message prints under its block name with every listed field", "[voc
   CHECK(printed.find("mur::CallEnded") != std::string::npos);
   CHECK(printed.find("mcl_7") != std::string::npos);
   CHECK(printed.find("1234") != std::string::npos);
+}
+
+TEST_CASE("a bundle on its way to a host is serialized whole and never printed", "[vocabulary][hosts]") {
+  const HostSecret secret{"{\"calls\":[{\"token\":\"mft1.sEcReT\"}]}"};
+  const auto printed = caf::deep_to_string(secret);
+  CHECK(printed.find("sEcReT") == std::string::npos);
+  CHECK(printed.find("<withheld>") != std::string::npos);
+  caf::actor_system_config cfg;
+  register_message_types(cfg);
+  caf::actor_system sys{cfg};
+  std::vector<char> buf;
+  caf::binary_serializer out{sys, buf};
+  HostSecret copy = secret;
+  CHECK(!out(copy));
+  HostSecret back;
+  caf::binary_deserializer in{sys, buf};
+  CHECK(!in(back));
+  CHECK(back.text == secret.text);
 }
 
 TEST_CASE("registration registers exactly the block's types under their block names", "[vocabulary]") {
