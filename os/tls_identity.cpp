@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -59,6 +60,8 @@ void make_identity(const TlsIdentity& id, const std::string& common_name) {
 } // namespace
 
 TlsIdentity ensure_tls_identity(const std::string& dir, const std::string& common_name) {
+  std::error_code ec; // $MURMUR_HOME itself may not exist yet on a fresh machine
+  std::filesystem::create_directories(std::filesystem::path(dir).parent_path(), ec);
   if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
     throw cannot("cannot create " + dir + " (" + std::strerror(errno) + ")");
   TlsIdentity id{dir + "/identity.crt", dir + "/identity.key"};

@@ -32,8 +32,11 @@ TEST_CASE("a TLS identity is made once, its key owner-only, and read back after"
   CHECK(mur::certificate_pem(mur::ensure_tls_identity(dir, "mur-launcher").certificate) == pem); // not made again
   CHECK(mur::certificate_pem(id.key).empty());
   CHECK(mur::certificate_pem((t.dir / "missing.pem").string()).empty());
+  // A fresh machine: $MURMUR_HOME itself is made too.
+  CHECK(fs::exists(mur::ensure_tls_identity((t.dir / "fresh/home/host").string(), "mur-host").certificate));
+  std::ofstream(t.dir / "a-file") << "x";
   try {
-    mur::ensure_tls_identity((t.dir / "no/such/dir").string(), "x");
+    mur::ensure_tls_identity((t.dir / "a-file/home/host").string(), "x");
     FAIL("made an identity in a directory that cannot be made");
   } catch (const mur::Failure& f) {
     CHECK(f.code() == "E-HST-006");
