@@ -334,14 +334,14 @@ void run_formation(const FormationRun& run, Reporter& reporter, std::atomic<int>
   ps.console = run.console;
   ps.processes = run.processes;
   spawn_port spawner = spawn_process_spawner(sys, ps);
+  OpenedHosts hosts;
   if (!placed.empty()) { // members on other hosts: one route, a formation opened on each host
     auto route = spawn_host_route(sys, HostRouteSetup{spawner, placed, run.formation_id, std::chrono::milliseconds(1000), 3,
                                                       doors.members});
     spawner = spawn_port{route};
     try {
-      for (const auto& [host, formation] : open_hosts(sys, run.admission, run.formation_id, caf::actor_cast<caf::actor>(route),
-                                                      std::chrono::seconds(10)))
-        self->send(route, caf::put_atom_v, host, formation);
+      hosts = open_hosts(sys, run.admission, run.formation_id, caf::actor_cast<caf::actor>(route), std::chrono::seconds(10));
+      for (const auto& [host, formation] : hosts.formations) self->send(route, caf::put_atom_v, host, formation);
     } catch (const Failure&) {
       self->send_exit(route, caf::exit_reason::user_shutdown); // and with it every host formation opened
       throw;
@@ -374,6 +374,9 @@ void run_formation(const FormationRun& run, Reporter& reporter, std::atomic<int>
     [&](const caf::down_msg&) { down = true; });
   signals.stop();
 
+  // Every member has ended (or its host was lost): the hosts' traces come home.
+  for (const auto& note : bring_back_traces(sys, run.admission, hosts, run.formation_id, std::chrono::seconds(5)))
+    run.console->note(note);
   self->send_exit(spawner, caf::exit_reason::user_shutdown); // closes any lifeline still open
   run.processes->kill_all(); // nothing should be left; if something is, it goes now
   run.processes->join_all();

@@ -8,6 +8,7 @@
 #include "launcher/run/host_uploads.hpp"
 #include "launcher/run/process_spawner.hpp"
 #include "messages/vocabulary/ids.hpp"
+#include "messages/credentials/formation_token.hpp"
 #include "messages/vocabulary/failure.hpp"
 #include "os/process_start.hpp"
 
@@ -20,6 +21,8 @@
 #include <caf/openssl/all.hpp>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <memory>
@@ -63,6 +66,30 @@ void speak_tls(caf::actor_system_config& cfg, const std::string& certificate, co
   cfg.openssl_cafile = trusted;
 }
 
+std::vector<HostTrace> formation_traces_here(const std::string& formation_id) {
+  namespace fs = std::filesystem;
+  std::vector<HostTrace> out;
+  if (!ids::is_valid(formation_id, ids::formation)) return out;
+  std::size_t total = 0;
+  std::error_code ec;
+  for (const auto& m : fs::directory_iterator(formation_dir(formation_id), ec)) {
+    const std::string member = m.path().filename().string();
+    if (!m.is_directory() || !is_member_name(member)) continue;
+    std::error_code ec2;
+    for (const auto& s : fs::directory_iterator(m.path() / ".murmur", ec2)) {
+      const std::string session = s.path().filename().string();
+      if (!ids::is_valid(session, ids::session)) continue;
+      std::ifstream in(s.path() / "trace.jsonl", std::ios::binary);
+      if (!in) continue;
+      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      if (total + text.size() > host_traces_limit) continue;
+      total += text.size();
+      out.push_back(HostTrace{member, session, std::move(text)});
+    }
+  }
+  return out;
+}
+
 namespace {
 
 struct AgentState {
@@ -90,7 +117,7 @@ caf::result<caf::actor> open_formation(host_door::stateful_pointer<AgentState> s
                    "start mur host --listen with one of the machine's own addresses");
   std::vector<MemberLaunch> launches;
   for (const auto& m : open.members) {
-    if (auto p = names::capsule_name_problem(m.name)) return refused("member '" + m.name + "': " + *p);
+    if (!is_member_name(m.name)) return refused("'" + m.name + "' is not a member name");
     const HostCapsuleState found = check_installed(st.setup.store, HostCapsule{m.capsule, m.version, m.sha256});
     if (!found.installed) return refused("member '" + m.name + "' (" + m.capsule + "@" + m.version + "): " + found.why);
     launches.push_back(MemberLaunch{m.name, false, m.capsule, m.version, m.sha256, {}});
@@ -146,6 +173,7 @@ host_door spawn_host_agent(caf::actor_system& sys, HostAgentSetup setup) {
       },
       [self](const HostUpload& piece) { return self->state.uploads->take(piece); },
       [self](const HostOpen& open) { return open_formation(self, open); },
+      [self](const HostTraces& asked) { return formation_traces_here(asked.formation_id); },
     };
   });
 }

@@ -28,7 +28,8 @@ namespace mur {
 
 using host_door = caf::typed_actor<caf::replies_to<HostCheck>::with<HostReport>,
                                    caf::replies_to<HostUpload>::with<HostInstalled>,
-                                   caf::replies_to<HostOpen>::with<caf::actor>>;
+                                   caf::replies_to<HostOpen>::with<caf::actor>,
+                                   caf::replies_to<HostTraces>::with<std::vector<HostTrace>>>;
 
 class MemberConsole;
 class MemberProcesses;
@@ -63,6 +64,11 @@ host_door spawn_host_agent(caf::actor_system& sys, HostAgentSetup setup);
 // one scheduler thread.
 void speak_tls(caf::actor_system_config& cfg, const std::string& certificate, const std::string& key,
                const std::string& trusted);
+
+// The traces a formation's members left on this machine ($MURMUR_HOME/formations/<frm>/<member>/
+// .murmur/<ses>/trace.jsonl), member and session ids checked, host_traces_limit bytes in all at
+// most (a trace past it is left out whole).
+std::vector<HostTrace> formation_traces_here(const std::string& formation_id);
 
 // One capsule as this machine's store holds it (the agent's answer for it).
 HostCapsuleState check_installed(const std::string& store, const HostCapsule& asked);

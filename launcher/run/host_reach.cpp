@@ -3,6 +3,7 @@
 
 #include "capsule/capsule_store.hpp"
 #include "capsule/murmur_home.hpp"
+#include "launcher/base/formation_dirs.hpp"
 #include "launcher/run/host_agent.hpp"
 #include "messages/wire/register_messages.hpp"
 #include "messages/vocabulary/ids.hpp"
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -170,9 +172,9 @@ void speak_tls_to_hosts(caf::actor_system_config& cfg, const Admission& a, const
   cfg.openssl_cafile = trust_file;
 }
 
-std::map<std::string, caf::actor> open_hosts(caf::actor_system& sys, const Admission& a, const std::string& formation_id,
-                                             const caf::actor& route, std::chrono::milliseconds bound) {
-  std::map<std::string, caf::actor> opened;
+OpenedHosts open_hosts(caf::actor_system& sys, const Admission& a, const std::string& formation_id, const caf::actor& route,
+                       std::chrono::milliseconds bound) {
+  OpenedHosts opened;
   std::map<std::string, std::vector<HostLaunch>> launches;
   for (const auto& m : a.members)
     if (!m.declared.host.empty())
@@ -192,7 +194,10 @@ std::map<std::string, caf::actor> open_hosts(caf::actor_system& sys, const Admis
     caf::scoped_actor self{sys};
     std::string why;
     self->request(*door, bound, HostOpen{formation_id, launches[h.name], route})
-      .receive([&](const caf::actor& formation) { opened.emplace(h.name, formation); },
+      .receive([&](const caf::actor& formation) {
+                 opened.formations.emplace(h.name, formation);
+                 opened.agents.emplace(h.name, caf::actor_cast<caf::actor>(*door));
+               },
                [&](const caf::error& e) {
                  const caf::message& ctx = e.context();
                  why = ctx.size() == 1 && ctx.match_element<std::string>(0) ? ctx.get_as<std::string>(0) : sys.render(e);
@@ -205,6 +210,31 @@ std::map<std::string, caf::actor> open_hosts(caf::actor_system& sys, const Admis
 }
 
 std::string launcher_certificate() { return launcher_identity().certificate; }
+
+std::vector<std::string> bring_back_traces(caf::actor_system& sys, const Admission& a, const OpenedHosts& hosts,
+                                           const std::string& formation_id, std::chrono::milliseconds bound) {
+  std::vector<std::string> notes;
+  const auto placed = member_hosts(a);
+  caf::scoped_actor self{sys};
+  for (const auto& [host, agent] : hosts.agents) {
+    self->request(caf::actor_cast<host_door>(agent), bound, HostTraces{formation_id})
+      .receive(
+        [&](const std::vector<HostTrace>& traces) {
+          for (const auto& t : traces) {
+            const auto where = placed.find(t.member);
+            if (where == placed.end() || where->second != host || !ids::is_valid(t.session_id, ids::session)) continue;
+            const std::string dir = formation_dir(formation_id) + "/" + t.member + "/.murmur/" + t.session_id;
+            std::error_code ec;
+            std::filesystem::create_directories(dir, ec);
+            std::ofstream(dir + "/trace.jsonl", std::ios::binary | std::ios::trunc) << t.text;
+          }
+        },
+        [&](const caf::error& e) {
+          notes.push_back("the traces of the members on host '" + host + "' stay there (" + sys.render(e) + ")");
+        });
+  }
+  return notes;
+}
 
 DoorCertificates issue_door_certificates(const Admission& a) {
   DoorCertificates out;

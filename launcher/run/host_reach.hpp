@@ -60,9 +60,20 @@ void speak_tls_to_hosts(caf::actor_system_config& cfg, const Admission& a, const
 
 // On each host a member is placed on: its agent reached through `sys` (E-HST-002/003 as above),
 // and a formation opened there for `route` (the launcher's side, actors/host_route.hpp) —
-// refused by the host: E-HST-011 with its reason. Returns host → its formation there.
-std::map<std::string, caf::actor> open_hosts(caf::actor_system& sys, const Admission& a, const std::string& formation_id,
-                                             const caf::actor& route, std::chrono::milliseconds bound);
+// refused by the host: E-HST-011 with its reason. Returns, by host, its agent and its formation there.
+struct OpenedHosts {
+  std::map<std::string, caf::actor> agents;
+  std::map<std::string, caf::actor> formations;
+};
+OpenedHosts open_hosts(caf::actor_system& sys, const Admission& a, const std::string& formation_id, const caf::actor& route,
+                       std::chrono::milliseconds bound);
+
+// Once the formation ended: each host's traces of its members (HostTraces), written where this
+// machine keeps a peer's ($MURMUR_HOME/formations/<frm>/<member>/.murmur/<ses>/trace.jsonl), so
+// `mur trace show` and `mur trace list` read them as any member's. Only members the roster places
+// on that host are taken. Returns a line for each host that did not answer within `bound`.
+std::vector<std::string> bring_back_traces(caf::actor_system& sys, const Admission& a, const OpenedHosts& hosts,
+                                           const std::string& formation_id, std::chrono::milliseconds bound);
 
 // A formation's doors on other hosts: an authority made for it in memory (its certificate, PEM,
 // public), and for each member placed on a host, that authority's certificate for the host's

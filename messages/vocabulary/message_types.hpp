@@ -78,6 +78,8 @@ struct HostLaunch;
 struct HostOpen;
 struct HostSecret;
 struct HostBeat;
+struct HostTraces;
+struct HostTrace;
 enum class LauncherDeadline : std::uint8_t;
 
 } // namespace mur
@@ -152,6 +154,9 @@ CAF_BEGIN_TYPE_ID_BLOCK(mur, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(mur, (mur::HostOpen))
   CAF_ADD_TYPE_ID(mur, (mur::HostSecret))
   CAF_ADD_TYPE_ID(mur, (mur::HostBeat))
+  CAF_ADD_TYPE_ID(mur, (mur::HostTraces))
+  CAF_ADD_TYPE_ID(mur, (mur::HostTrace))
+  CAF_ADD_TYPE_ID(mur, (std::vector<mur::HostTrace>))
 
   // -- atoms (each at most 10 characters of [0-9A-Za-z_]; CAF 0.17.6 gives atoms no type ID)
 

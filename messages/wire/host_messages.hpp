@@ -115,4 +115,20 @@ struct HostBeat {
   MUR_FIELDS(formation_id)
 };
 
+// Launcher → host agent, once a formation there has ended: every trace its members left there
+// (their sessions' trace.jsonl), so `mur trace show` on the launcher's machine sees them.
+struct HostTraces {
+  std::string formation_id;
+  MUR_FIELDS(formation_id)
+};
+
+// One session's trace as the host holds it: its member, its session id, the file's bytes.
+inline constexpr std::size_t host_traces_limit = 64u << 20; // all of a formation's, at most
+struct HostTrace {
+  std::string member;
+  std::string session_id;
+  std::string text;
+  MUR_FIELDS(member, session_id, text)
+};
+
 } // namespace mur

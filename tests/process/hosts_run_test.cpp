@@ -118,6 +118,12 @@ TEST_CASE("a formation spans three machines: a call crosses hosts, and its membe
   CHECK(once.err.find("ready  coder") != std::string::npos);
   CHECK(once.err.find("https://" + spread.net.address(1) + ":") != std::string::npos);
   CHECK(once.err.find("https://" + spread.net.address(2) + ":") != std::string::npos);
+  // The hosts' traces came home: mur trace show on the launcher's machine has every member's task.
+  const std::string frm = formation_id_in(once.err);
+  Ran shown = run_command({MUR_BINARY, "trace", "show", frm}, spread.launcher.env);
+  INFO(shown.out << shown.err);
+  CHECK(shown.exit_code == 0);
+  for (const std::string task : {"  lead  tsk_", "  coder  tsk_", "  reviewer  tsk_"}) CHECK(shown.out.find(task) != std::string::npos);
 
   // Served: the remote members' doors are on their hosts' addresses; SIGKILL the launcher and
   // every member on every host ends within the bound.

@@ -212,7 +212,7 @@ TEST_CASE("registration registers exactly the block's types under their block na
   CHECK(cfg.type_names_by_rtti.at(std::type_index(typeid(CallCanceled))) == "mur::CallCanceled");
   CHECK(cfg.type_names_by_rtti.at(std::type_index(typeid(LiveSlot))) == "mur::LiveSlot");
   CHECK(cfg.type_names_by_rtti.at(std::type_index(typeid(HostReport))) == "mur::HostReport");
-  CHECK(block_size == 66);
+  CHECK(block_size == 69);
 }
 
 TEST_CASE("call statuses, task exits and formation events print the words they always printed", "[vocabulary]") {
