@@ -3,7 +3,8 @@
 //
 // Invariant: written whole (temporary file renamed, 0600, in the 0700 running directory) before
 // the first member starts, removed when the launcher ends; it holds no token — only the
-// launcher's pid and start stamp, the project directory and the entry member's name. A record is
+// launcher's pid and start stamp, the project directory, the entry member's name and the
+// members on other hosts that became ready (name, host, session, door URL, pid there). A record is
 // trusted only while its pid is alive with the same start stamp.
 // Rule: with no launch task the entry serves its door until mur stop, a signal or --deadline
 // (docs/spec/formation.md §Launch, §How a formation ends).
@@ -16,6 +17,18 @@
 
 namespace mur {
 
+// A member running on another host, as its launcher learnt it when it became ready (its host's
+// own records are on that machine): what `mur ps` lists for it.
+struct RemoteMember {
+  std::string member;
+  std::string host;
+  std::string session_id;
+  std::string url;
+  std::int64_t pid = 0;        // on its host
+  std::string capsule;         // name@version
+  std::int64_t started_at = 0; // unix ms
+};
+
 struct LauncherRecord {
   std::string formation_id;
   std::int64_t pid = 0;
@@ -23,6 +36,7 @@ struct LauncherRecord {
   std::string project_dir;
   std::string entry;         // the entry member's name
   std::int64_t started_at = 0; // unix ms
+  std::vector<RemoteMember> remote; // members on other hosts that became ready (rewritten as each does)
 };
 
 void write_launcher_record(const LauncherRecord& r);

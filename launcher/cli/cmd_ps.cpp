@@ -32,8 +32,9 @@ std::string uptime(std::int64_t started_ms) {
 
 // `formation <id>: L listed (a, b, …)[, C delegated child(ren)][, P pruned now]`
 // (docs/spec/formation.md §Stopping and listing).
-std::string summary_line(const std::string& id, const std::vector<RunningRecord>& records, int pruned) {
-  std::size_t listed = 0, children = 0;
+std::string summary_line(const std::string& id, const std::vector<RunningRecord>& records, int pruned,
+                         const std::vector<RemoteMember>& remote) {
+  std::size_t listed = remote.size(), children = 0;
   std::string names;
   for (const auto& r : records) {
     if (!r.spawned_by.empty()) {
@@ -43,6 +44,7 @@ std::string summary_line(const std::string& id, const std::vector<RunningRecord>
     ++listed;
     names += (names.empty() ? "" : ", ") + (r.formation_member.empty() ? r.session_id : r.formation_member);
   }
+  for (const auto& m : remote) names += (names.empty() ? "" : ", ") + m.member + " on " + m.host;
   std::string line = "formation " + id + ": " + std::to_string(listed) + " listed";
   if (listed > 0) line += " (" + names + ")";
   if (children > 0) line += ", " + std::to_string(children) + " delegated child(ren)";
@@ -120,8 +122,12 @@ int cmd_ps(bool as_json) {
         sessions = members;
         continue;
       }
-      nlohmann::json f{{"formation_id", it->first}, {"members", members}, {"usage", usage_fields(total)}};
       auto l = launchers.find(it->first);
+      if (l != launchers.end())
+        for (const auto& m : l->second.remote) // members on other hosts: what their launcher learnt
+          members.push_back({{"session_id", m.session_id}, {"member", m.member}, {"host", m.host}, {"capsule", m.capsule},
+                             {"pid", m.pid}, {"url", m.url}, {"started_at", m.started_at}});
+      nlohmann::json f{{"formation_id", it->first}, {"members", members}, {"usage", usage_fields(total)}};
       f["launcher_pid"] = l == launchers.end() ? nlohmann::json(nullptr) : nlohmann::json(l->second.pid);
       f["entry"] = l == launchers.end() ? nlohmann::json(nullptr) : nlohmann::json(l->second.entry);
       formations.push_back(f);
@@ -140,7 +146,9 @@ int cmd_ps(bool as_json) {
     auto l = launchers.find(it->first);
     if (it->first.empty()) std::cout << "sessions outside a formation\n";
     else
-      std::cout << summary_line(it->first, it->second, pruned_of[it->first]) << "\n"
+      std::cout << summary_line(it->first, it->second, pruned_of[it->first],
+                                l == launchers.end() ? std::vector<RemoteMember>{} : l->second.remote)
+                << "\n"
                 << "  " << (l == launchers.end() ? std::string("no launcher")
                                                  : "launcher pid " + std::to_string(l->second.pid) + ", entry " + l->second.entry)
                 << "\n";
@@ -158,6 +166,11 @@ int cmd_ps(bool as_json) {
                 << (!r.spawned_by.empty() && depth == 0 ? "  (spawned by " + r.spawned_by + ")" : std::string())
                 << (used.is_zero() ? std::string() : "  usage: " + usage_words(used)) << "\n";
     }
+    if (l != launchers.end())
+      for (const auto& m : l->second.remote)
+        std::cout << "  " << std::left << std::setw(10) << m.member << " " << m.session_id << "  pid " << std::setw(7) << m.pid
+                  << " " << std::setw(7) << uptime(m.started_at) << " " << m.url << "  " << m.capsule << "  on host " << m.host
+                  << "\n";
     if (!it->first.empty() && !total.is_zero()) std::cout << "  usage of its ended tasks: " << usage_words(total) << "\n";
   }
   if (pruned > 0) std::cout << cleaned << "\n";

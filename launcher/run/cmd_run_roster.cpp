@@ -41,6 +41,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <map>
 #include <set>
@@ -233,7 +234,7 @@ public:
   LaunchRecord(const std::string& formation_id, const std::string& project, const std::string& entry,
                const std::string& me_start, const LaunchPlan& plan)
     : id_(formation_id) {
-    LauncherRecord rec;
+    LauncherRecord& rec = rec_;
     rec.formation_id = formation_id;
     rec.pid = ::getpid();
     rec.process_start = me_start;
@@ -259,8 +260,15 @@ public:
   LaunchRecord(const LaunchRecord&) = delete;
   LaunchRecord& operator=(const LaunchRecord&) = delete;
 
+  // A member on another host became ready: `mur ps` lists it from here.
+  void add_remote(RemoteMember m) {
+    rec_.remote.push_back(std::move(m));
+    write_launcher_record(rec_);
+  }
+
 private:
   std::string id_;
+  LauncherRecord rec_;
 };
 
 // -v: the members' trace files read every 100 ms, each task, call and answer a line on stderr;
@@ -299,6 +307,7 @@ struct FormationRun {
   LaunchPlan plan;
   std::shared_ptr<MemberConsole> console;
   std::shared_ptr<MemberProcesses> processes;
+  std::function<void(const FormationProgress&)> on_progress; // besides the reporter
 };
 
 // The launcher actor and its ports, until the formation ends: each FormationProgress goes to the
@@ -370,7 +379,10 @@ void run_formation(const FormationRun& run, Reporter& reporter, std::atomic<int>
   });
   bool down = false;
   self->receive_while([&] { return !reporter.ended() && !down; })(
-    [&](const FormationProgress& p) { reporter.on(p); },
+    [&](const FormationProgress& p) {
+      reporter.on(p);
+      if (run.on_progress) run.on_progress(p);
+    },
     [&](const caf::down_msg&) { down = true; });
   signals.stop();
 
@@ -402,8 +414,16 @@ int cmd_run_roster(const RunRosterOptions& o) {
     for (const auto& m : admission.members) names.push_back(m.declared.name);
     view = std::make_unique<FormationView>(run.formation_id, run.project, names, static_cast<std::uint16_t>(o.ui_port));
   }
-  const LaunchRecord record(run.formation_id, run.project, admission.entry_member().declared.name, run.me_start,
-                            run.plan);
+  LaunchRecord record(run.formation_id, run.project, admission.entry_member().declared.name, run.me_start, run.plan);
+  run.on_progress = [&record, placed = member_hosts(admission), &admission](const FormationProgress& p) {
+    const auto host = placed.find(p.member);
+    if (p.event != FormationEvent::ready || host == placed.end()) return;
+    std::string capsule;
+    for (const auto& m : admission.members)
+      if (m.declared.name == p.member) capsule = m.declared.capsule + "@" + m.declared.version;
+    const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch());
+    record.add_remote(RemoteMember{p.member, host->second, p.session_id, p.url, p.pid, capsule, now.count()});
+  };
   Reporter reporter(admission, o, *run.console);
   std::atomic<int> caught{0};
   VerboseFollow follow(o.verbose, run.console, run.formation_id, run.project);

@@ -140,6 +140,11 @@ TEST_CASE("a formation spans three machines: a call crosses hosts, and its membe
                             {});
   INFO(foreign.out << foreign.err);
   CHECK(foreign.out == "plain: closed\ntls: refused\n");
+  // mur ps on the launcher's machine lists the members on the hosts too.
+  Ran ps = run_command({MUR_BINARY, "ps"}, spread.launcher.env);
+  INFO(ps.out);
+  CHECK(ps.out.find("3 listed (lead, coder on gpu1, reviewer on gpu2)") != std::string::npos);
+  CHECK(ps.out.find(coder + "  review-coder@1.0.0  on host gpu1") != std::string::npos);
   run->signal(SIGKILL);
   const auto t0 = Clock::now();
   run->wait();
