@@ -84,6 +84,19 @@ caf::result<MemberStarted, lifeline_end> start_remote(route_self self, const std
   return rp;
 }
 
+// SendAddresses and KillMember: to the host formation of the member's host (none once it is
+// lost), or to the local port.
+template <class Message>
+void send_where_it_runs(route_self self, const Message& m) {
+  auto& st = self->state;
+  if (const std::string* host = host_of(self, m.name)) {
+    auto it = st.hosts.find(*host);
+    if (it != st.hosts.end() && !it->second.lost) self->send(it->second.formation, m);
+    return;
+  }
+  self->send(st.setup.local, m);
+}
+
 void beat(route_self self) {
   auto& st = self->state;
   for (auto& [host, h] : st.hosts) {
@@ -117,24 +130,8 @@ host_route_actor spawn_host_route(caf::actor_system& sys, HostRouteSetup setup) 
         if (const std::string* host = host_of(self, sm.name)) return start_remote(self, *host, sm, ref);
         return self->delegate(self->state.setup.local, sm, ref);
       },
-      [self](const SendAddresses& sa) {
-        auto& st = self->state;
-        if (const std::string* host = host_of(self, sa.name)) {
-          auto it = st.hosts.find(*host);
-          if (it != st.hosts.end() && !it->second.lost) self->send(it->second.formation, sa);
-          return;
-        }
-        self->send(st.setup.local, sa);
-      },
-      [self](const KillMember& k) {
-        auto& st = self->state;
-        if (const std::string* host = host_of(self, k.name)) {
-          auto it = st.hosts.find(*host);
-          if (it != st.hosts.end() && !it->second.lost) self->send(it->second.formation, k);
-          return;
-        }
-        self->send(st.setup.local, k);
-      },
+      [self](const SendAddresses& sa) { send_where_it_runs(self, sa); },
+      [self](const KillMember& k) { send_where_it_runs(self, k); },
       [self](spawned_atom, const std::string& name, std::int64_t pid) {
         if (self->state.launcher && host_of(self, name)) self->send(self->state.launcher, spawned_atom_v, name, pid);
       },

@@ -66,30 +66,20 @@ struct Carry : std::enable_shared_from_this<Carry> {
       self->deadline.cancel();
       self->door.async_connect(self->front->door, [self](const asio::error_code& ec) {
         if (ec) return self->close();
-        self->client_to_door();
-        self->door_to_client();
+        carry(self, self->client, self->door, self->up);
+        carry(self, self->door, self->client, self->down);
       });
     });
   }
 
-  void client_to_door() {
-    auto self = shared_from_this();
-    client.async_read_some(asio::buffer(up), [self](const asio::error_code& ec, std::size_t n) {
+  // One direction: what `from` sends is written to `to`, a read at a time, until either ends.
+  template <class From, class To>
+  static void carry(std::shared_ptr<Carry> self, From& from, To& to, std::array<char, 16384>& buf) {
+    from.async_read_some(asio::buffer(buf), [self, &from, &to, &buf](const asio::error_code& ec, std::size_t n) {
       if (ec) return self->close();
-      asio::async_write(self->door, asio::buffer(self->up.data(), n), [self](const asio::error_code& ec, std::size_t) {
+      asio::async_write(to, asio::buffer(buf.data(), n), [self, &from, &to, &buf](const asio::error_code& ec, std::size_t) {
         if (ec) return self->close();
-        self->client_to_door();
-      });
-    });
-  }
-
-  void door_to_client() {
-    auto self = shared_from_this();
-    door.async_read_some(asio::buffer(down), [self](const asio::error_code& ec, std::size_t n) {
-      if (ec) return self->close();
-      asio::async_write(self->client, asio::buffer(self->down.data(), n), [self](const asio::error_code& ec, std::size_t) {
-        if (ec) return self->close();
-        self->door_to_client();
+        carry(self, from, to, buf);
       });
     });
   }
