@@ -50,7 +50,6 @@ HostRunSetup run_setup(const std::string& listen_host) {
     if (e.rfind("MURMUR_FORMATION_", 0) != 0) run.env.push_back(std::move(e));
   set_env_entry(run.env, "MURMUR_PROJECT_DIR", run.workdir);
   run.console = std::make_shared<MemberConsole>(false);
-  run.processes = std::make_shared<MemberProcesses>();
   return run;
 }
 
@@ -92,9 +91,7 @@ int serve_host(const Flags& f) {
   std::cout << "mur host " << name << ": listening on " << f.listen << "\n" << std::flush;
   int sig = 0;
   sigwait(&stop, &sig);
-  caf::anon_send_exit(agent, caf::exit_reason::user_shutdown);
-  run.processes->kill_all(); // the members of every formation still open here
-  run.processes->join_all();
+  caf::anon_send_exit(agent, caf::exit_reason::user_shutdown); // kills and joins the members still here
   return 0;
 }
 

@@ -6,6 +6,7 @@
 #include "actors/host_formation.hpp"
 #include "launcher/base/formation_dirs.hpp"
 #include "launcher/run/host_uploads.hpp"
+#include "launcher/run/member_process.hpp"
 #include "launcher/run/process_spawner.hpp"
 #include "messages/vocabulary/ids.hpp"
 #include "messages/credentials/formation_token.hpp"
@@ -25,6 +26,7 @@
 #include <iterator>
 #include <map>
 #include <set>
+#include <thread>
 #include <memory>
 #include <variant>
 
@@ -97,6 +99,13 @@ struct AgentState {
   std::unique_ptr<HostUploads> uploads;
   std::set<std::string> open;                     // formations with a host formation here
   std::map<caf::actor_addr, std::string> watching; // each host formation → its formation id
+  // Each open formation's host formation and members' processes; shared with the functor that
+  // ends them when the agent ends (CAF destroys an actor's state before its functors run).
+  struct Opened {
+    std::map<std::string, caf::actor> formations;
+    std::map<std::string, std::shared_ptr<MemberProcesses>> processes;
+  };
+  std::shared_ptr<Opened> opened = std::make_shared<Opened>();
   static inline const char* name = "mur.host_agent";
 };
 
@@ -135,7 +144,8 @@ caf::result<caf::actor> open_formation(host_door::stateful_pointer<AgentState> s
   ps.env = run.env;
   ps.door_address = run.door_address;
   ps.console = run.console;
-  ps.processes = run.processes;
+  ps.processes = std::make_shared<MemberProcesses>();
+  st.opened->processes.emplace(open.formation_id, ps.processes);
   HostFormationSetup hs;
   hs.formation_id = open.formation_id;
   hs.launcher = open.launcher;
@@ -147,6 +157,7 @@ caf::result<caf::actor> open_formation(host_door::stateful_pointer<AgentState> s
   auto formation = spawn_host_formation(self->system(), std::move(hs));
   st.open.insert(open.formation_id);
   st.watching.emplace(formation.address(), open.formation_id);
+  st.opened->formations.emplace(open.formation_id, caf::actor_cast<caf::actor>(formation));
   self->monitor(formation);
   return caf::actor_cast<caf::actor>(formation);
 }
@@ -157,10 +168,28 @@ host_door spawn_host_agent(caf::actor_system& sys, HostAgentSetup setup) {
   return sys.spawn([setup = std::move(setup)](host_door::stateful_pointer<AgentState> self) -> host_door::behavior_type {
     self->state.setup = setup;
     self->state.uploads = std::make_unique<HostUploads>(setup.uploads, setup.store);
+    self->attach_functor([opened = self->state.opened](const caf::error&) { // the agent ends: so does all it runs
+      for (auto& [id, formation] : opened->formations) caf::anon_send_exit(formation, caf::exit_reason::user_shutdown);
+      for (auto& [id, procs] : opened->processes) {
+        procs->kill_all();
+        procs->join_all();
+      }
+    });
     self->set_down_handler([self](const caf::down_msg& dm) { // a formation here ended
       auto& st = self->state;
       if (auto it = st.watching.find(dm.source); it != st.watching.end()) {
         st.open.erase(it->second);
+        // Its members were killed after the grace at the latest: their watchers end; join them
+        // off this actor's thread.
+        auto& procs = st.opened->processes;
+        if (auto p = procs.find(it->second); p != procs.end()) {
+          std::thread([gone = p->second] {
+            gone->kill_all();
+            gone->join_all();
+          }).detach();
+          procs.erase(p);
+        }
+        st.opened->formations.erase(it->second);
         st.watching.erase(it);
       }
     });

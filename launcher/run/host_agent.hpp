@@ -7,7 +7,9 @@
 // refused before any path is looked at; it takes HostUpload pieces into that store
 // as launcher/run/host_uploads.hpp says; a HostOpen (a formation id not open here, members whose
 // capsules its store holds as asked, a door address that is not a wildcard) gets a host
-// formation of its own, answered as a caf::actor — the launcher talks to that from then on. It
+// formation of its own, answered as a caf::actor — the launcher talks to that from then on; its
+// members' processes are watched per formation and joined once it ended (a host that serves for
+// months keeps no thread of a formation gone), and killed and joined when the agent ends. It
 // holds no key: who may ask is decided before any message reaches it, by the TLS handshake
 // against --trust; the bundles pass through the host formations straight to the members.
 // Rule: admission checks every host a roster names (docs/hosts.md §What doctor checks).
@@ -43,7 +45,6 @@ struct HostRunSetup {
   std::string workdir;                 // the members' project directory here ($MURMUR_HOME/host/project)
   std::vector<std::string> env;        // the members' base environment: the host's own
   std::shared_ptr<MemberConsole> console;
-  std::shared_ptr<MemberProcesses> processes;
   std::chrono::milliseconds beat{1000};
   int lost_after = 3;
   std::chrono::milliseconds kill_grace{1500};
