@@ -23,6 +23,7 @@ struct RouteState {
   std::map<std::string, HostState> hosts;
   std::set<std::string> started; // remote members the launcher was told started
   std::set<std::string> ended;   // remote members reported ended
+  std::map<std::string, caf::typed_response_promise<MemberStarted, lifeline_end>> starting; // asked of their host
   static inline const char* name = "mur.host_route";
 };
 
@@ -49,9 +50,15 @@ void lose(route_self self, const std::string& host, const std::string& why) {
   auto it = st.hosts.find(host);
   if (it == st.hosts.end() || it->second.lost) return;
   it->second.lost = true;
-  for (const auto& [member, where] : st.setup.placed)
-    if (where == host && st.started.count(member))
+  for (const auto& [member, where] : st.setup.placed) {
+    if (where != host) continue;
+    if (st.started.count(member))
       report_ended(self, MemberExited{member, 255, "\n    | (mur) the link to host '" + host + "' was lost: " + why, ""});
+    if (auto s = st.starting.find(member); s != st.starting.end()) { // its start is refused now, not at the ready deadline
+      s->second.deliver(refusal("the link to its host '" + host + "' was lost: " + why));
+      st.starting.erase(s);
+    }
+  }
 }
 
 caf::result<MemberStarted, lifeline_end> start_remote(route_self self, const std::string& host, const SpawnMember& sm,
@@ -70,16 +77,28 @@ caf::result<MemberStarted, lifeline_end> start_remote(route_self self, const std
   std::fill(bundle.tls.key.begin(), bundle.tls.key.end(), '\0');
   auto rp = self->make_response_promise<MemberStarted, lifeline_end>();
   const std::string name = sm.name;
+  st.starting.emplace(name, rp);
   self->request(it->second.formation, caf::infinite, sm, std::move(secret))
     .then(
-      [=](const MemberStarted& info, const caf::actor& end) mutable {
-        self->state.started.insert(name);
-        rp.deliver(info, caf::actor_cast<lifeline_end>(end));
+      [=](const MemberStarted& info, const caf::actor& end) {
+        auto& s = self->state;
+        auto p = s.starting.find(name);
+        if (p == s.starting.end()) { // its host was lost meanwhile: the launcher was told; it ends
+          self->send_exit(end, caf::exit_reason::user_shutdown);
+          return;
+        }
+        s.started.insert(name);
+        p->second.deliver(info, caf::actor_cast<lifeline_end>(end));
+        s.starting.erase(p);
       },
-      [=](const caf::error& err) mutable {
+      [=](const caf::error& err) {
+        auto& s = self->state;
+        auto p = s.starting.find(name);
+        if (p == s.starting.end()) return;
         const caf::message& ctx = err.context();
-        if (ctx.size() == 1 && ctx.match_element<std::string>(0)) rp.deliver(err);
-        else rp.deliver(refusal("its host '" + host + "' could not start it (" + self->system().render(err) + ")"));
+        if (ctx.size() == 1 && ctx.match_element<std::string>(0)) p->second.deliver(err);
+        else p->second.deliver(refusal("its host '" + host + "' could not start it (" + self->system().render(err) + ")"));
+        s.starting.erase(p);
       });
   return rp;
 }

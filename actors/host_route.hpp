@@ -12,7 +12,9 @@
 //   open      --a beat unanswered within `lost_after` periods, or the host's formation down-->
 //                                     lost: every member started there that has not ended is
 //                                     reported to the launcher as exited (status 255, the
-//                                     reason in its stderr tail); later reports from it are dropped
+//                                     reason in its stderr tail), each start still asked of it
+//                                     is refused at once (one answered later is ended there);
+//                                     a later end reported for a member already reported is dropped
 //   lost      --(SpawnMember, BundleRef) for a member placed there--> refused, naming the host
 // A member placed on no host goes to the local spawn port unchanged (delegated: the local
 // port reports to the launcher itself). SendAddresses and KillMember go where the member runs.

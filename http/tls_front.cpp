@@ -143,12 +143,11 @@ void TlsFront::serve(std::uint16_t door_port) {
 void TlsFront::stop() {
   if (!impl_ || impl_->stopped) return;
   impl_->stopped = true;
-  asio::post(impl_->io, [impl = impl_] {
-    asio::error_code ignored;
-    impl->acceptor.close(ignored);
-  });
-  impl_->io.stop(); // every connection's handlers are dropped with the context
+  impl_->io.stop(); // no handler runs after this: connections go with the process
   if (impl_->thread.joinable()) impl_->thread.join();
+  asio::error_code ignored;
+  impl_->acceptor.close(ignored); // the io thread is gone: nothing else touches it
+
 }
 
 } // namespace mur

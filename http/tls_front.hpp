@@ -7,7 +7,8 @@
 // that speaks plain HTTP, or completes no handshake within `handshake_timeout`, is closed without
 // a byte of the door's. At most `max_connections` are open at once; one more is closed at once.
 // A connection ends on both sides when either side ends it. The key is read from memory, never
-// from a file. `stop()` closes the listener and every connection and joins the one io thread.
+// from a file. `stop()` stops the one io thread, joins it and closes the listener; connections
+// still open then are left to end with the member's process, which ends next.
 // Rule: a door reachable from another machine speaks TLS only (docs/hosts.md §Doors across hosts).
 #pragma once
 

@@ -309,6 +309,23 @@ void hosts_declared(const Roster& roster) {
              "copy the host's certificate there: run mur host --certificate on that machine");
 }
 
+// 12, for the edges: a member placed on a host calls only members whose doors another machine
+// can reach (those placed on a host: TLS on the host's address). A callee on the launcher's
+// machine serves on its loopback only, which from the host is the host's own.
+void remote_callers_reach(const Admission& a) {
+  std::map<std::string, std::string> host_of;
+  for (const auto& m : a.members) host_of[m.declared.name] = m.declared.host;
+  for (const auto& m : a.members) {
+    if (m.declared.host.empty()) continue;
+    for (const auto& callee : m.callees)
+      if (host_of[callee].empty())
+        refuse(a.roster, "E-HST-012",
+               "member '" + m.declared.name + "' runs on host '" + m.declared.host + "' and may call '" + callee +
+                 "', which runs on the launcher's machine: its door listens on that machine's loopback only",
+               "place '" + callee + "' on a host too (host: NAME), or '" + m.declared.name + "' on the launcher's machine");
+  }
+}
+
 } // namespace
 
 std::string host_key_path(const Roster& roster, const RosterHost& h) {
@@ -331,6 +348,7 @@ Admission admit(const Roster& roster, const StoreRoots& stores) {
   children_are_not_callees(a);                           // 10
   members_under_ceiling(roster);                         // 11
   hosts_declared(roster);                                // 12
+  remote_callers_reach(a);
   warn_crowded_callees(a);
   warn_callers_without_localhost(a);
   warn_scripts_calling_outside(a);

@@ -350,9 +350,9 @@ void run_formation(const FormationRun& run, Reporter& reporter, std::atomic<int>
     spawner = spawn_port{route};
     try {
       hosts = open_hosts(sys, run.admission, run.formation_id, caf::actor_cast<caf::actor>(route), std::chrono::seconds(10));
-      for (const auto& [host, formation] : hosts.formations) self->send(route, caf::put_atom_v, host, formation);
-    } catch (const Failure&) {
+    } catch (const Failure&) { // nothing may be left running, or the system would wait for it
       self->send_exit(route, caf::exit_reason::user_shutdown); // and with it every host formation opened
+      self->send_exit(network, caf::exit_reason::user_shutdown);
       throw;
     }
   }

@@ -13,6 +13,8 @@
 #include "messages/vocabulary/failure.hpp"
 #include "os/process_start.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "messages/wire/register_messages.hpp"
@@ -74,16 +76,28 @@ std::vector<HostTrace> formation_traces_here(const std::string& formation_id) {
   if (!ids::is_valid(formation_id, ids::formation)) return out;
   std::size_t total = 0;
   std::error_code ec;
+  // Nothing is followed: a member could leave a link where its trace or directory should be.
+  auto plain_dir = [](const fs::path& p) {
+    std::error_code e;
+    return fs::symlink_status(p, e).type() == fs::file_type::directory;
+  };
   for (const auto& m : fs::directory_iterator(formation_dir(formation_id), ec)) {
     const std::string member = m.path().filename().string();
-    if (!m.is_directory() || !is_member_name(member)) continue;
+    if (!plain_dir(m.path()) || !is_member_name(member) || !plain_dir(m.path() / ".murmur")) continue;
     std::error_code ec2;
     for (const auto& s : fs::directory_iterator(m.path() / ".murmur", ec2)) {
       const std::string session = s.path().filename().string();
-      if (!ids::is_valid(session, ids::session)) continue;
-      std::ifstream in(s.path() / "trace.jsonl", std::ios::binary);
-      if (!in) continue;
-      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      if (!ids::is_valid(session, ids::session) || !plain_dir(s.path())) continue;
+      const int fd = ::open((s.path() / "trace.jsonl").c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+      if (fd < 0) continue;
+      struct stat st {};
+      std::string text;
+      if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) <= host_traces_limit) {
+        char buf[65536];
+        for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(n));
+      }
+      ::close(fd);
+      if (text.empty()) continue;
       if (total + text.size() > host_traces_limit) continue;
       total += text.size();
       out.push_back(HostTrace{member, session, std::move(text)});
@@ -98,6 +112,7 @@ struct AgentState {
   HostAgentSetup setup;
   std::unique_ptr<HostUploads> uploads;
   std::set<std::string> open;                     // formations with a host formation here
+  std::set<std::string> ever;                     // every formation opened here: the only ones whose traces it gives
   std::map<caf::actor_addr, std::string> watching; // each host formation → its formation id
   // Each open formation's host formation and members' processes; shared with the functor that
   // ends them when the agent ends (CAF destroys an actor's state before its functors run).
@@ -156,6 +171,7 @@ caf::result<caf::actor> open_formation(host_door::stateful_pointer<AgentState> s
   if (!me_start.empty()) hs.identity = LauncherIdentity{::getpid(), me_start};
   auto formation = spawn_host_formation(self->system(), std::move(hs));
   st.open.insert(open.formation_id);
+  st.ever.insert(open.formation_id);
   st.watching.emplace(formation.address(), open.formation_id);
   st.opened->formations.emplace(open.formation_id, caf::actor_cast<caf::actor>(formation));
   self->monitor(formation);
@@ -165,7 +181,9 @@ caf::result<caf::actor> open_formation(host_door::stateful_pointer<AgentState> s
 } // namespace
 
 host_door spawn_host_agent(caf::actor_system& sys, HostAgentSetup setup) {
-  return sys.spawn([setup = std::move(setup)](host_door::stateful_pointer<AgentState> self) -> host_door::behavior_type {
+  // Detached: an install, a check that hashes a large capsule or a formation's traces take this
+  // actor's own thread, never a scheduler thread the host formations answer beats on.
+  return sys.spawn<caf::detached>([setup = std::move(setup)](host_door::stateful_pointer<AgentState> self) -> host_door::behavior_type {
     self->state.setup = setup;
     self->state.uploads = std::make_unique<HostUploads>(setup.uploads, setup.store);
     self->attach_functor([opened = self->state.opened](const caf::error&) { // the agent ends: so does all it runs
@@ -202,7 +220,10 @@ host_door spawn_host_agent(caf::actor_system& sys, HostAgentSetup setup) {
       },
       [self](const HostUpload& piece) { return self->state.uploads->take(piece); },
       [self](const HostOpen& open) { return open_formation(self, open); },
-      [self](const HostTraces& asked) { return formation_traces_here(asked.formation_id); },
+      [self](const HostTraces& asked) {
+        if (!self->state.ever.count(asked.formation_id)) return std::vector<HostTrace>{};
+        return formation_traces_here(asked.formation_id);
+      },
     };
   });
 }

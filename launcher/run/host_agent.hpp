@@ -46,7 +46,7 @@ struct HostRunSetup {
   std::vector<std::string> env;        // the members' base environment: the host's own
   std::shared_ptr<MemberConsole> console;
   std::chrono::milliseconds beat{1000};
-  int lost_after = 3;
+  int lost_after = 2;                  // checks without a beat: ended 2–3 s after the last beat
   std::chrono::milliseconds kill_grace{1500};
 };
 
@@ -67,8 +67,9 @@ void speak_tls(caf::actor_system_config& cfg, const std::string& certificate, co
                const std::string& trusted);
 
 // The traces a formation's members left on this machine ($MURMUR_HOME/formations/<frm>/<member>/
-// .murmur/<ses>/trace.jsonl), member and session ids checked, host_traces_limit bytes in all at
-// most (a trace past it is left out whole).
+// .murmur/<ses>/trace.jsonl), member and session ids checked, no link followed (a directory or
+// file that is a symbolic link is left out), host_traces_limit bytes in all at most (a trace past
+// it is left out whole). The agent gives them only for formations it opened.
 std::vector<HostTrace> formation_traces_here(const std::string& formation_id);
 
 // One capsule as this machine's store holds it (the agent's answer for it).

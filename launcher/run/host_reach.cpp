@@ -4,6 +4,7 @@
 #include "capsule/capsule_store.hpp"
 #include "capsule/murmur_home.hpp"
 #include "launcher/base/formation_dirs.hpp"
+#include "actors/host_route.hpp"
 #include "launcher/run/host_agent.hpp"
 #include "messages/wire/register_messages.hpp"
 #include "messages/vocabulary/ids.hpp"
@@ -197,6 +198,8 @@ OpenedHosts open_hosts(caf::actor_system& sys, const Admission& a, const std::st
       .receive([&](const caf::actor& formation) {
                  opened.formations.emplace(h.name, formation);
                  opened.agents.emplace(h.name, caf::actor_cast<caf::actor>(*door));
+                 // Beaten from now on: the next host's opening may take seconds.
+                 self->send(caf::actor_cast<host_route_actor>(route), caf::put_atom_v, h.name, formation);
                },
                [&](const caf::error& e) {
                  const caf::message& ctx = e.context();

@@ -59,8 +59,9 @@ std::map<std::string, std::string> member_hosts(const Admission& a);
 void speak_tls_to_hosts(caf::actor_system_config& cfg, const Admission& a, const std::string& trust_file);
 
 // On each host a member is placed on: its agent reached through `sys` (E-HST-002/003 as above),
-// and a formation opened there for `route` (the launcher's side, actors/host_route.hpp) —
-// refused by the host: E-HST-011 with its reason. Returns, by host, its agent and its formation there.
+// and a formation opened there for `route` (the launcher's side, actors/host_route.hpp), which
+// is handed it at once (put_atom) — refused by the host: E-HST-011 with its reason. Returns, by
+// host, its agent and its formation there.
 struct OpenedHosts {
   std::map<std::string, caf::actor> agents;
   std::map<std::string, caf::actor> formations;

