@@ -17,8 +17,9 @@
 //            running, then the local spawn port ends and so does this actor
 //   ending   --a member's start answered late--> its lifeline closes at once, and it is killed
 //            with the rest
-// Invariants: a member started here never outlives its launcher by more than
-// `lost_after` beat periods plus `kill_grace`; nothing but a bundle that parses for this
+// Invariants: a member started here never outlives its launcher's last beat by more than
+// `lost_after` + 1 beat periods plus `kill_grace` (a beat just after a check counts at the next);
+// nothing but a bundle that parses for this
 // formation reaches the spawn port; the lifeline ends stay here (the launcher's side holds proxies).
 // Rule: the launcher ends every member when the formation ends, "even if the launcher is killed
 // with SIGKILL" — across machines too (docs/hosts.md §The lifeline across hosts).
