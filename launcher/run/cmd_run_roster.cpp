@@ -37,6 +37,8 @@
 
 #include <atomic>
 #include <climits>
+#include <condition_variable>
+#include <mutex>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -372,6 +374,23 @@ void run_formation(const FormationRun& run, Reporter& reporter, std::atomic<int>
   auto launcher = spawn_launcher(sys, ls);
   self->monitor(launcher);
 
+  // The hosts' traces, mirrored here every second while the formation runs, so the followers
+  // (-v, trace show --follow, the view page), which poll these files, see remote members too.
+  struct Mirror {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool stop = false;
+    std::thread thread;
+  } mirror;
+  if (!hosts.agents.empty())
+    mirror.thread = std::thread([&] {
+      std::unique_lock<std::mutex> lock(mirror.mu);
+      while (!mirror.cv.wait_for(lock, std::chrono::seconds(1), [&] { return mirror.stop; })) {
+        lock.unlock();
+        bring_back_traces(sys, run.admission, hosts, run.formation_id, std::chrono::seconds(2));
+        lock.lock();
+      }
+    });
   SignalWatch signals([launcher, &caught](int sig) {
     int none = 0;
     caught.compare_exchange_strong(none, sig);
@@ -386,7 +405,15 @@ void run_formation(const FormationRun& run, Reporter& reporter, std::atomic<int>
     [&](const caf::down_msg&) { down = true; });
   signals.stop();
 
-  // Every member has ended (or its host was lost): the hosts' traces come home.
+  if (mirror.thread.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(mirror.mu);
+      mirror.stop = true;
+    }
+    mirror.cv.notify_all();
+    mirror.thread.join();
+  }
+  // Every member has ended (or its host was lost): the hosts' traces come home whole.
   for (const auto& note : bring_back_traces(sys, run.admission, hosts, run.formation_id, std::chrono::seconds(5)))
     run.console->note(note);
   self->send_exit(spawner, caf::exit_reason::user_shutdown); // closes any lifeline still open

@@ -227,9 +227,15 @@ std::vector<std::string> bring_back_traces(caf::actor_system& sys, const Admissi
             const auto where = placed.find(t.member);
             if (where == placed.end() || where->second != host || !ids::is_valid(t.session_id, ids::session)) continue;
             const std::string dir = formation_dir(formation_id) + "/" + t.member + "/.murmur/" + t.session_id;
+            const std::string file = dir + "/trace.jsonl";
             std::error_code ec;
             std::filesystem::create_directories(dir, ec);
-            std::ofstream(dir + "/trace.jsonl", std::ios::binary | std::ios::trunc) << t.text;
+            // A trace only grows: the same size is the same file. A new one replaces the old
+            // whole (renamed into place), so a reader following it never sees it shrink.
+            const auto had = std::filesystem::file_size(file, ec);
+            if (!ec && had == t.text.size()) continue;
+            std::ofstream(file + ".part", std::ios::binary | std::ios::trunc) << t.text;
+            std::filesystem::rename(file + ".part", file, ec);
           }
         },
         [&](const caf::error& e) {

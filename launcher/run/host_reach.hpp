@@ -69,10 +69,12 @@ struct OpenedHosts {
 OpenedHosts open_hosts(caf::actor_system& sys, const Admission& a, const std::string& formation_id, const caf::actor& route,
                        std::chrono::milliseconds bound);
 
-// Once the formation ended: each host's traces of its members (HostTraces), written where this
-// machine keeps a peer's ($MURMUR_HOME/formations/<frm>/<member>/.murmur/<ses>/trace.jsonl), so
-// `mur trace show` and `mur trace list` read them as any member's. Only members the roster places
-// on that host are taken. Returns a line for each host that did not answer within `bound`.
+// Each host's traces of its members (HostTraces), written where this machine keeps a peer's
+// ($MURMUR_HOME/formations/<frm>/<member>/.murmur/<ses>/trace.jsonl; a file that grew is replaced
+// whole by a rename, one that did not is left), so `mur trace show`, `--follow`, `mur run -v`
+// and the view page read them as any member's. Only members the roster places on that host are
+// taken. Returns a line for each host that did not answer within `bound`. mur run calls it every
+// second while the formation runs, and once more after every member ended.
 std::vector<std::string> bring_back_traces(caf::actor_system& sys, const Admission& a, const OpenedHosts& hosts,
                                            const std::string& formation_id, std::chrono::milliseconds bound);
 

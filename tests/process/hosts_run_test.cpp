@@ -7,6 +7,7 @@
 #include "formation_fixture.hpp"
 #include "launched_mur.hpp"
 #include "net_machines.hpp"
+#include "raw_http.hpp"
 #include "run_command.hpp"
 
 #include <catch2/catch.hpp>
@@ -133,6 +134,28 @@ TEST_CASE("a formation spans three machines: a call crosses hosts, and its membe
   CHECK(coder.rfind("https://" + spread.net.address(1) + ":", 0) == 0);
   CHECK(peer_url(s, "reviewer").rfind("https://" + spread.net.address(2) + ":", 0) == 0);
   REQUIRE(std::all_of(s.pids.begin(), s.pids.end(), alive));
+  // While it runs, trace show --follow here sees the calls the coder makes on gpu1 (its trace is
+  // mirrored from its host).
+  LaunchedMur follow({MUR_BINARY, "trace", "show", s.id(), "--follow"}, spread.launcher.env);
+  CHECK(follow.read_line().find("following formation " + s.id()) == 0);
+  REQUIRE(run_command(spread.net.in(0, {MUR_BINARY, "send", s.id(), "add a flag"}), spread.launcher.env).exit_code == 0);
+  const std::string arrow = " \xE2\x86\x92 ";
+  for (std::string l; (l = follow.read_line()).find("coder" + arrow + "reviewer  answer  completed") == std::string::npos;) {
+    INFO("awaiting the coder's own line, from its host");
+    REQUIRE(!l.empty());
+  }
+  follow.signal(SIGINT);
+  follow.wait();
+  // The view page too: its event stream names the reviewer (on gpu2), whom only the hosts'
+  // traces mention (the lead's names the coder alone).
+  const int port = free_port();
+  LaunchedMur view({MUR_BINARY, "view", s.id(), "--port", std::to_string(port)}, spread.launcher.env);
+  REQUIRE(wait_listening(port, std::chrono::seconds(30)));
+  RawConn events(port);
+  events.send("GET /events HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) + "\r\n\r\n");
+  CHECK(events.read_until("\"reviewer\"", std::chrono::seconds(30)).find("\"reviewer\"") != std::string::npos);
+  view.signal(SIGTERM);
+  view.wait();
   // A client that is no member, from the launcher's machine: plain HTTP gets no byte of the door,
   // and TLS trusting the system's authorities fails (only the formation's issued that certificate).
   Ran foreign = run_command(spread.net.in(0, {"/usr/bin/env", "python3", std::string(MUR_SOURCE_DIR) + "/tests/process/foreign_client.py",
