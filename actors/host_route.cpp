@@ -2,6 +2,7 @@
 #include "actors/host_route.hpp"
 
 #include "actors/host_formation.hpp"
+#include "actors/spawn_refusal.hpp"
 #include "messages/credentials/formation_bundle.hpp"
 
 #include <caf/all.hpp>
@@ -29,11 +30,6 @@ struct RouteState {
 
 using route_self = host_route_actor::stateful_pointer<RouteState>;
 
-// The same shape as the process spawner's refusals: the launcher reads the reason from it.
-caf::error refusal(const std::string& reason) {
-  return caf::error(1, caf::atom("murspawn"), caf::make_message(reason));
-}
-
 const std::string* host_of(route_self self, const std::string& member) {
   auto it = self->state.setup.placed.find(member);
   return it == self->state.setup.placed.end() ? nullptr : &it->second;
@@ -55,7 +51,7 @@ void lose(route_self self, const std::string& host, const std::string& why) {
     if (st.started.count(member))
       report_ended(self, MemberExited{member, 255, "\n    | (mur) the link to host '" + host + "' was lost: " + why, ""});
     if (auto s = st.starting.find(member); s != st.starting.end()) { // its start is refused now, not at the ready deadline
-      s->second.deliver(refusal("the link to its host '" + host + "' was lost: " + why));
+      s->second.deliver(spawn_refusal("the link to its host '" + host + "' was lost: " + why));
       st.starting.erase(s);
     }
   }
@@ -65,9 +61,9 @@ caf::result<MemberStarted, lifeline_end> start_remote(route_self self, const std
                                                       const BundleRef& ref) {
   auto& st = self->state;
   auto it = st.hosts.find(host);
-  if (it == st.hosts.end()) return refusal("its host '" + host + "' was not opened for this formation");
-  if (it->second.lost) return refusal("the link to its host '" + host + "' was lost");
-  if (!ref.bundle) return refusal("it has no bundle");
+  if (it == st.hosts.end()) return spawn_refusal("its host '" + host + "' was not opened for this formation");
+  if (it->second.lost) return spawn_refusal("the link to its host '" + host + "' was lost");
+  if (!ref.bundle) return spawn_refusal("it has no bundle");
   FormationBundle bundle = *ref.bundle;
   if (auto tls = st.setup.door_tls.find(sm.name); tls != st.setup.door_tls.end()) {
     bundle.tls.certificate = tls->second.certificate;
@@ -95,9 +91,8 @@ caf::result<MemberStarted, lifeline_end> start_remote(route_self self, const std
         auto& s = self->state;
         auto p = s.starting.find(name);
         if (p == s.starting.end()) return;
-        const caf::message& ctx = err.context();
-        if (ctx.size() == 1 && ctx.match_element<std::string>(0)) p->second.deliver(err);
-        else p->second.deliver(refusal("its host '" + host + "' could not start it (" + self->system().render(err) + ")"));
+        if (spawn_refusal_reason(err)) p->second.deliver(err);
+        else p->second.deliver(spawn_refusal("its host '" + host + "' could not start it (" + self->system().render(err) + ")"));
         s.starting.erase(p);
       });
   return rp;

@@ -3,6 +3,7 @@
 #include "actors/atoms.hpp"
 #include "actors/door.hpp"
 #include "actors/lifeline.hpp"
+#include "actors/spawn_refusal.hpp"
 #include "messages/credentials/formation_authority.hpp"
 #include "messages/vocabulary/ids.hpp"
 #include "messages/wire/door_call.hpp"
@@ -195,9 +196,8 @@ bool register_started(launcher_actor* self, const MemberStarted& info, const lif
 // The spawn port refused a member: its reason (which ends with the member's stderr tail).
 void start_refused(launcher_actor* self, const std::string& name, const caf::error& err) {
   self->state.pending.erase(name);
-  const caf::message& ctx = err.context();
-  const bool stated = ctx.size() == 1 && ctx.match_element<std::string>(0); // the port's own reason
-  fail_launch(self, name, stated ? ctx.get_as<std::string>(0) : "could not be started: " + self->system().render(err));
+  const auto stated = spawn_refusal_reason(err); // the port's own reason
+  fail_launch(self, name, stated ? *stated : "could not be started: " + self->system().render(err));
   finish_if_done(self);
 }
 

@@ -5,6 +5,7 @@
 #include "actors/atoms.hpp"
 #include "actors/host_route.hpp"
 #include "actors/launcher.hpp"
+#include "actors/spawn_refusal.hpp"
 #include "capsule/murmur_home.hpp"
 #include "http/curl_pool.hpp"
 #include "http/door_network.hpp"

@@ -4,6 +4,7 @@
 #include "capsule/capsule_names.hpp"
 #include "capsule/capsule_store.hpp"
 #include "actors/host_formation.hpp"
+#include "actors/spawn_refusal.hpp"
 #include "launcher/base/formation_dirs.hpp"
 #include "launcher/run/host_uploads.hpp"
 #include "launcher/run/member_process.hpp"
@@ -124,33 +125,29 @@ struct AgentState {
   static inline const char* name = "mur.host_agent";
 };
 
-const caf::atom_value spawn_category = caf::atom("murspawn");
-
-caf::error refused(const std::string& reason) { return caf::error(1, spawn_category, caf::make_message(reason)); }
-
 // A HostOpen taken: its formation directory, a process spawner for its members, a host
 // formation watching the launcher. Or the reason it was refused.
 caf::result<caf::actor> open_formation(host_door::stateful_pointer<AgentState> self, const HostOpen& open) {
   auto& st = self->state;
   const HostRunSetup& run = st.setup.run;
-  if (!ids::is_valid(open.formation_id, ids::formation)) return refused("'" + open.formation_id + "' is not a formation id");
-  if (st.open.count(open.formation_id)) return refused("formation " + open.formation_id + " is already open on this host");
-  if (!open.launcher) return refused("it named no launcher to watch");
+  if (!ids::is_valid(open.formation_id, ids::formation)) return spawn_refusal("'" + open.formation_id + "' is not a formation id");
+  if (st.open.count(open.formation_id)) return spawn_refusal("formation " + open.formation_id + " is already open on this host");
+  if (!open.launcher) return spawn_refusal("it named no launcher to watch");
   if (run.door_address.empty() || run.door_address == "0.0.0.0" || run.door_address == "::")
-    return refused("this host listens on a wildcard address, so its members' doors would have no address to give: "
+    return spawn_refusal("this host listens on a wildcard address, so its members' doors would have no address to give: "
                    "start mur host --listen with one of the machine's own addresses");
   std::vector<MemberLaunch> launches;
   for (const auto& m : open.members) {
-    if (!is_member_name(m.name)) return refused("'" + m.name + "' is not a member name");
+    if (!is_member_name(m.name)) return spawn_refusal("'" + m.name + "' is not a member name");
     const HostCapsuleState found = check_installed(st.setup.store, HostCapsule{m.capsule, m.version, m.sha256});
-    if (!found.installed) return refused("member '" + m.name + "' (" + m.capsule + "@" + m.version + "): " + found.why);
+    if (!found.installed) return spawn_refusal("member '" + m.name + "' (" + m.capsule + "@" + m.version + "): " + found.why);
     launches.push_back(MemberLaunch{m.name, false, m.capsule, m.version, m.sha256, {}});
   }
   const std::string me_start = process_start_of(::getpid());
   try {
     make_formation_dir(open.formation_id, run.workdir, ::getpid(), me_start);
   } catch (const Failure& f) {
-    return refused(f.what());
+    return spawn_refusal(f.what());
   }
   ProcessSpawnerSetup ps;
   ps.program = run.program;

@@ -5,6 +5,7 @@
 #include "capsule/murmur_home.hpp"
 #include "launcher/base/formation_dirs.hpp"
 #include "actors/host_route.hpp"
+#include "actors/spawn_refusal.hpp"
 #include "launcher/run/host_agent.hpp"
 #include "messages/wire/register_messages.hpp"
 #include "messages/vocabulary/ids.hpp"
@@ -201,10 +202,7 @@ OpenedHosts open_hosts(caf::actor_system& sys, const Admission& a, const std::st
                  // Beaten from now on: the next host's opening may take seconds.
                  self->send(caf::actor_cast<host_route_actor>(route), caf::put_atom_v, h.name, formation);
                },
-               [&](const caf::error& e) {
-                 const caf::message& ctx = e.context();
-                 why = ctx.size() == 1 && ctx.match_element<std::string>(0) ? ctx.get_as<std::string>(0) : sys.render(e);
-               });
+               [&](const caf::error& e) { why = spawn_refusal_reason(e).value_or(sys.render(e)); });
     if (!why.empty())
       throw Failure("E-HST-011", "host '" + h.name + "' (" + h.address + ") did not open the formation: " + why,
                     "check the host with mur doctor; mur host's own output there says more");

@@ -1,5 +1,6 @@
 #include "launcher/run/process_spawner.hpp"
 
+#include "actors/spawn_refusal.hpp"
 #include "launcher/base/formation_dirs.hpp"
 #include "launcher/run/member_console.hpp"
 #include "launcher/run/member_process.hpp"
@@ -27,10 +28,6 @@
 
 namespace mur {
 namespace {
-
-const caf::atom_value spawn_category = caf::atom("murspawn");
-
-caf::error refusal(const std::string& reason) { return caf::error(1, spawn_category, caf::make_message(reason)); }
 
 // The lifeline's launcher end: owns the write fd and closes it when the actor exits.
 lifeline_end::behavior_type lifeline_write_end(lifeline_end::pointer self, std::shared_ptr<UniqueFd> fd) {
@@ -105,7 +102,7 @@ void refuse_start(spawner_actor* self, const std::string& name, const std::strin
   Member& m = it->second;
   if (!m.pending) return;
   m.failed = true;
-  m.pending->deliver(refusal(reason + m.proc->stderr_tail()));
+  m.pending->deliver(spawn_refusal(reason + m.proc->stderr_tail()));
   m.pending.reset();
   if (m.end) self->send_exit(m.end, caf::exit_reason::user_shutdown);
   m.proc->kill_now();
@@ -135,12 +132,12 @@ caf::result<MemberStarted, lifeline_end> start_member(spawner_actor* self, const
   auto& st = self->state;
   st.launcher = caf::actor_cast<spawn_listener>(self->current_sender());
   const MemberLaunch* launch = launch_of(st, sm.name);
-  if (launch == nullptr || !ref.bundle) return refusal("it is not a member of this roster");
-  if (st.members.count(sm.name)) return refusal("it was already started");
+  if (launch == nullptr || !ref.bundle) return spawn_refusal("it is not a member of this roster");
+  if (st.members.count(sm.name)) return spawn_refusal("it was already started");
   std::string workdir = st.setup.project_dir;
   if (!launch->entry) {
     PeerDir dir = make_peer_dir(sm.formation_id, sm.name);
-    if (!dir.refusal.empty()) return refusal(dir.refusal);
+    if (!dir.refusal.empty()) return spawn_refusal(dir.refusal);
     workdir = dir.path;
   }
 
@@ -178,7 +175,7 @@ caf::result<MemberStarted, lifeline_end> start_member(spawner_actor* self, const
     rq.cwd = workdir;
     proc->pid.set(spawn_process(rq));
   } catch (const std::system_error& e) {
-    return refusal(std::string("could not be started (") + e.what() + ")");
+    return spawn_refusal(std::string("could not be started (") + e.what() + ")");
   }
   self->send(st.launcher, spawned_atom_v, sm.name, static_cast<std::int64_t>(proc->pid.get()));
   pipes.channel.read.reset();
@@ -271,13 +268,6 @@ process_spawner_actor::behavior_type spawner(spawner_actor* self, ProcessSpawner
 
 spawn_port spawn_process_spawner(caf::actor_system& sys, ProcessSpawnerSetup setup) {
   return spawn_port{sys.spawn(spawner, std::move(setup))};
-}
-
-void add_spawn_error_category(caf::actor_system_config& cfg) {
-  cfg.add_error_category(spawn_category, [](std::uint8_t, caf::atom_value, const caf::message& ctx) -> std::string {
-    if (ctx.size() == 1 && ctx.match_element<std::string>(0)) return ctx.get_as<std::string>(0);
-    return "the member could not be started";
-  });
 }
 
 } // namespace mur

@@ -54,7 +54,4 @@ struct ProcessSpawnerSetup {
 
 spawn_port spawn_process_spawner(caf::actor_system& sys, ProcessSpawnerSetup setup);
 
-// Registers the error category the port's refusals use, so they render as their reason.
-void add_spawn_error_category(caf::actor_system_config& cfg);
-
 } // namespace mur
