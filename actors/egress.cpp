@@ -2,6 +2,8 @@
 // are in egress_call.cpp).
 #include "actors/egress.hpp"
 
+#include "messages/credentials/address_line.hpp"
+
 #include "actors/atoms.hpp"
 #include "messages/wire/member_call.hpp"
 #include "messages/wire/model_turn.hpp"
@@ -107,6 +109,10 @@ void on_addresses(egress_actor* self, const std::vector<MemberText>& lines) {
     if (!token_for(st, a.member)) continue;
     if (a.text.empty()) { // the callee ended as its lifecycle says
       st.ended.insert(a.member);
+    } else if (a.text == restarting_url) { // its door is gone; calls wait for the new one
+      st.addresses.erase(a.member);
+      st.ended.erase(a.member);
+      continue;
     } else {
       st.addresses[a.member] = a.text;
       st.ended.erase(a.member);

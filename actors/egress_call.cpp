@@ -309,6 +309,7 @@ void follow(call_actor* self) {
 // -- offering -------------------------------------------------------------------------------------
 
 void offer(call_actor* self);
+void proceed(call_actor* self, const std::string& url);
 
 DoorRequest send_request(const call_actor* self) {
   const CallState& st = self->state;
@@ -328,7 +329,8 @@ DoorRequest send_request(const call_actor* self) {
 }
 
 // A refused connection ends the call at once (nothing listens: the callee's process has ended;
-// the egress says whether it ended as its lifecycle says); other failures are retried once.
+// the egress says whether it ended as its lifecycle says), unless the callee was restarted before
+// it held the task: then the offer goes to its new door; other failures are retried once.
 void transport_failed(call_actor* self, const caf::error& err) {
   auto& st = self->state;
   const std::string m = st.req.member;
@@ -339,10 +341,20 @@ void transport_failed(call_actor* self, const caf::error& err) {
     const std::string why = "the connection to " + m + "'s door was refused: ";
     const std::string gone = held ? m + " stopped running while it held the task" : m + " is not running (its process has ended)";
     if (is_child(self)) return end(self, CallStatus::unreachable, why + gone);
-    // Asked at once (the egress answers a known member without waiting), nothing else is read meanwhile.
-    self->request(st.setup.egress, caf::infinite, address_atom_v, m).await([=](const std::string& url) {
-      end(self, CallStatus::unreachable, why + (url.empty() ? ended_text(m) : gone));
-    });
+    // The egress answers a known member at once; one being restarted (roster `restart:`) once its
+    // new door answers. Nothing else is read meanwhile. Nothing reached the old door unless it
+    // held the task: the offer goes to the new one. A task it held is lost with it, and named so.
+    self->request(st.setup.egress, st.setup.address_wait, address_atom_v, m)
+      .await(
+        [=](const std::string& url) {
+          auto& s = self->state;
+          if (!held && !url.empty() && url != s.url) {
+            s.transport_failures = 0;
+            return proceed(self, url);
+          }
+          end(self, CallStatus::unreachable, why + (url.empty() ? ended_text(m) : gone));
+        },
+        [=](const caf::error&) { end(self, CallStatus::unreachable, why + gone); });
     return;
   }
   if (++st.transport_failures >= 2) {

@@ -70,7 +70,7 @@ caf::result<MemberStarted, caf::actor> start(host_formation_self self, const Spa
           rp.deliver(caf::make_error(caf::sec::request_receiver_down));
           return;
         }
-        s.ends.emplace(name, end);
+        s.ends[name] = end; // a restart replaces the end of the process that died
         rp.deliver(info, caf::actor_cast<caf::actor>(end));
       },
       [=](const caf::error& err) mutable {

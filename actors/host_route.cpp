@@ -23,7 +23,7 @@ struct RouteState {
   spawn_listener launcher;
   std::map<std::string, HostState> hosts;
   std::set<std::string> started; // remote members the launcher was told started
-  std::set<std::string> ended;   // remote members reported ended
+  std::set<std::string> ended;   // remote members reported ended (since their last start)
   std::map<std::string, caf::typed_response_promise<MemberStarted, lifeline_end>> starting; // asked of their host
   static inline const char* name = "mur.host_route";
 };
@@ -84,6 +84,7 @@ caf::result<MemberStarted, lifeline_end> start_remote(route_self self, const std
           return;
         }
         s.started.insert(name);
+        s.ended.erase(name); // a restart: its next end is reported too
         p->second.deliver(info, caf::actor_cast<lifeline_end>(end));
         s.starting.erase(p);
       },

@@ -4,6 +4,7 @@
 #include "actors/door.hpp"
 #include "actors/lifeline.hpp"
 #include "actors/spawn_refusal.hpp"
+#include "messages/credentials/address_line.hpp"
 #include "messages/credentials/formation_authority.hpp"
 #include "messages/vocabulary/ids.hpp"
 #include "messages/wire/door_call.hpp"
@@ -43,6 +44,9 @@ struct LauncherState {
   std::map<std::string, std::int64_t> pids;      // every member whose process was started
   std::set<std::string> killed;                  // sent KillMember: its end is no failure
   std::string fault;                             // the first peer that exited abnormally ("" ⇒ none)
+  std::map<std::string, RestartBudget> budgets;  // per member, from its roster `restart:`
+  std::set<std::string> restarting;              // died, started again, its new door not yet answering
+  std::set<std::string> ended_ok;                // peers that ended as their lifecycle says (status 0)
   bool launch_failed = false;
   std::string failed_first;                      // the member whose failure stopped the launch
   std::vector<std::string> failures;             // E-RUN-045 lines
@@ -167,16 +171,27 @@ void fail_launch(launcher_actor* self, const std::string& member, const std::str
   stop(self, 1, "a member of the formation did not come up");
 }
 
-// The address line for a member: the door of each callee that is a started peer.
+// The address line for a member: the door of each callee that is a started peer (one being
+// restarted: `restarting`; one that ended as its lifecycle says: ended).
 std::vector<MemberText> addresses_for(const LauncherState& st, const PlannedMember& m) {
   std::vector<MemberText> out;
   for (const auto& callee : m.callees) {
     auto it = st.started.find(callee);
     const PlannedMember* to = planned(st, callee);
-    if (it != st.started.end() && to && !to->entry && !it->second.info.url.empty())
-      out.push_back({callee, it->second.info.url});
+    if (it == st.started.end() || !to || to->entry) continue;
+    if (st.restarting.count(callee)) out.push_back({callee, restarting_url});
+    else if (st.ended_ok.count(callee)) out.push_back({callee, ""});
+    else if (!it->second.info.url.empty()) out.push_back({callee, it->second.info.url});
   }
   return out;
+}
+
+// Tells every running member that may call `name` where it answers now (a url, restarting_url, "").
+void tell_callers(launcher_actor* self, const std::string& name, const std::string& text) {
+  auto& s = self->state;
+  for (const auto& m : s.setup.members)
+    if (m.name != name && s.running.count(m.name) && std::find(m.callees.begin(), m.callees.end(), name) != m.callees.end())
+      self->send(s.setup.spawn, SendAddresses{m.name, {MemberText{name, text}}});
 }
 
 // Records a started member and hands its lifeline end to the holder. A member that comes up
@@ -189,6 +204,7 @@ bool register_started(launcher_actor* self, const MemberStarted& info, const lif
   s.started[info.name].info = info;
   self->send(s.lifelines, caf::put_atom_v, info.name, end);
   if (s.phase == Phase::starting) return true;
+  if (s.phase == Phase::entry_running && s.restarting.count(info.name)) return true;
   self->send(s.lifelines, caf::close_atom_v, info.name);
   return false;
 }
@@ -211,11 +227,81 @@ std::string how_it_ended(std::int32_t code) {
   return "exited with status " + std::to_string(code);
 }
 
+// "restarting it (restart 1 of 3 within 60 s)" — the budget as it stands after the grant.
+std::string restart_words(LauncherState& st, const std::string& name) {
+  const RestartBudget& b = st.budgets[name];
+  return "restarting it (restart " + std::to_string(b.in_window()) + " of " + std::to_string(b.policy().max) +
+         " within " + std::to_string(b.policy().within.count()) + " s)";
+}
+
+// The first fault: the formation ends with member_fault_exit_code once the calls in flight had
+// fault_settle to name the dead member (or when the entry ends, if sooner).
+void fault(launcher_actor* self, const std::string& what) {
+  auto& s = self->state;
+  if (!s.fault.empty()) return;
+  s.fault = what;
+  self->delayed_send(self, s.setup.fault_settle, deadline_atom_v, LauncherDeadline::fault);
+}
+
+// A restart did not come up: the member's budget cannot help, so it is a fault like its death.
+void restart_failed(launcher_actor* self, const std::string& name, const std::string& reason) {
+  auto& s = self->state;
+  if (!s.restarting.erase(name) || s.phase != Phase::entry_running) return;
+  const std::string what = "member '" + name + "' died and its restart did not come up: " + reason;
+  report(self, FormationProgress{FormationEvent::member_exited, "", name, "", "", 0, what, 1});
+  fault(self, what);
+}
+
+void start_entry(launcher_actor* self);
+void probe(launcher_actor* self, const std::string& name);
+
+// Starts a member that died again, under its name, with a fresh bundle (every token minted
+// anew); its callers wait for its new door meanwhile. Probed as at launch.
+void restart_peer(launcher_actor* self, const std::string& name) {
+  auto& s = self->state;
+  const PlannedMember* m = planned(s, name);
+  s.restarting.insert(name);
+  tell_callers(self, name, restarting_url);
+  s.started[name] = Started{};
+  s.started[name].spawned = self->clock().now();
+  s.pending.insert(name);
+  SpawnMember sm{name, s.formation_id, false, "", {}};
+  self->request(s.setup.spawn, s.setup.ready_deadline, sm, BundleRef{bundle_for(s, *m)})
+    .then(
+      [=](const MemberStarted& info, const lifeline_end& end) {
+        if (register_started(self, info, end)) probe(self, info.name);
+        else finish_if_done(self);
+      },
+      [=](const caf::error& err) {
+        self->state.pending.erase(name);
+        const auto stated = spawn_refusal_reason(err);
+        restart_failed(self, name, stated ? *stated : "it could not be started: " + self->system().render(err));
+        finish_if_done(self);
+      });
+}
+
+// A restarted member's door answers as its new session: said, and every address that names it
+// or that it needs is sent.
+void restarted_ready(launcher_actor* self, const std::string& name) {
+  auto& s = self->state;
+  s.restarting.erase(name);
+  const auto& info = s.started[name].info;
+  const RestartBudget& b = s.budgets[name];
+  report(self, FormationProgress{FormationEvent::restarted, "", name, info.session_id, info.url, info.pid,
+                                 "member '" + name + "' restarted as " + info.session_id + " (pid " + std::to_string(info.pid) +
+                                   "; restart " + std::to_string(b.in_window()) + " of " + std::to_string(b.policy().max) +
+                                   " within " + std::to_string(b.policy().within.count()) + " s)",
+                                 b.granted()});
+  const PlannedMember* m = planned(s, name);
+  if (!m->callees.empty()) self->send(s.setup.spawn, SendAddresses{name, addresses_for(s, *m)});
+  tell_callers(self, name, info.url);
+}
+
 // A peer ended while the formation served. Status 0 is the end its lifecycle gives it (after_task:
 // exit): no fault; every member that may call it is told, so its calls name a member that has
 // ended. Anything else is a fault: recorded (member, pid, status or signal, stderr tail) and
-// reported at once; the formation ends with member_fault_exit_code once the calls in flight had
-// fault_settle to name the dead member (or when the entry ends, if sooner).
+// reported at once; with restarts left in its budget it is started again (restart_peer), else the
+// formation ends (fault).
 void peer_exited(launcher_actor* self, const MemberExited& ex) {
   auto& s = self->state;
   const auto pid_it = s.pids.find(ex.name);
@@ -226,19 +312,47 @@ void peer_exited(launcher_actor* self, const MemberExited& ex) {
                                    pid_it != s.pids.end() ? pid_it->second : 0,
                                    "member '" + ex.name + "'" + pid + " ended as its lifecycle says (status 0); "
                                    "calls to it now answer that it has ended", 0});
-    for (const auto& m : s.setup.members)
-      if (s.running.count(m.name) && std::find(m.callees.begin(), m.callees.end(), ex.name) != m.callees.end())
-        self->send(s.setup.spawn, SendAddresses{m.name, {MemberText{ex.name, ""}}});
+    s.ended_ok.insert(ex.name);
+    tell_callers(self, ex.name, "");
     return;
   }
   const std::string tail = ex.stderr_tail.empty() ? " (its stderr held nothing)" : "; its stderr ended with:" + ex.stderr_tail;
   const std::string what = "member '" + ex.name + "'" + pid + " " + how_it_ended(ex.exit_code) + " while the formation ran" +
                            (ex.limit.empty() ? "" : " (" + ex.limit + ")");
+  const bool again = s.fault.empty() && s.budgets[ex.name].take(self->clock().now());
   report(self, FormationProgress{FormationEvent::member_exited, "", ex.name, info.session_id, info.url,
-                                 pid_it != s.pids.end() ? pid_it->second : 0, what + tail, ex.exit_code});
-  if (!s.fault.empty()) return;
-  s.fault = what;
-  self->delayed_send(self, s.setup.fault_settle, deadline_atom_v, LauncherDeadline::fault);
+                                 pid_it != s.pids.end() ? pid_it->second : 0,
+                                 what + tail + (again ? "\n  " + restart_words(s, ex.name) : ""), ex.exit_code});
+  if (again) return restart_peer(self, ex.name);
+  fault(self, what);
+}
+
+// The entry ended while the formation ran. With a launch task its code is the formation's; it is
+// named (like a peer) when a signal ended it or, serving, when it exited at all — in serve mode
+// with restarts left it is started again instead.
+void entry_exited(launcher_actor* self, const MemberExited& ex) {
+  auto& s = self->state;
+  const bool serving = s.setup.task.empty();
+  if (ex.exit_code != 0 && s.fault.empty() && (serving || ex.exit_code > 128)) {
+    const auto pid_it = s.pids.find(ex.name);
+    const std::int64_t pid = pid_it != s.pids.end() ? pid_it->second : 0;
+    const std::string what = "the entry member '" + ex.name + "'" + (pid > 0 ? " (pid " + std::to_string(pid) + ")" : "") +
+                             " " + how_it_ended(ex.exit_code) + " while the formation ran" +
+                             (ex.limit.empty() ? "" : " (" + ex.limit + ")");
+    const std::string tail = ex.stderr_tail.empty() ? " (its stderr held nothing)" : "; its stderr ended with:" + ex.stderr_tail;
+    const bool again = serving && s.budgets[ex.name].take(self->clock().now());
+    const auto& info = s.started[ex.name].info;
+    report(self, FormationProgress{FormationEvent::member_exited, "", ex.name, info.session_id, info.url, pid,
+                                   what + tail + (again ? "\n  " + restart_words(s, ex.name) : ""), ex.exit_code});
+    if (again) {
+      s.restarting.insert(ex.name);
+      s.started[ex.name] = Started{};
+      return start_entry(self);
+    }
+    return stop(self, ex.exit_code, what);
+  }
+  if (s.fault.empty()) stop(self, ex.exit_code, "the entry member ended");
+  else stop(self, member_fault_exit_code, "the entry member ended after " + s.fault);
 }
 
 void start_entry(launcher_actor* self) {
@@ -254,10 +368,22 @@ void start_entry(launcher_actor* self) {
       [=](const MemberStarted& info, const lifeline_end& end) {
         if (!register_started(self, info, end)) return finish_if_done(self);
         auto& s = self->state;
+        s.started[info.name].ready = true;
+        if (s.restarting.count(info.name)) return restarted_ready(self, info.name);
         s.phase = Phase::entry_running;
         report(self, FormationProgress{FormationEvent::entry, "", info.name, info.session_id, info.url, info.pid, "", 0});
       },
-      [=](const caf::error& err) { start_refused(self, sm.name, err); });
+      [=](const caf::error& err) {
+        if (self->state.restarting.count(sm.name)) {
+          self->state.pending.erase(sm.name);
+          restart_failed(self, sm.name, [&] {
+            const auto stated = spawn_refusal_reason(err);
+            return stated ? *stated : "it could not be started: " + self->system().render(err);
+          }());
+          return finish_if_done(self);
+        }
+        start_refused(self, sm.name, err);
+      });
 }
 
 void peers_ready(launcher_actor* self) {
@@ -269,10 +395,13 @@ void peers_ready(launcher_actor* self) {
 
 void probe(launcher_actor* self, const std::string& name) {
   auto& st = self->state;
-  if (st.phase != Phase::starting) return;
+  const bool again = st.phase == Phase::entry_running && st.restarting.count(name);
+  if (st.phase != Phase::starting && !again) return;
   const Started& s = st.started[name];
   if (self->clock().now() - s.spawned > st.setup.ready_deadline) {
-    fail_launch(self, name, "its door did not answer as session " + s.info.session_id + " in time");
+    const std::string why = "its door did not answer as session " + s.info.session_id + " in time";
+    if (again) return restart_failed(self, name, why);
+    fail_launch(self, name, why);
     return;
   }
   DoorRequest card;
@@ -283,7 +412,9 @@ void probe(launcher_actor* self, const std::string& name) {
         auto& st2 = self->state;
         auto& peer = st2.started[name];
         if (r.session_id == peer.info.session_id) {
+          if (peer.ready) return; // an earlier start's probe (a restart came between)
           peer.ready = true;
+          if (st2.restarting.count(name)) return restarted_ready(self, name);
           report(self, FormationProgress{FormationEvent::ready, "", name, peer.info.session_id, peer.info.url, peer.info.pid, "", 0});
           for (const auto& m : st2.setup.members)
             if (!m.entry && !st2.started[m.name].ready) return;
@@ -302,6 +433,7 @@ launcher_handle::behavior_type launcher(launcher_actor* self, LauncherSetup setu
                                                   : st.setup.formation_id;
   st.authority = std::make_unique<FormationAuthority>(st.formation_id);
   st.lifelines = spawn_lifelines(self->system());
+  for (const auto& m : st.setup.members) st.budgets.emplace(m.name, RestartBudget{m.restart});
   self->link_to(st.lifelines); // if this actor is killed, every lifeline closes with it
   report(self, FormationProgress{FormationEvent::formation, "", "", "", "", 0, "", 0});
 
@@ -335,8 +467,7 @@ launcher_handle::behavior_type launcher(launcher_actor* self, LauncherSetup setu
       if (s.phase == Phase::starting && m && !m->entry) {
         fail_launch(self, ex.name, "exited (code " + std::to_string(ex.exit_code) + ") before its door answered" + ex.stderr_tail);
       } else if (m && m->entry && s.phase == Phase::entry_running) {
-        if (s.fault.empty()) stop(self, ex.exit_code, "the entry member ended");
-        else stop(self, member_fault_exit_code, "the entry member ended after " + s.fault);
+        entry_exited(self, ex);
       } else if (m && !m->entry && s.phase == Phase::entry_running) {
         peer_exited(self, ex);
       }

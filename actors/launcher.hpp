@@ -23,6 +23,20 @@
 //                                                 after fault_settle (calls in flight name the
 //                                                 dead member meanwhile) or when the entry ends:
 //                                                 stopping, 69 (member_fault_exit_code)
+//   entry running   --a member with restarts left (roster `restart:`) exits other than 0, a peer
+//                    or, in serve mode, the entry-->  progress `member_exited` (naming it) at once;
+//                                                 every running member that may call it gets a
+//                                                 `restarting` address (their new calls wait for
+//                                                 its door; a call it held is lost, and named so);
+//                                                 it is spawned again with a fresh bundle (tokens
+//                                                 minted anew) and probed as at launch; once its
+//                                                 door answers as its new session: progress
+//                                                 `restarted`, its callees' addresses to it, its
+//                                                 new address to its callers. A restart that does
+//                                                 not come up is a fault (below)
+//   entry running   --entry MemberExited, not 0, by a signal or in serve mode--> progress
+//                                                 `member_exited` naming the entry, then stopping
+//                                                 with its code
 //   entry running   --sigterm_atom(N)-->          stopping, 128+N
 //   entry running   --deadline-->                 stopping, 124
 //   stopping        (from entry running, the entry up) the entry's lifeline closes first: its
@@ -37,7 +51,9 @@
 // bundle carries tokens for exactly its roster edges; the entry member is never a callee and
 // starts only after every peer answers; every member ends when the formation ends; a formation
 // never serves degraded: a peer that exits other than as its lifecycle says (status 0) ends it
-// with 69 (EX_UNAVAILABLE in sysexits.h: a member the formation needs is gone).
+// with 69 (EX_UNAVAILABLE in sysexits.h: a member the formation needs is gone), unless its
+// restart budget (messages/vocabulary/restart_budget.hpp) grants it a fresh session under the
+// same name; a restarted member holds no token it held before.
 // Rule: launch in order, peers before the entry; end every member with the formation
 // (docs/spec/formation.md §Launch, §Readiness, §How a formation ends).
 #pragma once
@@ -46,6 +62,7 @@
 #include "actors/id_clock.hpp"
 #include "actors/ports.hpp"
 #include "messages/credentials/formation_bundle.hpp"
+#include "messages/vocabulary/restart_budget.hpp"
 
 #include <caf/fwd.hpp>
 
@@ -65,6 +82,7 @@ struct PlannedMember {
   bool entry = false;
   std::vector<std::string> callees; // roster order
   std::string capsule;              // "capsule@version", how E-RUN-045 names it ("" ⇒ left out)
+  RestartPolicy restart;            // roster `restart:`; max 0 ⇒ its death ends the formation
 };
 
 struct LauncherSetup {

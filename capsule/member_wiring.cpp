@@ -10,9 +10,12 @@ namespace mur {
 AcceptancePolicy acceptance_for(const Manifest& m, const LaunchOptions& o) {
   TaskAcceptance kind = m.lifecycle.task_acceptance;
   bool exit_after = m.lifecycle.after_task == AfterTask::exit;
-  if (o.entry) { // the entry takes tasks one at a time; with a launch task it exits after it
+  if (o.entry && !o.task.empty()) { // a launch task: the entry runs that one task, then exits
     kind = TaskAcceptance::single;
-    exit_after = !o.task.empty();
+    exit_after = true;
+  } else if (o.entry) { // serving: its own task_acceptance and queue_depth, but it always takes
+    if (kind == TaskAcceptance::none) kind = TaskAcceptance::single; // tasks and never exits after one
+    exit_after = false;
   }
   if (o.task_acceptance) {
     auto given = parse_task_acceptance(*o.task_acceptance);

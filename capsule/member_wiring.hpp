@@ -2,13 +2,16 @@
 // member actor's setup, entry rules included. `mur run --capsule`, the launcher's spawner (which
 // only passes the facts: --formation-entry, --task) and the simulation all come through it.
 //
-// Invariant (the entry rule): the formation's entry member takes one task at a time, and with a
-// launch task (--task) it exits after it; without one it stays. Then the explicit lifecycle
+// Invariant (the entry rule): with a launch task (--task) the formation's entry member takes that
+// one task and exits after it; serving (no launch task) it stays, and holds tasks as its own
+// lifecycle.task_acceptance / queue_depth say (default single: one at a time, others refused as
+// busy; queue: one running and queue_depth waiting, run one after another), `none` read as
+// single, since the entry is the formation's door for tasks (issue 26 §2). Then the explicit lifecycle
 // overrides (--lifecycle-task-acceptance, --lifecycle-after-task) win over the manifest and the
 // rule. The member's name, outside the bundle, is "" (not in a formation).
 // Depends on the manifest and actors/ only, so a simulation can use it without any adapter.
-// Rule: the entry member starts after every peer and takes one task at a time
-// (docs/spec/formation.md §Launch); docs/spec/choices.md §Command line (`mur run --capsule`).
+// Rule: the entry member starts after every peer; launched without --task it "takes tasks at its
+// door … one after another" (docs/spec/formation.md §Launch); docs/spec/choices.md §Command line (`mur run --capsule`).
 #pragma once
 
 #include "actors/id_clock.hpp"

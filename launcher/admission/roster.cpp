@@ -12,9 +12,10 @@ namespace {
 
 using yaml::Value;
 const char* const roster_fix = "correct roster.yaml (see the roster section of the README)";
+constexpr std::int64_t max_restarts = 100; // restarts within one window
 
 RosterMember parse_member(const Value& raw) {
-  raw.expect_map({"name", "capsule", "version", "entry", "host"});
+  raw.expect_map({"name", "capsule", "version", "entry", "host", "restart"});
   RosterMember m;
   Value name = raw.require("name");
   m.name = name.string();
@@ -31,6 +32,12 @@ RosterMember parse_member(const Value& raw) {
     version.fail(*p, "pin the exact installed version, e.g. version: 1.0.0");
   if (auto e = v.get("entry")) m.entry = e->boolean();
   if (auto h = v.get("host")) m.host = h->string();
+  if (auto r = v.get("restart")) {
+    if (!r->is_map()) r->fail("must be a mapping", "write restart: {max: 3, within_secs: 60}");
+    r->expect_map({"max", "within_secs"});
+    m.restart.max = static_cast<int>(r->require("max").integer(1, max_restarts));
+    if (auto w = r->get("within_secs")) m.restart.within = std::chrono::seconds(w->integer(1, 86'400));
+  }
   return m;
 }
 

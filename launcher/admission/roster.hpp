@@ -6,7 +6,8 @@
 // rule membership are admission's checks 2–5, so they are not refused here.
 // Parse order (docs/spec/formation.md §Parse order): YAML syntax → top level is a mapping → unknown
 // top-level keys → roster_version → hosts (per host: name, unknown keys, address, key) → members (present, list, non-empty; per member: unknown
-// keys, name, capsule, version, entry, host) → reachability (per rule: unknown keys, from, to,
+// keys, name, capsule, version, entry, host,
+// restart: unknown keys, max, within_secs) → reachability (per rule: unknown keys, from, to,
 // `to` contains `from`) → allow_cycles → limits (unknown keys, max_depth, max_live, then the
 // spending limits of capsule/limits_section.hpp).
 // Rule: the project's roster.yaml lists the members (capsule, exact version, one entry) and who
@@ -14,6 +15,7 @@
 #pragma once
 
 #include "messages/vocabulary/call_chain.hpp"
+#include "messages/vocabulary/restart_budget.hpp"
 #include "messages/vocabulary/task_budget.hpp"
 #include "messages/wire/live_slot.hpp"
 
@@ -29,6 +31,7 @@ struct RosterMember {
   std::string version;
   bool entry = false;
   std::string host; // a name under `hosts:` ("" = the launcher's machine)
+  RestartPolicy restart; // `restart: {max, within_secs}`; none ⇒ max 0 (its death ends the formation)
 };
 
 // Another machine's host agent (`mur host`): where it listens and the certificate it must

@@ -70,6 +70,17 @@ PeerDir make_peer_dir(const std::string& formation_id, const std::string& member
   return d;
 }
 
+PeerDir reuse_peer_dir(const std::string& formation_id, const std::string& member) {
+  PeerDir d;
+  d.path = formation_dir(formation_id) + "/" + member;
+  struct stat st {};
+  if (::lstat(d.path.c_str(), &st) != 0)
+    d.refusal = "its directory " + d.path + " is gone (" + std::strerror(errno) + ")";
+  else if (!S_ISDIR(st.st_mode) || st.st_uid != ::geteuid() || (st.st_mode & 07777) != 0700)
+    d.refusal = "its directory " + d.path + " is no longer a private directory of ours (mode 0700)";
+  return d;
+}
+
 std::vector<std::string> apply_retention(const Retention& policy, const std::string& current,
                                          const std::string& project_dir) {
   std::vector<std::string> removed;

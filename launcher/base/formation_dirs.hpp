@@ -32,6 +32,9 @@ struct PeerDir {
   std::string refusal; // "" when made
 };
 PeerDir make_peer_dir(const std::string& formation_id, const std::string& member);
+// A restarted peer's directory (roster `restart:`): the one made at launch, kept with what its
+// earlier session left, if it is still a directory (not a link) of ours with mode 0700.
+PeerDir reuse_peer_dir(const std::string& formation_id, const std::string& member);
 
 // The retention pass of docs/spec/formation.md §Retention. Returns the `retention: removed …`
 // lines.

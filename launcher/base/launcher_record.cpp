@@ -14,7 +14,7 @@ namespace mur {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RemoteMember, member, host, session_id, url, pid, capsule, started_at)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(LauncherRecord, formation_id, pid, process_start, project_dir,
-                                                entry, started_at, remote)
+                                                entry, started_at, remote, restarts)
 
 void write_launcher_record(const LauncherRecord& r) {
   const std::string dir = running_dir();

@@ -3,14 +3,16 @@
 //
 // Invariant: written whole (temporary file renamed, 0600, in the 0700 running directory) before
 // the first member starts, removed when the launcher ends; it holds no token — only the
-// launcher's pid and start stamp, the project directory, the entry member's name and the
-// members on other hosts that became ready (name, host, session, door URL, pid there). A record is
+// launcher's pid and start stamp, the project directory, the entry member's name, the
+// members on other hosts that became ready (name, host, session, door URL, pid there) and how
+// often each restarted member was restarted. A record is
 // trusted only while its pid is alive with the same start stamp.
 // Rule: with no launch task the entry serves its door until mur stop, a signal or --deadline
 // (docs/spec/formation.md §Launch, §How a formation ends).
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,6 +39,7 @@ struct LauncherRecord {
   std::string entry;         // the entry member's name
   std::int64_t started_at = 0; // unix ms
   std::vector<RemoteMember> remote; // members on other hosts that became ready (rewritten as each does)
+  std::map<std::string, int> restarts; // member → times it was restarted (roster `restart:`), rewritten at each
 };
 
 void write_launcher_record(const LauncherRecord& r);

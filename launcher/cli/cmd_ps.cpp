@@ -52,6 +52,14 @@ std::string summary_line(const std::string& id, const std::vector<RunningRecord>
   return line;
 }
 
+// "  restarted N time(s)" for a member its launcher restarted, else "".
+std::string restarted_words(const LauncherRecord* l, const std::string& member) {
+  if (l == nullptr || member.empty()) return {};
+  auto it = l->restarts.find(member);
+  if (it == l->restarts.end() || it->second <= 0) return {};
+  return "  restarted " + std::to_string(it->second) + (it->second == 1 ? " time" : " times");
+}
+
 // The records in listing order with their depth: each delegated child right after its parent
 // (children of children deeper); a child whose parent is not listed stands at depth 0.
 std::vector<std::pair<const RunningRecord*, int>> nested(const std::vector<RunningRecord>& records) {
@@ -118,15 +126,19 @@ int cmd_ps(bool as_json) {
                            {"spawned_by", r.spawned_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.spawned_by)},
                            {"usage", usage_fields(used)}});
       }
+      const auto l = launchers.find(it->first);
+      for (auto& m : members) // how often its launcher restarted each member (roster `restart:`)
+        m["restarts"] = l == launchers.end() || !l->second.restarts.count(m["member"].get<std::string>())
+                          ? 0 : l->second.restarts.at(m["member"].get<std::string>());
       if (it->first.empty()) {
         sessions = members;
         continue;
       }
-      auto l = launchers.find(it->first);
       if (l != launchers.end())
         for (const auto& m : l->second.remote) // members on other hosts: what their launcher learnt
           members.push_back({{"session_id", m.session_id}, {"member", m.member}, {"host", m.host}, {"capsule", m.capsule},
-                             {"pid", m.pid}, {"url", m.url}, {"started_at", m.started_at}});
+                             {"pid", m.pid}, {"url", m.url}, {"started_at", m.started_at},
+                             {"restarts", l->second.restarts.count(m.member) ? l->second.restarts.at(m.member) : 0}});
       nlohmann::json f{{"formation_id", it->first}, {"members", members}, {"usage", usage_fields(total)}};
       f["launcher_pid"] = l == launchers.end() ? nlohmann::json(nullptr) : nlohmann::json(l->second.pid);
       f["entry"] = l == launchers.end() ? nlohmann::json(nullptr) : nlohmann::json(l->second.entry);
@@ -164,13 +176,14 @@ int cmd_ps(bool as_json) {
                 << " " << r.session_id << "  pid " << std::setw(7) << r.pid << " " << std::setw(7) << uptime(r.started_at)
                 << " " << r.url << "  " << r.capsule_name << "@" << r.capsule_version
                 << (!r.spawned_by.empty() && depth == 0 ? "  (spawned by " + r.spawned_by + ")" : std::string())
+                << restarted_words(l == launchers.end() ? nullptr : &l->second, r.spawned_by.empty() ? r.formation_member : "")
                 << (used.is_zero() ? std::string() : "  usage: " + usage_words(used)) << "\n";
     }
     if (l != launchers.end())
       for (const auto& m : l->second.remote)
         std::cout << "  " << std::left << std::setw(10) << m.member << " " << m.session_id << "  pid " << std::setw(7) << m.pid
                   << " " << std::setw(7) << uptime(m.started_at) << " " << m.url << "  " << m.capsule << "  on host " << m.host
-                  << "\n";
+                  << restarted_words(&l->second, m.member) << "\n";
     if (!it->first.empty() && !total.is_zero()) std::cout << "  usage of its ended tasks: " << usage_words(total) << "\n";
   }
   if (pruned > 0) std::cout << cleaned << "\n";

@@ -36,6 +36,7 @@
 #include <caf/all.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <climits>
 #include <condition_variable>
@@ -132,7 +133,8 @@ public:
         }
         console_.open_entry(json{{"entry", p.member}, {"formation_id", p.formation_id}, {"peers", peers}}.dump());
       }
-    } else if (p.event == FormationEvent::member_exited || p.event == FormationEvent::member_ended) {
+    } else if (p.event == FormationEvent::member_exited || p.event == FormationEvent::member_ended ||
+               p.event == FormationEvent::restarted) {
       console_.note(p.detail); // on stderr in both modes: the operator must see a member go
     } else if (p.event == FormationEvent::failed) {
       failure_ = p.detail;
@@ -155,7 +157,7 @@ public:
                     options_.json, std::cout, std::cerr);
     } else if (code_ == 124) {
       console_.note("the formation's deadline passed: the formation was stopped");
-    } else if (code_ == member_fault_exit_code && ending_.find("while the formation ran") != std::string::npos) {
+    } else if (ending_.find("while the formation ran") != std::string::npos) { // a peer's fault, or the entry's death
       console_.note("the formation was stopped (exit " + std::to_string(code_) + "): " + ending_);
     } else if (options_.verbose) {
       console_.note("formation " + frm_ + " ended: " + ending_ + " (exit " + std::to_string(code_) + ")");
@@ -214,7 +216,7 @@ LaunchPlan plan_launch(const Admission& admission) {
   }
   for (const auto& m : admission.members) {
     plan.planned.push_back(PlannedMember{m.declared.name, m.declared.entry, m.callees,
-                                         m.declared.capsule + "@" + m.declared.version});
+                                         m.declared.capsule + "@" + m.declared.version, m.declared.restart});
     plan.launches.push_back(MemberLaunch{m.declared.name, m.declared.entry, m.declared.capsule, m.declared.version,
                                          m.capsule.stored.sha256, {}});
     const auto& mine = needs[plan.launches.size() - 1];
@@ -263,9 +265,17 @@ public:
   LaunchRecord(const LaunchRecord&) = delete;
   LaunchRecord& operator=(const LaunchRecord&) = delete;
 
-  // A member on another host became ready: `mur ps` lists it from here.
+  // A member on another host became ready (again, after a restart): `mur ps` lists it from here.
   void add_remote(RemoteMember m) {
-    rec_.remote.push_back(std::move(m));
+    auto& list = rec_.remote;
+    list.erase(std::remove_if(list.begin(), list.end(), [&](const RemoteMember& r) { return r.member == m.member; }),
+               list.end());
+    list.push_back(std::move(m));
+    write_launcher_record(rec_);
+  }
+  // A member was restarted (its `restarted` progress): `mur ps` shows how often.
+  void note_restart(const std::string& member, int times) {
+    rec_.restarts[member] = times;
     write_launcher_record(rec_);
   }
 
@@ -444,8 +454,9 @@ int cmd_run_roster(const RunRosterOptions& o) {
   }
   LaunchRecord record(run.formation_id, run.project, admission.entry_member().declared.name, run.me_start, run.plan);
   run.on_progress = [&record, placed = member_hosts(admission), &admission](const FormationProgress& p) {
+    if (p.event == FormationEvent::restarted) record.note_restart(p.member, p.exit_code);
     const auto host = placed.find(p.member);
-    if (p.event != FormationEvent::ready || host == placed.end()) return;
+    if ((p.event != FormationEvent::ready && p.event != FormationEvent::restarted) || host == placed.end()) return;
     std::string capsule;
     for (const auto& m : admission.members)
       if (m.declared.name == p.member) capsule = m.declared.capsule + "@" + m.declared.version;

@@ -49,6 +49,8 @@ struct Member {
   std::optional<Promise> pending;
   bool started = false; // MemberStarted delivered
   bool failed = false;  // its start was refused: no MemberExited
+  bool exited = false;  // its process was reaped: it may be started again (a restart)
+  caf::actor_clock::time_point spawned; // a ready timeout of an earlier start of the name is ignored
   std::string formation_id;
 };
 
@@ -133,10 +135,13 @@ caf::result<MemberStarted, lifeline_end> start_member(spawner_actor* self, const
   st.launcher = caf::actor_cast<spawn_listener>(self->current_sender());
   const MemberLaunch* launch = launch_of(st, sm.name);
   if (launch == nullptr || !ref.bundle) return spawn_refusal("it is not a member of this roster");
-  if (st.members.count(sm.name)) return spawn_refusal("it was already started");
+  const auto before = st.members.find(sm.name);
+  const bool again = before != st.members.end();
+  if (again && !before->second.exited) return spawn_refusal("it was already started, and runs");
+  if (again) st.members.erase(before); // a restart: the reaped process's pipes are closed already
   std::string workdir = st.setup.project_dir;
   if (!launch->entry) {
-    PeerDir dir = make_peer_dir(sm.formation_id, sm.name);
+    PeerDir dir = again ? reuse_peer_dir(sm.formation_id, sm.name) : make_peer_dir(sm.formation_id, sm.name);
     if (!dir.refusal.empty()) return spawn_refusal(dir.refusal);
     workdir = dir.path;
   }
@@ -193,6 +198,7 @@ caf::result<MemberStarted, lifeline_end> start_member(spawner_actor* self, const
   auto rp = self->make_response_promise<MemberStarted, lifeline_end>();
   m.pending = rp;
   m.formation_id = sm.formation_id;
+  m.spawned = self->clock().now();
   const int channel_fd = m.channel.get();
   st.members.emplace(sm.name, std::move(m));
 
@@ -233,6 +239,7 @@ process_spawner_actor::behavior_type spawner(spawner_actor* self, ProcessSpawner
       auto it = self->state.members.find(name);
       if (it == self->state.members.end()) return;
       Member& m = it->second;
+      m.exited = true;
       it->second.channel.reset();
       const std::string limit = limit_that_ended(name, m.proc->pid.get(), code);
       if (m.pending) {
@@ -247,6 +254,9 @@ process_spawner_actor::behavior_type spawner(spawner_actor* self, ProcessSpawner
       if (self->state.launcher) self->send(self->state.launcher, MemberExited{name, code, m.proc->stderr_tail(), limit});
     },
     [=](ready_timeout_atom, const std::string& name) {
+      auto it = self->state.members.find(name);
+      if (it == self->state.members.end() || self->clock().now() - it->second.spawned < self->state.setup.ready_deadline)
+        return; // a timer of an earlier start of this name
       refuse_start(self, name, "it did not report its session within " +
                                  std::to_string(self->state.setup.ready_deadline.count() / 1000) + "s");
     },

@@ -17,6 +17,7 @@
 #include <chrono>
 #include <filesystem>
 #include <iomanip>
+#include <map>
 #include <iostream>
 #include <sstream>
 #include <thread>
@@ -41,6 +42,25 @@ std::string seconds(std::int64_t ms) {
   std::ostringstream o;
   o << std::fixed << std::setprecision(2) << ms / 1000.0 << "s";
   return o.str();
+}
+
+// A member's later sessions in one formation are its restarts (roster `restart:`): for each such
+// session, which restart it is and the session it took over from (sessions come in start order).
+struct RestartOf {
+  int number = 0;
+  std::string after;
+};
+std::map<std::string, RestartOf> restarts_of(const std::vector<SessionTrace>& sessions) {
+  std::map<std::string, RestartOf> out;
+  std::map<std::string, std::pair<int, std::string>> seen; // member → sessions so far, the last one
+  for (const auto& s : sessions) {
+    if (s.member.empty() || !s.spawned_by.empty() || s.formation_id.empty()) continue;
+    auto& [count, last] = seen[s.member];
+    if (count > 0) out[s.session_id] = RestartOf{count, last};
+    ++count;
+    last = s.session_id;
+  }
+  return out;
 }
 
 json member_json(const SessionTrace& t) {
@@ -160,7 +180,13 @@ int cmd_trace_show(const std::string& target, bool as_json, bool full) {
   }
   if (as_json) {
     json members = json::array(), cs = json::array(), ds = json::array();
-    for (const auto& s : sessions) members.push_back(member_json(s));
+    const auto restarts = restarts_of(sessions);
+    for (const auto& s : sessions) {
+      members.push_back(member_json(s));
+      const auto r = restarts.find(s.session_id);
+      members.back()["restart"] = r == restarts.end() ? 0 : r->second.number;
+      members.back()["restart_after"] = r == restarts.end() ? json(nullptr) : json(r->second.after);
+    }
     for (const auto& c : calls) cs.push_back(call_json(c));
     for (const auto& d : delegations) ds.push_back(call_json(d));
     const TraceTree tree = build_trace_tree(events_of(sessions));
@@ -181,10 +207,16 @@ int cmd_trace_show(const std::string& target, bool as_json, bool full) {
   std::ostringstream o;
   if (!sessions.front().formation_id.empty()) o << "formation " << sessions.front().formation_id << "\n";
   o << "members:\n";
-  for (const auto& s : sessions)
+  const auto restarts = restarts_of(sessions);
+  for (const auto& s : sessions) {
+    const auto r = restarts.find(s.session_id);
     o << "  " << std::left << std::setw(10) << (s.member.empty() ? "-" : s.member) << " " << s.session_id << "  "
               << s.capsule << "@" << s.version << "  " << s.tasks << " task(s)  " << ending_of(s, running(s))
-              << (s.callees.empty() ? std::string() : "  may call " + joined(s.callees, ", ")) << "\n";
+              << (s.callees.empty() ? std::string() : "  may call " + joined(s.callees, ", "))
+              << (r == restarts.end() ? std::string()
+                                      : "  restart " + std::to_string(r->second.number) + ", after " + r->second.after)
+              << "\n";
+  }
   for (const auto& s : sessions) {
     const auto& m = s.model;
     if (m.requests == 0) continue;

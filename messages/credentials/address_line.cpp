@@ -65,6 +65,7 @@ std::string render_address_line(const std::vector<MemberAddress>& addresses) {
     nlohmann::ordered_json entry;
     entry["name"] = a.name;
     if (a.url.empty()) entry["ended"] = true; // the member ended as its lifecycle says
+    else if (a.url == restarting_url) entry["restarting"] = true;
     else entry["url"] = a.url;
     list.push_back(std::move(entry));
   }
@@ -84,8 +85,10 @@ std::vector<MemberAddress> parse_address_line(std::string_view line) {
   std::set<std::string> names;
   for (const auto& entry : doc.at("addresses")) {
     const bool ended = entry.is_object() && entry.contains("ended");
-    if (!entry.is_object() || entry.size() != 2 || !entry.contains("name") || (!entry.contains("url") && !ended))
-      refuse("an entry is not an object with exactly the keys \"name\" and \"url\" (or \"ended\")");
+    const bool restarting = entry.is_object() && entry.contains("restarting");
+    if (!entry.is_object() || entry.size() != 2 || !entry.contains("name") ||
+        (!entry.contains("url") && !ended && !restarting))
+      refuse("an entry is not an object with exactly the keys \"name\" and \"url\" (or \"ended\", or \"restarting\")");
     const auto& name = entry.at("name");
     if (!name.is_string() || !is_member_name(name.get_ref<const std::string&>()))
       refuse("an entry's name is not a member name");
@@ -93,6 +96,11 @@ std::vector<MemberAddress> parse_address_line(std::string_view line) {
     if (ended) {
       if (entry.at("ended") != true) refuse("an entry's \"ended\" is not true");
       out.push_back({name.get<std::string>(), ""});
+      continue;
+    }
+    if (restarting) {
+      if (entry.at("restarting") != true) refuse("an entry's \"restarting\" is not true");
+      out.push_back({name.get<std::string>(), restarting_url});
       continue;
     }
     const auto& url = entry.at("url");

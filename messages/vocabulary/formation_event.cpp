@@ -5,10 +5,11 @@
 namespace mur {
 namespace {
 
-constexpr EnumWords<FormationEvent, 7> words{{
+constexpr EnumWords<FormationEvent, 8> words{{
   {FormationEvent::formation, "formation"}, {FormationEvent::ready, "ready"},
   {FormationEvent::entry, "entry"}, {FormationEvent::failed, "failed"}, {FormationEvent::ended, "ended"},
-  {FormationEvent::member_exited, "member_exited"}, {FormationEvent::member_ended, "member_ended"}}};
+  {FormationEvent::member_exited, "member_exited"}, {FormationEvent::member_ended, "member_ended"},
+  {FormationEvent::restarted, "restarted"}}};
 
 constexpr EnumWords<LauncherDeadline, 4> deadline_words{{
   {LauncherDeadline::formation, "formation"}, {LauncherDeadline::grace, "grace"},

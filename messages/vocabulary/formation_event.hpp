@@ -2,7 +2,8 @@
 //
 // Invariant: a formation reports `formation` once, `ready` once per peer, `entry` once, at most
 // one `failed`, `member_exited` for a peer that died while it ran (a fault: the formation ends),
-// `member_ended` for a peer whose lifecycle ended it (status 0: no fault), and `ended` last; `to_string` gives the word (as the reporter and the sim name
+// `member_ended` for a peer whose lifecycle ended it (status 0: no fault), `restarted` each time
+// a member that died (after its `member_exited`) answers again as a fresh session, and `ended` last; `to_string` gives the word (as the reporter and the sim name
 // it), `parse_formation_event` reads it back.
 // Rule: the entry member is started only once every peer is ready (docs/spec/formation.md §Launch).
 #pragma once
@@ -14,7 +15,7 @@
 
 namespace mur {
 
-enum class FormationEvent : std::uint8_t { formation, ready, entry, failed, ended, member_exited, member_ended };
+enum class FormationEvent : std::uint8_t { formation, ready, entry, failed, ended, member_exited, member_ended, restarted };
 
 std::string to_string(FormationEvent e);
 std::optional<FormationEvent> parse_formation_event(std::string_view word);

@@ -44,6 +44,7 @@ struct formation_fixture : test_coordinator_fixture<sim_config> {
   IdClockSpec ids{true, 9}; // seeded: the same ids and timestamps every run
   ChainRule chain_rule;     // roster.yaml's allow_cycles and limits.max_depth, for the next launch
   SpendLimits limits;       // roster.yaml's spending limits, for the next launch
+  std::map<std::string, RestartPolicy> restarts; // roster.yaml's `restart:` per member, for the next launch
 
   ~formation_fixture() override {
     // Whatever state the scenario left: nothing may keep the actor system from shutting down.
@@ -74,7 +75,8 @@ struct formation_fixture : test_coordinator_fixture<sim_config> {
     bool first = true;
     for (auto& [name, yaml] : members) {
       Manifest parsed = manifest(yaml);
-      ls.members.push_back(PlannedMember{name, first, edges[name], parsed.name + "@" + parsed.version});
+      ls.members.push_back(PlannedMember{name, first, edges[name], parsed.name + "@" + parsed.version,
+                                         restarts.count(name) ? restarts[name] : RestartPolicy{}});
       manifests.emplace(name, std::move(parsed));
       first = false;
     }

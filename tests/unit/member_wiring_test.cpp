@@ -33,12 +33,20 @@ TEST_CASE("member_setup maps the manifest's lifecycle, inference and names", "[w
   CHECK(s.call_deadline == std::chrono::seconds(42));
 }
 
-TEST_CASE("the entry takes one task at a time and exits after its launch task", "[wiring]") {
+TEST_CASE("a serving entry holds tasks as its lifecycle says and stays, with a launch task it runs one and exits",
+          "[wiring]") {
   LaunchOptions o;
   o.entry = true;
   auto serving = acceptance_for(queue_sleeper(), o);
-  CHECK(serving.kind == AcceptancePolicy::Kind::single);
-  CHECK_FALSE(serving.exit_after_task); // no --task: it stays
+  CHECK(serving.kind == AcceptancePolicy::Kind::queue); // its own task_acceptance and queue_depth
+  CHECK(serving.queue_depth == 3);
+  CHECK_FALSE(serving.exit_after_task); // no --task: it stays, after_task: exit or not
+  const Manifest exits = parse_manifest("name: lead\nversion: 1.0.0\nlifecycle: {task_acceptance: none, after_task: exit}\n"
+                                        "inference: {turns: [{reply: hi}]}\n", "murmur.yaml");
+  CHECK(acceptance_for(exits, o).kind == AcceptancePolicy::Kind::single); // none: the entry still takes tasks
+  CHECK_FALSE(acceptance_for(exits, o).exit_after_task);
+  const Manifest plain = parse_manifest("name: lead\nversion: 1.0.0\ninference: {turns: [{reply: hi}]}\n", "murmur.yaml");
+  CHECK(acceptance_for(plain, o).kind == AcceptancePolicy::Kind::single); // the default: one at a time
   o.task = "build it";
   auto once = acceptance_for(queue_sleeper(), o);
   CHECK(once.kind == AcceptancePolicy::Kind::single);
