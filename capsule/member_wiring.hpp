@@ -6,7 +6,7 @@
 // one task and exits after it; serving (no launch task) it stays, and holds tasks as its own
 // lifecycle.task_acceptance / queue_depth say (default single: one at a time, others refused as
 // busy; queue: one running and queue_depth waiting, run one after another), `none` read as
-// single, since the entry is the formation's door for tasks (issue 26 §2). Then the explicit lifecycle
+// single, since the entry is the formation's door for tasks (docs/roster.md §The entry member). Then the explicit lifecycle
 // overrides (--lifecycle-task-acceptance, --lifecycle-after-task) win over the manifest and the
 // rule. The member's name, outside the bundle, is "" (not in a formation).
 // Depends on the manifest and actors/ only, so a simulation can use it without any adapter.

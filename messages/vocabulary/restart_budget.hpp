@@ -5,9 +5,9 @@
 // (t - within, t]; grants older than the window are forgotten, so a member that dies rarely is
 // restarted forever, and one that dies `max + 1` times within the window is not. A policy of
 // max 0 (the default: no `restart:` key) never grants one.
-// Rule: issue 26 §2 "a member may declare restart: {max: 3, within_secs: 60} in the roster; a
-// member that dies is restarted …, and only when its budget of restarts is spent does the
-// formation end as today (exit 69)"; docs/roster.md §Restarts.
+// Rule: a member may declare `restart: {max: 3, within_secs: 60}` in the roster; a member that dies
+// is restarted, and only when its budget of restarts is spent does the formation end (exit 69)
+// (docs/roster.md §Restarts).
 #pragma once
 
 #include <chrono>

@@ -1,4 +1,4 @@
-// Restarts and a serving entry, with real `mur` processes (issue 26 §2, §5): a peer with
+// Restarts and a serving entry, with real `mur` processes (docs/roster.md §Restarts): a peer with
 // `restart:` in the roster that is SIGKILLed while it holds a call is named as lost in the
 // caller's answer, is started again as a fresh session under its name, answers the next task, and
 // `mur ps` and `mur trace show` say it was restarted; once its budget is spent its next death ends

@@ -1,4 +1,4 @@
-// Restarts (roster `restart:`, issue 26 §2), in whole simulated formations: a peer with restarts
+// Restarts (roster `restart:`, docs/roster.md §Restarts), in whole simulated formations: a peer with restarts
 // left that dies is started again under its name as a fresh session — the call it held is named
 // as lost, the next call reaches the new session, its callers learn its new door; once its budget
 // is spent its death ends the formation with 69 as before. A serving entry that dies is named,
