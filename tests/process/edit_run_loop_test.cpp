@@ -123,7 +123,7 @@ TEST_CASE("edit-run loop: a member named by path is installed when its folder ch
   CHECK(has(text.out, "  worker  t-worker@0.1.0         serves peers   authenticated door  from capsules/worker\n"));
   CHECK_FALSE(has(text.out, "installed t-worker")); // unchanged since the last doctor
 
-  // path and capsule/version together: E-ROS-012.
+  // path and capsule and version together: E-ROS-012.
   p.roster("  - {name: lead, path: capsules/lead, capsule: t-lead, version: 0.1.0, entry: true}\n"
            "  - {name: worker, path: capsules/worker}\n");
   Ran both = p.mur({"run", "--roster", ".", "--task", "x"});
@@ -225,7 +225,7 @@ TEST_CASE("right Fixes: an unset key variable the manifest already names is name
   CHECK_FALSE(has(r.out + r.err, "add api_key"));
 }
 
-TEST_CASE("doctor probes each http member's model server and each process member's program; --no-probe skips",
+TEST_CASE("doctor probes each http member's model server and each process member's program, and --no-probe skips",
           "[process][loop][fixes][models]") {
   ModelFormation m;
   m.capsule("fine", "lead");

@@ -1,6 +1,6 @@
 // The edit-run loop at admission: a member named by `path` is installed into the project store
 // when its folder changed (and only then), bound to what was installed; `path` beside
-// capsule/version or host is E-ROS-012; W-ROS-007 names a source folder of the project whose
+// capsule and version or host is E-ROS-012; W-ROS-007 names a source folder of the project whose
 // bytes differ from the installed copy a member runs; a version that is not installed lists
 // those that are; an unknown key names the nearest known one.
 #include "launcher/admission/admission.hpp"
