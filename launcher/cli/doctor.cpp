@@ -33,6 +33,7 @@ constexpr int admission_checks = 12;
 // Which admission check (1-based, in order) a refusal code belongs to.
 int check_of(const std::string& code) {
   if (code == "E-ROS-012") return 1;
+  if (code.rfind("E-INS-", 0) == 0 || code.rfind("E-MAN-", 0) == 0) return 6; // a member's path folder, installed in check 6
   static const char* order[] = {"E-ROS-001", "E-ROS-003", "E-ROS-002", "E-ROS-004",
                                 "E-ROS-008", "E-ROS-007", "E-ROS-005", "E-ROS-006",
                                 "E-ROS-009", "E-ROS-010", "E-ROS-011", "E-HST-001"};
