@@ -290,6 +290,12 @@ std::vector<CapsuleFile> capsule_folder_files(const std::string& dir) {
   return std::get<0>(std::move(files));
 }
 
+std::string capsule_folder_digest(const std::string& dir) {
+  auto hashed = digest_files(capsule_folder_files(dir));
+  if (auto* refusal = std::get_if<FilesRefusal>(&hashed)) throw Failure(refusal->code, dir + ": " + refusal->why, refusal->fix);
+  return std::get<std::string>(hashed);
+}
+
 InstallOutcome install_capsule(const std::string& source_dir, const std::string& store_root,
                                StoreScope scope, bool force) {
   const auto started = std::chrono::steady_clock::now();
@@ -329,7 +335,8 @@ InstallOutcome install_capsule(const std::string& source_dir, const std::string&
       throw Failure("E-INS-002",
                     m.name + "@" + m.version + " is already installed in the " + to_string(scope) +
                       " store with other bytes",
-                    "raise the version in murmur.yaml, or pass --force to replace the installed copy");
+                    "raise the version in murmur.yaml, or pass --force to replace the installed copy (in a roster, "
+                    "{name: …, path: <capsule folder>} installs each edit by itself)");
     outcome.kind = InstallOutcome::Kind::replaced;
   }
   make_private_dirs(parent);
@@ -402,6 +409,41 @@ std::vector<StoredCapsule> list_store(const std::string& store_root, StoreScope 
   return out;
 }
 
+namespace {
+
+// 1.2.0 before 1.10.0: dot-separated parts compared as numbers where both are digits.
+bool older_version(const std::string& a, const std::string& b) {
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    const std::size_t ai = std::min(a.find('.', i), a.size()), bj = std::min(b.find('.', j), b.size());
+    const std::string x = a.substr(i, ai - i), y = b.substr(j, bj - j);
+    const bool nx = !x.empty() && x.find_first_not_of("0123456789") == std::string::npos;
+    const bool ny = !y.empty() && y.find_first_not_of("0123456789") == std::string::npos;
+    if (nx && ny && x.size() != y.size()) return x.size() < y.size();
+    if (x != y) return x < y;
+    i = ai + 1, j = bj + 1;
+  }
+  return a.size() - std::min(a.size(), i) < b.size() - std::min(b.size(), j);
+}
+
+} // namespace
+
+std::vector<std::pair<std::string, StoreScope>> installed_versions(const StoreRoots& roots, const std::string& name) {
+  std::vector<std::pair<std::string, StoreScope>> out;
+  for (auto [root, scope] : {std::pair{roots.project, StoreScope::project},
+                             std::pair{roots.global, StoreScope::global}}) {
+    std::error_code ec;
+    std::vector<std::string> versions;
+    for (auto it = fs::directory_iterator(root + "/" + name, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+      const std::string v = it->path().filename().string();
+      if (!v.empty() && v[0] != '.' && it->is_directory(ec)) versions.push_back(v);
+    }
+    std::sort(versions.begin(), versions.end(), older_version);
+    for (auto& v : versions) out.emplace_back(std::move(v), scope);
+  }
+  return out;
+}
+
 std::variant<ResolvedCapsule, ResolveMiss> resolve_capsule(const StoreRoots& roots,
                                                           const std::string& name,
                                                           const std::string& version) {
@@ -424,10 +466,21 @@ std::variant<ResolvedCapsule, ResolveMiss> resolve_capsule(const StoreRoots& roo
   const std::string tail = "/.murmur/artifacts";
   if (project.size() >= tail.size() && project.compare(project.size() - tail.size(), tail.size(), tail) == 0)
     project.resize(project.size() - tail.size());
-  return ResolveMiss{"not installed at this version (looked in " + roots.project + " and " +
-                       roots.global + ")",
-                     "install it: mur install -g <capsule folder> (the global store), or run mur install <capsule folder> "
-                     "in " + (project.empty() ? std::string(".") : project) + " (its project store)"};
+  const std::string install = "mur install -g <capsule folder> (the global store), or run mur install <capsule folder> "
+                              "in " + (project.empty() ? std::string(".") : project) + " (its project store)";
+  const auto installed = installed_versions(roots, name);
+  if (installed.empty())
+    return ResolveMiss{"not installed at this version, and no version of " + name + " is installed (looked in " +
+                         roots.project + " and " + roots.global + ")",
+                       "install it: " + install};
+  std::string listed, newest = installed.front().first;
+  for (const auto& [v, scope] : installed)
+    if (older_version(newest, v)) newest = v;
+  for (const auto& [v, scope] : installed) listed += (listed.empty() ? "" : ", ") + v + " (" + to_string(scope) + ")";
+  return ResolveMiss{"not installed at this version; the installed versions of " + name + " are " + listed +
+                       " (looked in " + roots.project + " and " + roots.global + ")",
+                     "use an installed version (" + name + "@" + newest + "), or install " + name + "@" +
+                       version + ": " + install};
 }
 
 } // namespace mur

@@ -72,6 +72,10 @@ struct CapsuleFile {
 // Failure (E-MAN-…, E-INS-001, E-INS-004) as install_capsule would.
 std::vector<CapsuleFile> capsule_folder_files(const std::string& dir);
 
+// The sha256 an install of the folder `dir` would record, reading only (throws as
+// capsule_folder_files, or E-INS-001 for a file that cannot be read).
+std::string capsule_folder_digest(const std::string& dir);
+
 // Installs the capsule folder `source_dir` into `store_root` (E-MAN-*, E-INS-001..004).
 InstallOutcome install_capsule(const std::string& source_dir, const std::string& store_root,
                                StoreScope scope, bool force);
@@ -91,6 +95,11 @@ struct ResolveMiss {
   std::string fix;
 };
 
+// The versions of `name` the stores hold (project store first, each sorted), intact or not:
+// what a refusal of a version that is not installed lists.
+std::vector<std::pair<std::string, StoreScope>> installed_versions(const StoreRoots& roots, const std::string& name);
+
+// A miss (not installed at `version`) names the versions that are installed.
 std::variant<ResolvedCapsule, ResolveMiss> resolve_capsule(const StoreRoots& roots,
                                                           const std::string& name,
                                                           const std::string& version);

@@ -1,5 +1,7 @@
 #include "capsule/yaml_reader.hpp"
 
+#include "messages/vocabulary/nearest_word.hpp"
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -45,9 +47,17 @@ void Value::expect_map(std::initializer_list<const char*> allowed) const {
     for (const char* a : allowed) known = known || key == a;
     if (!known) {
       std::string list;
-      for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-      Value(kv.second, child_path(path_, key), origin_, subject_)
-        .fail("is not a known key", "remove it or correct its spelling; known keys here: " + list);
+      std::vector<std::string> words;
+      for (const char* a : allowed) {
+        list += (list.empty() ? "" : ", ") + std::string(a);
+        words.emplace_back(a);
+      }
+      const std::string near = nearest_word(key, words);
+      Value at(kv.second, child_path(path_, key), origin_, subject_);
+      if (!near.empty())
+        at.fail("is not a known key (did you mean `" + near + "`?)",
+                "write `" + near + "` instead of `" + key + "`, or remove it; known keys here: " + list);
+      at.fail("is not a known key", "remove it or correct its spelling; known keys here: " + list);
     }
     if (!seen.insert(key).second)
       Value(kv.second, child_path(path_, key), origin_, subject_)

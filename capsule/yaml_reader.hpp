@@ -3,7 +3,8 @@
 //
 // Invariant: every refusal names the file, the key path at fault (`members[1].version`) and,
 // when known, the member it belongs to, and carries the caller's code and a Fix hint. Unknown
-// keys and repeated keys are refused, never ignored; a key whose value is null counts as absent;
+// keys and repeated keys are refused, never ignored (an unknown key close to a known one names
+// it: "did you mean `model`?", messages/vocabulary/nearest_word.hpp); a key whose value is null counts as absent;
 // a value of the wrong YAML type is refused rather than converted (the string "1" is not the
 // number 1, "true" is not a boolean). No input makes it crash: every yaml-cpp exception is
 // turned into a Failure at the point of loading.

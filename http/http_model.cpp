@@ -239,7 +239,7 @@ void on_done(self_ptr self, HttpDone d) {
   if (d.status < 200 || d.status > 299) {
     fail(self, ex_id,
          classify_http_failure(d.status, d.body, d.retry_after, std::chrono::system_clock::now(), st.setup.model, url,
-                               st.setup.key.has_value(), st.secrets),
+                               st.setup.key.has_value(), st.secrets, st.setup.key_env),
          nullptr);
     return;
   }

@@ -51,6 +51,7 @@ struct HttpModelSetup {
   ModelEndpoint endpoint;
   std::string model;
   std::optional<ApiKey> key;
+  std::string key_env; // the variable inference.api_key names ("" ⇒ none): named by E-MOD-010 when it was unset
   std::optional<int> max_tokens;
   std::optional<double> temperature;
   bool stream = true;

@@ -105,12 +105,20 @@ std::optional<std::chrono::milliseconds> parse_retry_after(const std::string& ra
 
 ModelFailure classify_http_failure(long status, const std::string& body, const std::string& retry_after,
                                    std::chrono::system_clock::time_point now, const std::string& model,
-                                   const std::string& url, bool has_key, const SecretRedaction& secrets) {
+                                   const std::string& url, bool has_key, const SecretRedaction& secrets,
+                                   const std::string& key_env) {
   ModelFailure f;
   if (status == 401 || status == 403) {
     f.code = "E-MOD-010";
+    if (!has_key && !key_env.empty()) {
+      f.message = "the model server at " + url + " refused the call without an API key (HTTP " + std::to_string(status) +
+                  "): inference.api_key reads ${" + key_env + "}, which was not set when the member started";
+      f.fix = "export " + key_env + "=<your key> in the shell that runs mur, then run again (the api_key line is "
+              "already in murmur.yaml; never write the key itself there)";
+      return f;
+    }
     f.message = "the model server at " + url + " refused the API key (HTTP " + std::to_string(status) + ")";
-    f.fix = !has_key ? "this endpoint needs a key: add api_key: ${ENV_NAME} to the capsule and set that variable"
+    f.fix = !has_key ? "this endpoint needs a key: add api_key: ${ENV_NAME} to the capsule's inference and set that variable"
                         : "check the variable that inference.api_key names: it holds a key this server does not accept";
     return f;
   }

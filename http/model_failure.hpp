@@ -52,11 +52,13 @@ std::optional<std::chrono::milliseconds> parse_retry_after(const std::string& va
                                                            std::chrono::system_clock::time_point now);
 
 // A reply whose status is not 2xx. `model` and `url` (no key in it, by ModelEndpoint's rules)
-// name what was asked for; `has_key` says whether a key was sent; `secrets` are redacted from
-// any quoted text.
+// name what was asked for; `has_key` says whether a key was sent; `key_env` is the variable
+// inference.api_key names ("" when none: a 401 without a key then asks for the line, and with
+// one it asks for that variable to be set); `secrets` are redacted from any quoted text.
 ModelFailure classify_http_failure(long status, const std::string& body, const std::string& retry_after,
                                    std::chrono::system_clock::time_point now, const std::string& model,
-                                   const std::string& url, bool has_key, const SecretRedaction& secrets);
+                                   const std::string& url, bool has_key, const SecretRedaction& secrets,
+                                   const std::string& key_env = {});
 
 // A call that got no HTTP status (CurlPool's on_done with status 0 and its reason). The reason
 // transport_reason::event_too_large is E-MOD-036 naming `caps.event`; `secrets` are redacted

@@ -68,6 +68,7 @@ StartedModel start_model(caf::actor_system& sys, const Manifest& m, const std::s
   if (const auto w = insecure_http_message(h.endpoint, m.name, "inference.endpoint"); !w.empty())
     std::cerr << "warning W-NET-001: " << w << ". Fix: " << insecure_http_fix << "\n";
   h.model = inf.model;
+  h.key_env = inf.api_key_env;
   if (!inf.api_key_env.empty()) {
     auto value = env(inf.api_key_env);
     if (value && !value->empty()) {

@@ -1,4 +1,5 @@
 #include "member/run_capsule.hpp"
+#include "member/workdir_fix.hpp"
 #include "member/member_seal.hpp"
 #include <sys/stat.h>
 #include <cerrno>
@@ -476,7 +477,7 @@ int run_capsule(const Manifest& m, const RunCapsuleOptions& o) {
   place.workdir = o.workdir.empty() ? current_dir() : o.workdir;
   if (::mkdir(place.workdir.c_str(), 0700) != 0 && errno != EEXIST)
     throw Failure("E-RUN-007", "cannot create the working directory " + place.workdir + " (" + std::strerror(errno) + ")",
-                  "pass --workdir with a directory you can write to");
+                  unwritable_dir_fix(place.workdir));
   place.session_id = launch.session_id;
   place.live_dir = grant ? grant->live_dir : formation_env ? formation_live_dir(formation_env->formation_id) : std::string();
   place.store_root = o.store_root;

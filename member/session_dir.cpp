@@ -1,6 +1,7 @@
 #include "member/session_dir.hpp"
 
 #include "member/trace_write_failure.hpp"
+#include "member/workdir_fix.hpp"
 #include "messages/vocabulary/failure.hpp"
 #include "os/unique_fd.hpp"
 
@@ -20,7 +21,7 @@ namespace {
 void make_dir(const std::string& p) {
   if (::mkdir(p.c_str(), 0700) != 0 && errno != EEXIST)
     throw Failure("E-RUN-007", "cannot create the session directory " + p + " (" + std::strerror(errno) + ")",
-                  "pass --workdir with a directory you can write to");
+                  unwritable_dir_fix(p));
 }
 
 } // namespace
@@ -39,7 +40,7 @@ SessionDir make_session_dir(const std::string& workdir, const std::string& sessi
     make_dir(d.path);
     if (::symlink(d.path.c_str(), place.c_str()) != 0)
       throw Failure("E-RUN-007", "cannot link the session directory " + place + " to " + d.path + " (" + std::strerror(errno) + ")",
-                    "pass --workdir with a directory you can write to");
+                    unwritable_dir_fix(place));
   }
   make_dir(d.path + "/out");
   make_dir(d.path + "/logs");
@@ -63,7 +64,7 @@ public:
         fd_(::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600)) {
     if (!fd_.valid())
       throw Failure("E-RUN-007", "cannot open " + path_ + " for writing (" + std::strerror(errno) + ")",
-                    "pass --workdir with a writable directory");
+                    unwritable_dir_fix(path_));
     if (!write_) write_ = [](int fd, const void* data, std::size_t size) { return ::write(fd, data, size); };
     held_.reserve(held_limit);
   }

@@ -2,6 +2,8 @@
 
 #include "os/tls_identity.hpp"
 #include "launcher/admission/cycle_warnings.hpp"
+#include "launcher/admission/path_members.hpp"
+#include "launcher/admission/source_drift.hpp"
 
 #include "capsule/member_wiring.hpp"
 
@@ -102,14 +104,30 @@ void entry_never_called(const Roster& roster, std::size_t entry) {
                "remove '" + to + "' from the rule; to hear from a member, let the entry member call it");
 }
 
-// 6. Every member resolves, bound to its stored bytes.
-std::vector<AdmittedMember> resolve_members(const Roster& roster, const StoreRoots& stores) {
+// 6. Every member resolves, bound to its stored bytes; a member named by path is installed from
+// its folder first (when its bytes changed), and bound to exactly what was installed.
+std::vector<AdmittedMember> resolve_members(Roster& roster, const StoreRoots& stores,
+                                            std::vector<PathInstall>& installs) {
   std::vector<AdmittedMember> out;
-  for (const auto& m : roster.members) {
+  for (auto& m : roster.members) {
+    std::string pinned;
+    if (!m.path.empty()) {
+      PathInstall p = install_path_member(roster, m, stores);
+      m.capsule = p.outcome.capsule.name;
+      m.version = p.outcome.capsule.version;
+      pinned = p.outcome.capsule.sha256;
+      installs.push_back(std::move(p));
+    }
     auto resolved = resolve_capsule(stores, m.capsule, m.version);
     if (auto* miss = std::get_if<ResolveMiss>(&resolved))
       refuse(roster, "E-ROS-007", ref(m) + ": " + miss->why, miss->fix);
-    out.push_back(AdmittedMember{m, std::move(std::get<ResolvedCapsule>(resolved)), {}, {}, {}});
+    auto& capsule = std::get<ResolvedCapsule>(resolved);
+    if (!pinned.empty() && capsule.stored.sha256 != pinned)
+      refuse(roster, "E-ROS-007",
+             ref(m) + ": the copy installed from " + m.path + " (sha256 " + pinned + ") was replaced in the " +
+               to_string(capsule.stored.scope) + " store before it was admitted (sha256 " + capsule.stored.sha256 + ")",
+             "run again, and do not install into this project's store while mur runs");
+    out.push_back(AdmittedMember{m, std::move(capsule), {}, {}, {}});
   }
   return out;
 }
@@ -332,15 +350,16 @@ std::string host_key_path(const Roster& roster, const RosterHost& h) {
   return !h.key.empty() && h.key.front() == '/' ? h.key : roster.project_dir + "/" + h.key;
 }
 
-Admission admit(const Roster& roster, const StoreRoots& stores) {
-  const NameIndex index = unique_names(roster);          // 2
-  const std::size_t entry = the_entry(roster, index);    // 3
-  rules_name_members(roster, index);                     // 4
-  entry_never_called(roster, entry);                     // 5
+Admission admit(const Roster& declared, const StoreRoots& stores) {
+  const NameIndex index = unique_names(declared);        // 2
+  const std::size_t entry = the_entry(declared, index);  // 3
+  rules_name_members(declared, index);                   // 4
+  entry_never_called(declared, entry);                   // 5
   Admission a;
-  a.roster = roster;
+  a.roster = declared;
   a.entry = entry;
-  a.members = resolve_members(roster, stores);           // 6
+  a.members = resolve_members(a.roster, stores, a.installed); // 6 (path members: capsule and version filled in)
+  const Roster& roster = a.roster;
   const EdgeSet edges = consented_edges(roster, index, a); // 7
   doors_authenticated(roster, a, edges);                 // 8
   bind_edges(a, edges, index);
@@ -355,6 +374,7 @@ Admission admit(const Roster& roster, const StoreRoots& stores) {
   warn_callees_that_exit(a);
   warn_no_room_for_children(a);
   if (auto w = call_cycle_warning(a)) a.warnings.push_back(*w);
+  for (auto& w : source_drift_warnings(a)) a.warnings.push_back(std::move(w));
   std::set<std::string> looked_at; // a capsule two members run is warned about once
   for (const auto& m : a.members)
     if (looked_at.insert(m.declared.capsule + "@" + m.declared.version).second)

@@ -4,7 +4,8 @@
 //   1 shape (E-ROS-001, done by parse_roster) → 2 unique names (E-ROS-003) → 3 exactly one
 //   entry (E-ROS-002) → 4 every rule names members (E-ROS-004) → 5 no rule calls the entry
 //   member (E-ROS-008) → 6 every member resolves at its exact version, bytes matching the
-//   recorded sha256 (E-ROS-007) → 7 every callee of an explicit rule accepts peer tasks
+//   recorded sha256 (E-ROS-007; a member named by `path` is installed from its folder first,
+//   launcher/admission/path_members.hpp) → 7 every callee of an explicit rule accepts peer tasks
 //   (E-ROS-005) → 8 with any edge, every member has an authenticated door (E-ROS-006) → 9 every
 //   `capabilities.spawn.allow` entry of every member resolves like a member (E-ROS-009) → 10 no
 //   spawn.allow capsule name is the name of a member that member may call (E-ROS-010) → 11 the
@@ -13,7 +14,8 @@
 // Warnings (no refusal): W-ROS-001 a callee with more callers than tasks it holds at once,
 // W-RUN-008 a caller whose egress lacks localhost, W-ROS-002 a script calling outside its
 // edges, W-ROS-003 a callee whose lifecycle.after_task is exit (it ends after one task),
-// W-ROS-006 a member that may delegate under a limits.max_live the members already fill.
+// W-ROS-006 a member that may delegate under a limits.max_live the members already fill,
+// W-ROS-007 an installed capsule that differs from a source folder the project holds for it.
 // Checks 1–5 read no store. Within a check, members go in roster order. There is no lock
 // file here, so E-REG-005 does not exist.
 //
@@ -26,6 +28,7 @@
 
 #include "capsule/capsule_store.hpp"
 #include "capsule/manifest.hpp"
+#include "launcher/admission/path_members.hpp"
 #include "launcher/admission/roster.hpp"
 
 #include <optional>
@@ -60,6 +63,7 @@ struct Admission {
   std::size_t entry = 0;               // index into members
   std::vector<Edge> edges;             // sorted by roster index of from, then to
   std::vector<Warning> warnings;
+  std::vector<PathInstall> installed;  // members named by path, installed from their folders (roster order)
 
   const AdmittedMember& entry_member() const { return members[entry]; }
 };
@@ -72,7 +76,8 @@ std::vector<ResolvedCapsule> resolve_spawn_allow(const Manifest& m, const StoreR
                                                  const std::string& who);
 
 
-// Runs checks 2–10 on a parsed roster; throws Failure with the first refusal's code.
+// Runs checks 2–12 on a parsed roster; throws Failure with the first refusal's code. Writes to
+// the project store only to install members named by path whose folders changed.
 Admission admit(const Roster& roster, const StoreRoots& stores);
 
 // Where a host's key file is: as written when absolute, else in the project directory.

@@ -15,13 +15,29 @@ const char* const roster_fix = "correct roster.yaml (see the roster section of t
 constexpr std::int64_t max_restarts = 100; // restarts within one window
 
 RosterMember parse_member(const Value& raw) {
-  raw.expect_map({"name", "capsule", "version", "entry", "host", "restart"});
+  raw.expect_map({"name", "capsule", "version", "path", "entry", "host", "restart"});
   RosterMember m;
   Value name = raw.require("name");
   m.name = name.string();
   if (auto p = names::member_name_problem(m.name))
     name.fail("'" + m.name + "' " + *p, "name members with ^[a-z][a-z0-9-]{0,31}$");
   Value v = raw.about("(member '" + m.name + "')");
+  if (auto path = v.get("path")) { // a capsule folder, installed by admission when its bytes changed
+    m.path = path->string();
+    if (v.get("capsule") || v.get("version"))
+      path->fail_with("E-ROS-012",
+                      "names the capsule by its folder, and capsule:/version: name an installed one too",
+                      "keep either path: (a capsule folder, installed by mur run and mur doctor whenever it changed) "
+                      "or capsule: and version: (an exact installed capsule), not both");
+    if (auto h = v.get("host"))
+      path->fail_with("E-ROS-012",
+                      "names a folder on this machine, but the member runs on host '" + h->text() +
+                        "', which runs only what is installed there",
+                      "install the folder there (mur install --host " + h->text() + " " + m.path +
+                        ") and name it with capsule: and version: instead of path:");
+    if (auto e = v.get("entry")) m.entry = e->boolean();
+    return m;
+  }
   Value capsule = v.require("capsule");
   m.capsule = capsule.string();
   if (auto p = names::capsule_name_problem(m.capsule))

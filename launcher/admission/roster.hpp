@@ -6,7 +6,7 @@
 // rule membership are admission's checks 2–5, so they are not refused here.
 // Parse order (docs/spec/formation.md §Parse order): YAML syntax → top level is a mapping → unknown
 // top-level keys → roster_version → hosts (per host: name, unknown keys, address, key) → members (present, list, non-empty; per member: unknown
-// keys, name, capsule, version, entry, host,
+// keys, name, path (with capsule, version or host: E-ROS-012) or else capsule, version, entry, host,
 // restart: unknown keys, max, within_secs) → reachability (per rule: unknown keys, from, to,
 // `to` contains `from`) → allow_cycles → limits (unknown keys, max_depth, max_live, then the
 // spending limits of capsule/limits_section.hpp).
@@ -27,8 +27,9 @@ namespace mur {
 
 struct RosterMember {
   std::string name;
-  std::string capsule;
-  std::string version;
+  std::string capsule;     // with `path`: "" until admission installed the folder (then its name)
+  std::string version;     // with `path`: likewise
+  std::string path;        // `path:` a capsule folder for development, as written (relative: to the project)
   bool entry = false;
   std::string host; // a name under `hosts:` ("" = the launcher's machine)
   RestartPolicy restart; // `restart: {max, within_secs}`; none ⇒ max 0 (its death ends the formation)

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "messages/vocabulary/failure.hpp"
+#include "messages/vocabulary/nearest_word.hpp"
 
 #include <ostream>
 #include <string>
@@ -26,12 +27,6 @@ class UsageError : public Failure {
 public:
   using Failure::Failure;
 };
-
-// Edit distance with adjacent transpositions (optimal string alignment).
-std::size_t edit_distance(const std::string& a, const std::string& b);
-
-// The known word closest to `word`, or "" when none is close enough to be a likely typo.
-std::string nearest_word(const std::string& word, const std::vector<std::string>& known);
 
 // Walks argv over `app`'s subcommands and options; throws UsageError E-CLI-001 at the first
 // command or flag it does not know. Values of options that take one are skipped.

@@ -33,6 +33,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <functional>
 #include <iomanip>
 #include <memory>
 #include <iostream>
@@ -102,6 +103,29 @@ int cmd_list(bool json) {
 }
 
 
+// install DIR… [-g] [--force]: each folder in turn, each reported; a folder refused is said
+// (its code and Fix on stderr) and the others are still installed. Exit 0 when every folder
+// was installed (or was already), 1 when any was refused.
+int cmd_install_each(const std::vector<std::string>& dirs, const std::function<int(const std::string&)>& one) {
+  if (dirs.size() == 1) return one(dirs.front());
+  std::vector<std::string> refused;
+  for (const auto& dir : dirs) {
+    try {
+      one(dir);
+    } catch (const UsageError&) {
+      throw;
+    } catch (const Failure& f) {
+      print_failure(f, false, std::cout, std::cerr);
+      refused.push_back(dir);
+    }
+  }
+  if (refused.empty()) return exit_ok;
+  std::cerr << "installed " << dirs.size() - refused.size() << " of " << dirs.size() << " folders; refused: ";
+  for (std::size_t i = 0; i < refused.size(); ++i) std::cerr << (i ? ", " : "") << refused[i];
+  std::cerr << "\n";
+  return exit_refused;
+}
+
 // install DIR --host NAME [--force]: into the global store of a host the roster here names.
 int cmd_install_on_host(const std::string& dir, const std::string& host_name, bool force) {
   check_templates(load_manifest_dir(dir), dir + "/murmur.yaml");
@@ -125,15 +149,17 @@ int cmd_install_on_host(const std::string& dir, const std::string& host_name, bo
 
 // install DIR [-g] [--force] [--host NAME]
 Command declare_install(CLI::App& app) {
-  struct Flags { std::string dir, host; bool global = false, force = false; };
+  struct Flags { std::vector<std::string> dirs; std::string host; bool global = false, force = false; };
   auto f = std::make_shared<Flags>();
-  auto* install = app.add_subcommand("install", "Install a capsule folder into the project store (or -g: the global store)");
-  install->add_option("DIR", f->dir, "capsule folder holding murmur.yaml")->required();
+  auto* install = app.add_subcommand("install", "Install capsule folders into the project store (or -g: the global store)");
+  install->add_option("DIR", f->dirs, "capsule folders, each holding murmur.yaml (mur install capsules/*)")->required();
   install->add_flag("-g,--global", f->global, "install into $MURMUR_HOME/artifacts");
   install->add_flag("--force", f->force, "replace an installed copy of the same version with other bytes");
   install->add_option("--host", f->host, "install into the global store of this host of the roster here (docs/hosts.md)");
   return {install, [f] {
-            return f->host.empty() ? cmd_install(f->dir, f->global, f->force) : cmd_install_on_host(f->dir, f->host, f->force);
+            return cmd_install_each(f->dirs, [f](const std::string& dir) {
+              return f->host.empty() ? cmd_install(dir, f->global, f->force) : cmd_install_on_host(dir, f->host, f->force);
+            });
           }};
 }
 
@@ -145,12 +171,14 @@ Command declare_list(CLI::App& app) {
 }
 
 Command declare_doctor(CLI::App& app) {
-  struct Flags { std::string dir = "."; bool json = false; };
+  struct Flags { std::string dir = "."; bool json = false, no_probe = false; };
   auto f = std::make_shared<Flags>();
   auto* doctor = app.add_subcommand("doctor", "Check a formation's roster.yaml against the installed capsules");
   doctor->add_option("DIR", f->dir, "project directory, its roster.yaml, or a capsule folder (default: current)");
   doctor->add_flag("--json", f->json, "print the report as one JSON object");
-  return {doctor, [f] { return run_doctor(f->dir, std::cout, f->json); }};
+  doctor->add_flag("--no-probe", f->no_probe,
+                   "do not ask the http members' model servers for /models or resolve the process members' programs (offline)");
+  return {doctor, [f] { return run_doctor(f->dir, std::cout, f->json, !f->no_probe); }};
 }
 
 Command declare_new(CLI::App& app) {

@@ -10,6 +10,7 @@
 #include "launcher/admission/template_check.hpp"
 #include "launcher/base/project_path.hpp"
 #include "launcher/cli/doctor_isolation.hpp"
+#include "launcher/cli/doctor_probes.hpp"
 #include "member/tools_check.hpp"
 #include "messages/vocabulary/comma_list.hpp"
 #include "messages/vocabulary/failure.hpp"
@@ -31,6 +32,8 @@ constexpr int admission_checks = 12;
 
 // Which admission check (1-based, in order) a refusal code belongs to.
 int check_of(const std::string& code) {
+  if (code == "E-ROS-012") return 1;
+  if (code.rfind("E-INS-", 0) == 0 || code.rfind("E-MAN-", 0) == 0) return 6; // a member's path folder, installed in check 6
   static const char* order[] = {"E-ROS-001", "E-ROS-003", "E-ROS-002", "E-ROS-004",
                                 "E-ROS-008", "E-ROS-007", "E-ROS-005", "E-ROS-006",
                                 "E-ROS-009", "E-ROS-010", "E-ROS-011", "E-HST-001"};
@@ -61,7 +64,27 @@ struct Report {
   std::vector<std::pair<std::string, std::vector<std::string>>> tools;
   IsolationProbe isolation; // what sealing this machine gives programs
   std::vector<std::string> hosts; // a line for each host reached (or not)
+  bool probe = true;              // --no-probe: no model server asked, no program resolved
+  std::vector<std::string> probes; // a line for each member probed that passed
 };
+
+// The model servers and programs of the report's capsules (members on other hosts excepted),
+// probed together; one check each that passed; the first failure refuses.
+void probe(Report& r) {
+  std::vector<ProbeTarget> targets;
+  if (r.admission) {
+    for (const auto& am : r.admission->members)
+      if (am.declared.host.empty())
+        targets.push_back({"member '" + am.declared.name + "' (" + am.declared.capsule + "@" + am.declared.version + ")",
+                           &am.capsule.manifest});
+  } else if (r.capsule) {
+    targets.push_back({"capsule " + r.capsule->name + "@" + r.capsule->version, &*r.capsule});
+  }
+  ProbeResult result = probe_members(targets);
+  r.passed += static_cast<int>(result.lines.size());
+  r.probes = std::move(result.lines);
+  if (result.failure) throw *result.failure;
+}
 
 // Each host a member runs on, reached with the capsules of its members (one check each), then
 // whether its members' capsules are installed there. Refuses with the first failure.
@@ -103,7 +126,8 @@ void print_members(const Admission& a, std::ostream& out) {
         << pad(m.declared.capsule + "@" + m.declared.version, wc) << "  "
         << (i == a.entry ? "entry  " : "       ")
         << (man.accepts_peer_tasks ? "serves peers   " : "refuses peers  ")
-        << (man.authentication ? "authenticated door" : "public door") << "\n";
+        << (man.authentication ? "authenticated door" : "public door")
+        << (m.declared.path.empty() ? std::string() : "  from " + m.declared.path) << "\n";
   }
   std::string edges;
   for (const auto& e : a.edges) edges += (edges.empty() ? "" : ", ") + e.from + " \xE2\x86\x92 " + e.to;
@@ -116,8 +140,9 @@ void print_members(const Admission& a, std::ostream& out) {
   if (!spawns.empty()) out << "  delegation: " << spawns << "\n";
 }
 
-Report examine(const ProjectPath& where) {
+Report examine(const ProjectPath& where, bool probing) {
   Report r;
+  r.probe = probing;
   r.dir = where.dir;
   r.has_roster = where.has_roster;
   r.has_manifest = where.has_manifest;
@@ -138,6 +163,7 @@ Report examine(const ProjectPath& where) {
                                                am.declared.version + ")");
       for (const auto& am : r.admission->members) list_tools(r, am.capsule.manifest, am.declared.name);
       check_hosts(r);
+      if (r.probe) probe(r);
     } catch (const Failure& f) {
       if (!r.admission) r.passed += check_of(f.code()) - 1;
       r.refusal = f;
@@ -162,6 +188,7 @@ Report examine(const ProjectPath& where) {
         for (auto& w : inference_warnings(m, "capsule " + m.name + "@" + m.version, process_env_lookup()))
           r.warnings.push_back(std::move(w));
         list_tools(r, m, m.name);
+        if (r.probe) probe(r);
       }
     } catch (const Failure& f) {
       r.refusal = f;
@@ -175,11 +202,14 @@ void print_text(const Report& r, std::ostream& out) {
     if (!r.has_manifest) out << "No murmur.yaml in " << r.dir << ": checking its roster.yaml.\n\n";
     out << "Roster\n  file: " << r.dir << "/roster.yaml\n";
     if (r.admission) {
+      for (const auto& p : r.admission->installed)
+        if (const auto line = install_line(p); !line.empty()) out << "  " << line << "\n";
       print_members(*r.admission, out);
       for (const auto& w : r.admission->warnings) out << "  \xE2\x9A\xA0  " << w.code << ": " << w.message << "\n";
     }
     for (const auto& [who, names] : r.tools)
       out << "  tools of " << who << ": " << (names.empty() ? std::string("none listed") : comma_list(names)) << "\n";
+    for (const auto& line : r.probes) out << "  probed " << line << "\n";
     if (!r.hosts.empty()) {
       out << "  hosts (this launcher's certificate: " << launcher_certificate() << ")\n";
       for (const auto& line : r.hosts) out << "    " << line << "\n";
@@ -199,9 +229,11 @@ void print_text(const Report& r, std::ostream& out) {
         for (const auto& s : m.spawn_allow) spawns += (spawns.empty() ? "" : ", ") + s.text();
         out << "  may delegate to: " << spawns << "\n";
       }
-      if (!r.has_roster)
+      if (!r.has_roster) {
         for (const auto& [who, names] : r.tools)
           out << "  tools: " << (names.empty() ? std::string("none listed") : comma_list(names)) << "\n";
+        for (const auto& line : r.probes) out << "  probed " << line << "\n";
+      }
     }
     if (!r.has_roster)
       for (const auto& w : r.warnings) out << "  \xE2\x9A\xA0  " << w.code << ": " << w.message << "\n";
@@ -235,12 +267,21 @@ void print_json(const Report& r, std::ostream& out) {
       json spawn = json::array();
       for (const auto& s : m.capsule.manifest.spawn_allow) spawn.push_back(s.text());
       members.back()["spawn_allow"] = std::move(spawn);
+      if (!m.declared.path.empty()) members.back()["path"] = m.declared.path;
     }
     json edges = json::array();
     for (const auto& e : a.edges) edges.push_back({{"from", e.from}, {"to", e.to}});
     if (!r.hosts.empty()) j["hosts"] = r.hosts;
     j["roster"] = {{"file", r.dir + "/roster.yaml"}, {"members", members}, {"reachability", edges},
                    {"reach_all", a.roster.reach_all}};
+    json installed = json::array();
+    for (const auto& p : a.installed)
+      installed.push_back({{"member", p.member}, {"path", p.path}, {"capsule", p.outcome.capsule.name},
+                           {"version", p.outcome.capsule.version}, {"sha256", p.outcome.capsule.sha256},
+                           {"kind", p.outcome.kind == InstallOutcome::Kind::unchanged  ? "unchanged"
+                                    : p.outcome.kind == InstallOutcome::Kind::replaced ? "changed"
+                                                                                        : "new"}});
+    j["installed"] = installed;
   }
   if (r.capsule)
     j["capsule"] = {{"file", r.dir + "/murmur.yaml"}, {"name", r.capsule->name}, {"version", r.capsule->version},
@@ -251,6 +292,7 @@ void print_json(const Report& r, std::ostream& out) {
   json warnings = json::array();
   for (const auto& w : r.warnings) warnings.push_back({{"code", w.code}, {"message", w.message}, {"fix", w.fix}});
   j["warnings"] = warnings;
+  j["probed"] = r.probes;
   if (r.refusal) j["error"] = failure_json(*r.refusal);
   j["isolation"] = isolation_json(r.isolation, capsules_of(r));
   out << j.dump() << "\n";
@@ -258,7 +300,7 @@ void print_json(const Report& r, std::ostream& out) {
 
 } // namespace
 
-int run_doctor(const std::string& dir_arg, std::ostream& out, bool as_json) {
+int run_doctor(const std::string& dir_arg, std::ostream& out, bool as_json, bool probing) {
   std::optional<ProjectPath> where;
   try {
     where = doctor_path(dir_arg);
@@ -271,7 +313,7 @@ int run_doctor(const std::string& dir_arg, std::ostream& out, bool as_json) {
     }
     return exit_refused;
   }
-  const Report r = examine(*where);
+  const Report r = examine(*where, probing);
   if (as_json) {
     print_json(r, out);
   } else {

@@ -180,10 +180,13 @@ private:
   std::string failure_, ending_;
 };
 
-// Checks 1–10 and the templates, as mur doctor runs them; the warnings on stderr.
+// Checks 1–12 and the templates, as mur doctor runs them; members named by path installed from
+// their folders when they changed (a line each on stderr); the warnings on stderr.
 Admission admit_for_run(const std::string& roster_arg) {
   check_roster_path(roster_arg);
   Admission admission = admit_roster_at(roster_arg);
+  for (const auto& p : admission.installed) // members named by path whose folders changed
+    if (const auto line = install_line(p); !line.empty()) std::cerr << "[mur run] " << line << "\n";
   check_hosts(admission, [](const std::string&, bool) {}); // each host reached, its capsules there as admitted
   for (const auto& am : admission.members) // as mur doctor checks them (E-MAN-004)
     check_templates(am.capsule.manifest, "member '" + am.declared.name + "' (" + am.declared.capsule + "@" +

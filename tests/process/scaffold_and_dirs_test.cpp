@@ -85,14 +85,15 @@ TEST_CASE("mur new --model http: capsules for a local OpenAI-compatible server t
     INFO(in.err);
     CHECK(in.exit_code == 0);
   }
-  // Every manifest key and the roster are accepted: doctor passes.
-  Ran doctor = mur_in(project, {"doctor", "--json"}, env);
+  // Every manifest key and the roster are accepted: doctor passes when told not to probe the
+  // model server (none need run here; its probes are tested in edit_run_loop_test.cpp).
+  Ran doctor = mur_in(project, {"doctor", "--json", "--no-probe"}, env);
   json j = json::parse(doctor.out, nullptr, false);
   REQUIRE(j.is_object());
   CHECK_FALSE(j.contains("error"));
   CHECK(doctor.exit_code == 0);
   for (const char* c : {"capsules/worker", "capsules/lead"}) {
-    Ran one = mur_in(project, {"doctor", c, "--json"}, env);
+    Ran one = mur_in(project, {"doctor", c, "--json", "--no-probe"}, env);
     json k = json::parse(one.out, nullptr, false);
     REQUIRE(k.is_object());
     CHECK(k["capsule"]["transport"] == "http");

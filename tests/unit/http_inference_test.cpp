@@ -278,7 +278,7 @@ TEST_CASE("mur doctor passes an http capsule, warning W-MOD-001 with its Fix whe
   }
   ::unsetenv("MUR_TEST_SURELY_UNSET_KEY_11");
   std::ostringstream out;
-  const int code = mur::run_doctor(dir, out);
+  const int code = mur::run_doctor(dir, out, false, false); // no probe: no model server here
   INFO(out.str());
   CHECK(code == 0);
   CHECK(out.str().find("E-RUN-050") == std::string::npos);
@@ -289,7 +289,7 @@ TEST_CASE("mur doctor passes an http capsule, warning W-MOD-001 with its Fix whe
     f << http("  api_key: ${MUR_TEST_SURELY_UNSET_KEY_11}\n", "https://api.example.com/v1");
   }
   std::ostringstream remote;
-  mur::run_doctor(dir, remote);
+  mur::run_doctor(dir, remote, false, false);
   INFO(remote.str());
   CHECK(remote.str().find("will refuse to start (E-MOD-003)") != std::string::npos);
   ::unlink((dir + "/murmur.yaml").c_str());
