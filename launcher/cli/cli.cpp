@@ -25,6 +25,7 @@
 #include "launcher/traces/trace_list.hpp"
 #include "launcher/view/view_command.hpp"
 #include "messages/credentials/formation_channel.hpp"
+#include "messages/vocabulary/duration.hpp"
 #include "messages/vocabulary/failure.hpp"
 
 #include <CLI/CLI.hpp>
@@ -162,17 +163,31 @@ Command declare_new(CLI::App& app) {
   return {create, [f] { return cmd_new(f->name, f->model); }};
 }
 
+// --timeout SECS|DUR of mur send, parsed once; none when not given.
+std::optional<std::chrono::milliseconds> send_timeout(const std::string& timeout) {
+  if (timeout.empty()) return std::nullopt;
+  auto d = parse_duration(timeout);
+  if (auto* err = std::get_if<DurationError>(&d))
+    throw UsageError("E-CLI-003", "--timeout is not a duration: " + err->why, "give " + std::string(duration_forms));
+  const auto ms = std::get<std::chrono::milliseconds>(d);
+  if (ms.count() == 0)
+    throw UsageError("E-CLI-003", "--timeout 0 would stop waiting before the task is sent",
+                     "give a time above zero, e.g. --timeout 120, or leave it out to wait as long as the task works");
+  return ms;
+}
+
 Command declare_send(CLI::App& app) {
-  struct Flags { std::string target, text; bool json = false, wait = false; };
+  struct Flags { std::string target, text, timeout; bool json = false, wait = false; };
   auto f = std::make_shared<Flags>();
   auto* send = app.add_subcommand("send", "Hand a running door a task and print its answer");
   send->add_option("TARGET", f->target, "frm_…, ses_… or the door's URL (as mur ps shows it)")->required();
   send->add_option("TEXT", f->text, "the task")->required();
   send->add_flag("--json", f->json, "print the outcome as JSON");
   send->add_flag("--wait", f->wait, "while the door is busy, keep offering the task until it is taken");
+  send->add_option("--timeout", f->timeout, "stop waiting after SECS (or DUR: 90s, 10m, 2h); the task goes on (default: wait as long as it works)");
   return {send, [f] {
             refuse_empty_task(f->text, "mur send TARGET \"TEXT\"");
-            return cmd_send(f->target, f->text, f->json, f->wait);
+            return cmd_send(f->target, f->text, f->json, f->wait, send_timeout(f->timeout));
           }};
 }
 
