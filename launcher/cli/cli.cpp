@@ -185,7 +185,7 @@ Command declare_send(CLI::App& app) {
   struct Flags { std::string target, text, timeout; bool json = false, wait = false; };
   auto f = std::make_shared<Flags>();
   auto* send = app.add_subcommand("send", "Hand a running door a task and print its answer");
-  send->add_option("TARGET", f->target, "frm_…, ses_… or the door's URL (as mur ps shows it)")->required();
+  send->add_option("TARGET", f->target, "frm_…, ses_… (a unique prefix, or last) or the door's URL (as mur ps shows it)")->required();
   send->add_option("TEXT", f->text, "the task")->required();
   send->add_flag("--json", f->json, "print the outcome as JSON");
   send->add_flag("--wait", f->wait, "while the door is busy, keep offering the task until it is taken");
@@ -205,7 +205,7 @@ Command declare_cancel(CLI::App& app) {
   };
   auto f = std::make_shared<Flags>();
   auto* cancel = app.add_subcommand("cancel", "Cancel running tasks, and every call they have out, down the tree");
-  cancel->add_option("TARGET", f->target, "a task id (tsk_…), or frm_…, ses_… or a door's URL: all its running tasks")->required();
+  cancel->add_option("TARGET", f->target, "a task id (tsk_…), or frm_…, ses_… or a door's URL: all its running tasks (an id's unique prefix will do, or last)")->required();
   cancel->add_option("TASK_ID", f->task, "only this task of TARGET");
   cancel->add_flag("--json", f->json, "print what was canceled as JSON");
   cancel->add_option("--within", f->within, "ms to wait for the tree below to confirm (default 5000)");
@@ -222,7 +222,7 @@ Command declare_answer(CLI::App& app) {
   };
   auto f = std::make_shared<Flags>();
   auto* answer = app.add_subcommand("answer", "Answer the question a task waits on (a member asked the operator)");
-  answer->add_option("TARGET", f->task, "the task that asks (tsk_…), or frm_…, ses_… or a door's URL whose one task asks")->required();
+  answer->add_option("TARGET", f->task, "the task that asks (tsk_…), or frm_…, ses_… or a door's URL whose one task asks (an id's unique prefix will do, or last)")->required();
   answer->add_option("TEXT", f->text, "the answer")->required();
   answer->add_flag("--json", f->json, "print the outcome as JSON");
   return {answer, [f] {
@@ -235,7 +235,7 @@ Command declare_stop(CLI::App& app) {
   struct Flags { std::string target; double timeout = 10; };
   auto f = std::make_shared<Flags>();
   auto* stop = app.add_subcommand("stop", "Stop a formation (frm_…) or a session (ses_…)");
-  stop->add_option("TARGET", f->target, "frm_… or ses_…")->required();
+  stop->add_option("TARGET", f->target, "frm_… or ses_… (a unique prefix, or last)")->required();
   stop->add_option("--timeout", f->timeout, "seconds before SIGKILL (default 10)");
   return {stop, [f] { return cmd_stop(resolve_id(f->target, frm_or_ses, IdScope::running), f->timeout); }};
 }
@@ -260,7 +260,7 @@ std::vector<Command> declare_trace(CLI::App& app) {
   trace->require_subcommand(1);
   auto* show = trace->add_subcommand(
     "show", "Show a formation's (or a session's) tasks as a tree in time order: each task's calls, the callee's task under each");
-  show->add_option("TARGET", f->target, "frm_… or ses_…")->required();
+  show->add_option("TARGET", f->target, "frm_… or ses_… (a unique prefix, or last)")->required();
   f->json_opt = show->add_flag("--json", f->json, "print the tree as one JSON document (docs/traces.md)");
   f->full_opt = show->add_flag("--full", f->full, "print whole task and answer texts (default: 80 characters)");
   show->add_flag("--follow", f->follow, "frm_… only: print each task, call and answer as it happens, until the formation ends");
@@ -282,7 +282,7 @@ Command declare_view(CLI::App& app) {
   auto f = std::make_shared<Flags>();
   auto* view = app.add_subcommand(
     "view", "Serve a formation's (or a session's) live view on 127.0.0.1: members, tasks, calls in flight, the tree");
-  view->add_option("TARGET", f->target, "frm_… or ses_…")->required();
+  view->add_option("TARGET", f->target, "frm_… or ses_… (a unique prefix, or last)")->required();
   f->port_opt = view->add_option("--port", f->port, "serve on 127.0.0.1:N (default: a port the system chooses)");
   return {view, [f] {
             check_port(f->port_opt, f->port, "--port");
