@@ -222,7 +222,7 @@ FollowEnd follow_task(CurlPool& pool, const DoorTarget& door, TaskView task, con
     breaks = Clock::now() - began >= std::chrono::seconds(5) ? 1 : breaks + 1;
     if (session_gone(door)) {
       out.why = FollowEnd::Why::lost;
-      out.reason = "its session " + door.session_id + " has ended (" + end.reason + ")";
+      out.reason = "its session " + door.session_id + " has ended: " + end.reason;
       return out;
     }
     if (failures >= limits.max_failures) {

@@ -3,10 +3,13 @@
 // stream (MURMUR_SEND_STREAM_SECS made short here: 1 s against a 4 s task, so the wait outlives
 // several connections without the test taking 30 s); `--timeout` stops the wait with E-SND-005,
 // which names the task, says it goes on, and gives the command that shows its answer — and the
-// task then does complete, and that very command shows its answer.
+// task then does complete, and that very command shows its answer. A question the task waits on
+// is printed with the `mur answer` command (answered here with a prefix of the task id), and a
+// session killed under the wait is E-SND-006.
 #include <catch2/catch.hpp>
 
 #include "capsule_folder.hpp"
+#include "door_http.hpp"
 #include "launched_mur.hpp"
 #include "run_command.hpp"
 
@@ -19,6 +22,7 @@
 
 #include <csignal>
 #include <sstream>
+#include <thread>
 
 using namespace mur::test;
 using json = nlohmann::json;
@@ -160,4 +164,62 @@ TEST_CASE("mur send --timeout stops waiting with E-SND-005, the task goes on, an
   CHECK(line["error"]["code"] == "E-SND-005");
   const std::string message = line["error"]["message"];
   CHECK(message.find("goes on at the door") != std::string::npos);
+}
+
+TEST_CASE("mur send prints the question its task waits on, and waits on until mur answer with a task prefix answers it",
+          "[process][send][wait][ids]") {
+  CapsuleFolder d("name: asker\nversion: 1.0.0\ninference:\n  transport: script\n  turns:\n"
+                  "    - ask: \"which colour for {{task}}?\"\n    - reply: \"{{tool_results}}\"\n"
+                  "capabilities: {ask_operator: true}\n"
+                  "lifecycle: {task_acceptance: single, after_task: sleep}\n"
+                  "network: {authentication: {scheme: bearer}}\n");
+  LaunchedMur session(d.run_argv(), d.env);
+  REQUIRE(json::parse(session.read_line(), nullptr, false).is_object());
+  LaunchedMur send({MUR_BINARY, "send", "last", "the bikeshed"}, d.env);
+  // The question reaches mur send's stderr as the task starts waiting (a file, read until it shows).
+  const std::string asked = "the task waits for your answer: the member asks: which colour for the bikeshed?\nanswer it with: mur answer ";
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (send.err().find(asked) == std::string::npos && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const std::string err = send.err();
+  const auto at = err.find(asked);
+  REQUIRE(at != std::string::npos);
+  const std::string task_id = err.substr(at + asked.size(), 36);
+  REQUIRE(task_id.rfind("tsk_", 0) == 0);
+  CHECK(err.find(task_id + " \"\u2026\"\n") != std::string::npos);
+
+  Ran answered = run_command({MUR_BINARY, "answer", task_id.substr(0, 16), "blue"}, d.env); // a prefix of the task id
+  INFO(answered.err);
+  CHECK(answered.exit_code == 0);
+  CHECK(answered.out.find(task_id + "  answered: the member asks: which colour for the bikeshed?") != std::string::npos);
+  CHECK(send.read_line() == "The operator answered: blue");
+  CHECK(send.wait() == 0);
+  session.signal(SIGTERM);
+  CHECK(session.wait() == 0);
+}
+
+TEST_CASE("a session killed while mur send waits: E-SND-006 says it stopped waiting and what to check", "[process][send][wait]") {
+  SlowDesk desk;
+  const std::string op = desk.operator_token();
+  LaunchedMur send({MUR_BINARY, "send", desk.ses, "the lost one"}, desk.d.env);
+  // Once the door holds the task, mur send follows it; then the session is killed.
+  mur::DoorRequest list;
+  list.method = mur::DoorMethod::list_tasks;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  bool held = false;
+  while (!held && std::chrono::steady_clock::now() < until) {
+    const DoorHttpReply r = door_rpc(desk.url, list, op);
+    held = r.status == 200 && r.body.contains("result") && !r.body["result"]["tasks"].empty();
+    if (!held) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  REQUIRE(held);
+  desk.run.signal(SIGKILL);
+  CHECK(desk.run.wait() == 128 + SIGKILL); // reaped: its running record names a process that is gone
+  CHECK(send.wait() == 1);
+  INFO(send.err());
+  CHECK(send.err().find("error[E-SND-006]: mur send stopped waiting for task tsk_") != std::string::npos);
+  CHECK(send.err().find(": it could not follow it again (its session " + desk.ses + " has ended: ") != std::string::npos);
+  CHECK(send.err().find("if its session still runs, the task goes on\n") != std::string::npos);
+  CHECK(send.err().find("Fix: check that the session still runs: mur ps; see its answer once it has ended: mur trace show " +
+                        desk.ses + " --full") != std::string::npos);
 }
