@@ -1,15 +1,18 @@
 // Ids on the command line (docs/spec/choices.md §Command line, "Ids on the command line"), with
 // real processes: two sessions in one MURMUR_HOME; `last` names the newer, a unique prefix (with
 // `ses_` or its hex alone) names its session, a prefix of both is E-ID-001 listing both, a
-// prefix of none is E-ID-002 — through mur send, mur trace show and mur stop.
+// prefix of none is E-ID-002 — through mur send, mur trace show and mur stop; and a served
+// formation named by `last` and by a prefix of its frm_ id.
 #include <catch2/catch.hpp>
 
 #include "capsule_folder.hpp"
+#include "formation_fixture.hpp"
 #include "launched_mur.hpp"
 #include "run_command.hpp"
 
 #include <nlohmann/json.hpp>
 
+#include <csignal>
 #include <fstream>
 
 using namespace mur::test;
@@ -98,4 +101,30 @@ TEST_CASE("last, a unique prefix and an ambiguous one name sessions for mur send
   Ran nothing = run_command({MUR_BINARY, "send", "last", "anyone?"}, home.env);
   CHECK(nothing.exit_code == 1);
   CHECK(nothing.err.find("error[E-ID-002]: last names nothing: there is no running formation or session\n") != std::string::npos);
+}
+
+TEST_CASE("last and a prefix of a frm_ id name a served formation for mur send, trace show and stop", "[process][cli][ids]") {
+  ServedFormation served;
+  auto& env = served.f.env;
+  const std::string prefix = served.frm.substr(0, 16);
+
+  Ran by_last = run_command({MUR_BINARY, "send", "last", "Add a greeting"}, env);
+  INFO(by_last.err);
+  CHECK(by_last.exit_code == 0);
+  CHECK(by_last.out.find("Add a greeting") != std::string::npos);
+  Ran by_prefix = run_command({MUR_BINARY, "send", prefix, "Add a farewell"}, env);
+  INFO(by_prefix.err);
+  CHECK(by_prefix.exit_code == 0);
+  CHECK(by_prefix.out.find("Add a farewell") != std::string::npos);
+
+  Ran shown = run_command({MUR_BINARY, "trace", "show", "last"}, env, served.f.project.path);
+  INFO(shown.err);
+  CHECK(shown.exit_code == 0);
+  CHECK(shown.out.find("formation " + served.frm) != std::string::npos);
+
+  Ran stopped = run_command({MUR_BINARY, "stop", "LAST"}, env); // any case
+  INFO(stopped.err);
+  CHECK(stopped.exit_code == 0);
+  CHECK(stopped.out.find(served.frm) != std::string::npos);
+  CHECK(served.run.wait() == 128 + SIGTERM);
 }
