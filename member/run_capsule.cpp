@@ -1,6 +1,7 @@
 #include "member/run_capsule.hpp"
 #include "member/workdir_fix.hpp"
 #include "member/member_seal.hpp"
+#include <filesystem>
 #include <sys/stat.h>
 #include <cerrno>
 #include <cstring>
@@ -280,7 +281,9 @@ void write_session_record(const Session& s, const Manifest& m, const JoinedForma
   rec.url = s.server->url();
   rec.capsule_name = m.name;
   rec.capsule_version = m.version;
-  rec.workdir = s.workdir;
+  std::error_code ec; // absolute, so that a command run elsewhere finds the trace under it
+  const auto workdir = std::filesystem::absolute(s.workdir, ec);
+  rec.workdir = ec ? s.workdir : workdir.lexically_normal().string();
   rec.formation_id = formation.id;
   rec.formation_member = formation.bundle ? formation.bundle->member : "";
   rec.formation_lifeline = formation.has_lifeline;

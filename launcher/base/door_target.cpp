@@ -19,14 +19,14 @@ DoorTarget find_door(const std::string& target, const TargetCodes& codes) {
     auto rec = read_running_record(target);
     if (!rec || !record_is_live(*rec))
       throw Failure(unknown, "no running session " + target, "list running sessions with mur ps");
-    return {rec->url, rec->operator_token};
+    return {rec->url, rec->operator_token, rec->session_id, rec->formation_id, rec->workdir};
   }
   if (ids::is_valid(target, ids::formation)) { // the formation's entry member, named by its launcher record
     auto launcher = read_launcher_record(target);
     if (launcher && launcher_is_live(*launcher))
       for (const auto& rec : list_running_records())
         if (rec.formation_id == target && rec.formation_member == launcher->entry && record_is_live(rec))
-          return {rec.url, rec.operator_token};
+          return {rec.url, rec.operator_token, rec.session_id, rec.formation_id, rec.workdir};
     throw Failure(unknown, "no running formation " + target + " with its entry member serving",
                   "list running formations with mur ps");
   }
@@ -38,16 +38,21 @@ DoorTarget find_door(const std::string& target, const TargetCodes& codes) {
   std::string loopback = url;
   if (loopback.rfind("http://localhost:", 0) == 0) loopback = "http://127.0.0.1:" + url.substr(17);
   for (const auto& rec : list_running_records())
-    if (rec.url == loopback && record_is_live(rec)) return {rec.url, rec.operator_token};
-  return {url, std::nullopt};
+    if (rec.url == loopback && record_is_live(rec)) return {rec.url, rec.operator_token, rec.session_id, rec.formation_id, rec.workdir};
+  return {url, std::nullopt, {}, {}, {}};
 }
 
-HttpOutcome call_door(CurlPool& pool, const DoorTarget& door, const json& request, TaskView* task) {
+HttpCall door_call(const DoorTarget& door, const json& request) {
   HttpCall c;
   c.url = door.url + "/";
   c.body = request.dump();
   c.headers = {"Content-Type: application/json", "A2A-Version: 1.0"};
   if (door.token) c.headers.push_back("Authorization: Bearer " + door.token->expose());
+  return c;
+}
+
+HttpOutcome call_door(CurlPool& pool, const DoorTarget& door, const json& request, TaskView* task) {
+  HttpCall c = door_call(door, request);
   if (task) {
     c.timeout = std::chrono::milliseconds(0);
     c.on_event = [task](const std::string& data) {
@@ -66,7 +71,7 @@ HttpOutcome call_door(CurlPool& pool, const DoorTarget& door, const json& reques
 DoorTarget door_holding(CurlPool& pool, const std::string& task_id, const char* code) {
   for (const auto& rec : list_running_records()) {
     if (!record_is_live(rec) || !rec.operator_token) continue;
-    DoorTarget door{rec.url, rec.operator_token};
+    DoorTarget door{rec.url, rec.operator_token, rec.session_id, rec.formation_id, rec.workdir};
     DoorRequest get;
     get.method = DoorMethod::get_task;
     get.task_id = task_id;

@@ -26,6 +26,9 @@ struct TaskView;
 struct DoorTarget {
   std::string url;
   std::optional<DoorToken> token;
+  std::string session_id;   // the running record serving it ("" for a URL no record names)
+  std::string formation_id; // that session's formation ("" when none)
+  std::string workdir;      // that session's work directory, where its trace is ("" when none)
 };
 
 // The codes a command names its failures with: no such target, the door unreachable.
@@ -42,6 +45,10 @@ DoorTarget find_door(const std::string& target, const TargetCodes& codes = send_
 // The live session whose door holds `task_id` (asked with each running record's operator
 // token); none is the Failure `code`.
 DoorTarget door_holding(CurlPool& pool, const std::string& task_id, const char* code);
+
+// The HTTP call of `request` to `door` (JSON-RPC, A2A-Version 1.0, its credential only in the
+// Authorization header), not yet submitted.
+HttpCall door_call(const DoorTarget& door, const nlohmann::json& request);
 
 // One call, waited for; with `task`, an event stream's results are folded into it as they
 // arrive (on the pool's thread, before the call ends).

@@ -13,6 +13,7 @@
 #include "launcher/run/host_reach.hpp"
 #include "os/tls_identity.hpp"
 #include "launcher/cli/cmd_new.hpp"
+#include "launcher/cli/id_resolver.hpp"
 #include "launcher/cli/cmd_ps.hpp"
 #include "launcher/cli/cmd_answer.hpp"
 #include "launcher/cli/cmd_cancel.hpp"
@@ -25,6 +26,7 @@
 #include "launcher/traces/trace_list.hpp"
 #include "launcher/view/view_command.hpp"
 #include "messages/credentials/formation_channel.hpp"
+#include "messages/vocabulary/duration.hpp"
 #include "messages/vocabulary/failure.hpp"
 
 #include <CLI/CLI.hpp>
@@ -190,17 +192,36 @@ Command declare_new(CLI::App& app) {
   return {create, [f] { return cmd_new(f->name, f->model); }};
 }
 
+// What the id arguments take (launcher/cli/id_resolver.hpp resolves prefixes and `last`).
+constexpr IdKinds frm_or_ses{true, true, false};
+constexpr IdKinds any_id{true, true, true};
+
+// --timeout SECS|DUR of mur send, parsed once; none when not given.
+std::optional<std::chrono::milliseconds> send_timeout(const std::string& timeout) {
+  if (timeout.empty()) return std::nullopt;
+  auto d = parse_duration(timeout);
+  if (auto* err = std::get_if<DurationError>(&d))
+    throw UsageError("E-CLI-003", "--timeout is not a duration: " + err->why, "give " + std::string(duration_forms));
+  const auto ms = std::get<std::chrono::milliseconds>(d);
+  if (ms.count() == 0)
+    throw UsageError("E-CLI-003", "--timeout 0 would stop waiting before the task is sent",
+                     "give a time above zero, e.g. --timeout 120, or leave it out to wait as long as the task works");
+  return ms;
+}
+
 Command declare_send(CLI::App& app) {
-  struct Flags { std::string target, text; bool json = false, wait = false; };
+  struct Flags { std::string target, text, timeout; bool json = false, wait = false; };
   auto f = std::make_shared<Flags>();
   auto* send = app.add_subcommand("send", "Hand a running door a task and print its answer");
-  send->add_option("TARGET", f->target, "frm_…, ses_… or the door's URL (as mur ps shows it)")->required();
+  send->add_option("TARGET", f->target, "frm_…, ses_… (a unique prefix, or last) or the door's URL (as mur ps shows it)")->required();
   send->add_option("TEXT", f->text, "the task")->required();
   send->add_flag("--json", f->json, "print the outcome as JSON");
   send->add_flag("--wait", f->wait, "while the door is busy, keep offering the task until it is taken");
+  send->add_option("--timeout", f->timeout, "stop waiting after SECS (or DUR: 90s, 10m, 2h); the task goes on (default: wait as long as it works)");
   return {send, [f] {
             refuse_empty_task(f->text, "mur send TARGET \"TEXT\"");
-            return cmd_send(f->target, f->text, f->json, f->wait);
+            return cmd_send(resolve_id(f->target, frm_or_ses, IdScope::running), f->text, f->json, f->wait,
+                            send_timeout(f->timeout));
           }};
 }
 
@@ -212,11 +233,14 @@ Command declare_cancel(CLI::App& app) {
   };
   auto f = std::make_shared<Flags>();
   auto* cancel = app.add_subcommand("cancel", "Cancel running tasks, and every call they have out, down the tree");
-  cancel->add_option("TARGET", f->target, "a task id (tsk_…), or frm_…, ses_… or a door's URL: all its running tasks")->required();
+  cancel->add_option("TARGET", f->target, "a task id (tsk_…), or frm_…, ses_… or a door's URL: all its running tasks (an id's unique prefix will do, or last)")->required();
   cancel->add_option("TASK_ID", f->task, "only this task of TARGET");
   cancel->add_flag("--json", f->json, "print what was canceled as JSON");
   cancel->add_option("--within", f->within, "ms to wait for the tree below to confirm (default 5000)");
-  return {cancel, [f] { return cmd_cancel(f->target, f->task, f->json, f->within); }};
+  return {cancel, [f] {
+            const std::string task = f->task.empty() ? f->task : resolve_id(f->task, IdKinds{false, false, true}, IdScope::running);
+            return cmd_cancel(resolve_id(f->target, any_id, IdScope::running), task, f->json, f->within);
+          }};
 }
 
 Command declare_answer(CLI::App& app) {
@@ -226,12 +250,12 @@ Command declare_answer(CLI::App& app) {
   };
   auto f = std::make_shared<Flags>();
   auto* answer = app.add_subcommand("answer", "Answer the question a task waits on (a member asked the operator)");
-  answer->add_option("TARGET", f->task, "the task that asks (tsk_…), or frm_…, ses_… or a door's URL whose one task asks")->required();
+  answer->add_option("TARGET", f->task, "the task that asks (tsk_…), or frm_…, ses_… or a door's URL whose one task asks (an id's unique prefix will do, or last)")->required();
   answer->add_option("TEXT", f->text, "the answer")->required();
   answer->add_flag("--json", f->json, "print the outcome as JSON");
   return {answer, [f] {
             refuse_empty_task(f->text, "mur answer TARGET \"TEXT\"");
-            return cmd_answer(f->task, f->text, f->json);
+            return cmd_answer(resolve_id(f->task, any_id, IdScope::running), f->text, f->json);
           }};
 }
 
@@ -239,9 +263,9 @@ Command declare_stop(CLI::App& app) {
   struct Flags { std::string target; double timeout = 10; };
   auto f = std::make_shared<Flags>();
   auto* stop = app.add_subcommand("stop", "Stop a formation (frm_…) or a session (ses_…)");
-  stop->add_option("TARGET", f->target, "frm_… or ses_…")->required();
+  stop->add_option("TARGET", f->target, "frm_… or ses_… (a unique prefix, or last)")->required();
   stop->add_option("--timeout", f->timeout, "seconds before SIGKILL (default 10)");
-  return {stop, [f] { return cmd_stop(f->target, f->timeout); }};
+  return {stop, [f] { return cmd_stop(resolve_id(f->target, frm_or_ses, IdScope::running), f->timeout); }};
 }
 
 Command declare_ps(CLI::App& app) {
@@ -264,7 +288,7 @@ std::vector<Command> declare_trace(CLI::App& app) {
   trace->require_subcommand(1);
   auto* show = trace->add_subcommand(
     "show", "Show a formation's (or a session's) tasks as a tree in time order: each task's calls, the callee's task under each");
-  show->add_option("TARGET", f->target, "frm_… or ses_…")->required();
+  show->add_option("TARGET", f->target, "frm_… or ses_… (a unique prefix, or last)")->required();
   f->json_opt = show->add_flag("--json", f->json, "print the tree as one JSON document (docs/traces.md)");
   f->full_opt = show->add_flag("--full", f->full, "print whole task and answer texts (default: 80 characters)");
   show->add_flag("--follow", f->follow, "frm_… only: print each task, call and answer as it happens, until the formation ends");
@@ -272,11 +296,11 @@ std::vector<Command> declare_trace(CLI::App& app) {
     "list", "List formations ($MURMUR_HOME/formations) and the sessions in the current directory's .murmur/, newest first");
   list->add_flag("--json", f->list_json, "print one JSON object {formations, sessions}");
   auto run_show = [f] {
-    if (!f->follow) return cmd_trace_show(f->target, f->json, f->full);
+    if (!f->follow) return cmd_trace_show(resolve_id(f->target, frm_or_ses, IdScope::traced), f->json, f->full);
     const std::string mode = "mur trace show --follow", why = "it prints one line per event as it happens";
     refuse_in_mode(f->json_opt, mode, why, "mur trace show --help");
     refuse_in_mode(f->full_opt, mode, why, "mur trace show --help");
-    return cmd_trace_follow(f->target);
+    return cmd_trace_follow(resolve_id(f->target, IdKinds{true, false, false}, IdScope::traced));
   };
   return {{show, run_show}, {list, [f] { return cmd_trace_list(f->list_json); }}};
 }
@@ -286,11 +310,11 @@ Command declare_view(CLI::App& app) {
   auto f = std::make_shared<Flags>();
   auto* view = app.add_subcommand(
     "view", "Serve a formation's (or a session's) live view on 127.0.0.1: members, tasks, calls in flight, the tree");
-  view->add_option("TARGET", f->target, "frm_… or ses_…")->required();
+  view->add_option("TARGET", f->target, "frm_… or ses_… (a unique prefix, or last)")->required();
   f->port_opt = view->add_option("--port", f->port, "serve on 127.0.0.1:N (default: a port the system chooses)");
   return {view, [f] {
             check_port(f->port_opt, f->port, "--port");
-            return cmd_view(f->target, static_cast<std::uint16_t>(f->port));
+            return cmd_view(resolve_id(f->target, frm_or_ses, IdScope::traced), static_cast<std::uint16_t>(f->port));
           }};
 }
 
@@ -301,7 +325,11 @@ Command declare_token(CLI::App& app) {
   token->add_option("--session", q->session, "ses_… of the session");
   token->add_option("--formation", q->formation, "frm_… of the formation (with --member)");
   token->add_option("--member", q->member, "the member's name (with --formation)");
-  return {token, [q] { return cmd_token(*q); }};
+  return {token, [q] {
+            if (!q->session.empty()) q->session = resolve_id(q->session, IdKinds{false, true, false}, IdScope::running);
+            if (!q->formation.empty()) q->formation = resolve_id(q->formation, IdKinds{true, false, false}, IdScope::running);
+            return cmd_token(*q);
+          }};
 }
 
 Command declare_formations(CLI::App& app) {
@@ -312,7 +340,10 @@ Command declare_formations(CLI::App& app) {
   rm->add_option("ID", removal->ids, "frm_… to remove");
   rm->add_flag("--ended", removal->ended, "every formation that no longer runs");
   rm->add_option("--older-than", removal->older_than, "every ended formation launched longer ago than DUR (7d, 12h, …)");
-  return {rm, [removal] { return cmd_formations_rm(*removal); }};
+  return {rm, [removal] {
+            for (auto& id : removal->ids) id = resolve_id(id, IdKinds{true, false, false}, IdScope::traced);
+            return cmd_formations_rm(*removal);
+          }};
 }
 
 // help [COMMAND…]: the help of mur or of the command the words name (E-CLI-001 for a word that

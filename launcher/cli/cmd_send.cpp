@@ -1,6 +1,8 @@
 #include "launcher/cli/cmd_send.hpp"
 #include "launcher/cli/cmd_cancel.hpp"
 #include "launcher/base/door_target.hpp"
+#include "launcher/base/task_follow.hpp"
+#include "messages/vocabulary/duration.hpp"
 #include "messages/vocabulary/terminal_text.hpp"
 
 #include "actors/egress.hpp"
@@ -13,6 +15,8 @@
 #include "os/signal_watch.hpp"
 
 #include <cstdlib>
+#include <filesystem>
+#include <unistd.h>
 #include <iostream>
 #include <mutex>
 #include <thread>
@@ -29,6 +33,61 @@ void refuse_on(const DoorReply& r) {
   if (r.rpc_code != 0)
     throw Failure("E-SND-003", "the door answered error " + std::to_string(r.rpc_code) + ": " + r.rpc_message,
                   "check the capsule's lifecycle.task_acceptance");
+}
+
+// The command that shows a task of `door` once it has ended: a formation's trace is found from
+// anywhere; a lone session's from its work directory once it no longer runs.
+std::string trace_command(const DoorTarget& door) {
+  if (!door.formation_id.empty()) return "mur trace show " + door.formation_id + " --full";
+  if (door.session_id.empty()) return "";
+  std::string here;
+  if (char* cwd = ::getcwd(nullptr, 0)) {
+    here = cwd;
+    std::free(cwd);
+  }
+  std::error_code ec;
+  const bool elsewhere = !door.workdir.empty() && !std::filesystem::equivalent(door.workdir, here, ec);
+  return "mur trace show " + door.session_id + " --full" + (elsewhere ? " (run in " + door.workdir + ")" : "");
+}
+
+// Waits for `task` at `door` until it ends (following it over SubscribeToTask), printing what a
+// task that waits for input asks; giving up is E-SND-005 (--timeout) or E-SND-006 (lost).
+TaskView wait_for(CurlPool& pool, const DoorTarget& door, const TaskView& task, bool as_json,
+                  std::chrono::steady_clock::time_point began, std::optional<std::chrono::milliseconds> timeout,
+                  std::chrono::milliseconds stream_for) {
+  using Clock = std::chrono::steady_clock;
+  FollowLimits limits;
+  limits.stream_for = stream_for;
+  if (timeout) limits.deadline = began + *timeout;
+  FollowWatch watch;
+  if (!as_json) {
+    watch.on_change = [](const TaskView& t) {
+      if (t.state == TaskState::input_required)
+        std::cerr << terminal_safe_for(2, "the task waits for your answer: " + t.status_text + "\nanswer it with: mur answer " +
+                                            t.id + " \"…\"")
+                  << std::endl;
+    };
+    watch.on_broken = [](const std::string& why) {
+      std::cerr << terminal_safe_for(2, "mur send: the task's stream broke (" + why + "); following it again") << std::endl;
+    };
+    watch.on_renew = [began]() {
+      const auto waited = std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - began);
+      std::cerr << "mur send: still waiting after " << format_duration(waited)
+                << " (the task works on; Ctrl-C cancels it, --timeout bounds the wait)" << std::endl;
+    };
+  }
+  const FollowEnd end = follow_task(pool, door, task, limits, watch);
+  if (end.why == FollowEnd::Why::ended) return end.task;
+  const std::string later = trace_command(door);
+  const std::string see = later.empty() ? "read it later with A2A GetTask at " + door.url
+                                        : "see its answer once it has ended: " + later;
+  if (end.why == FollowEnd::Why::timed_out)
+    throw Failure("E-SND-005", "mur send stopped waiting for task " + task.id + " after " + format_duration(*timeout) +
+                                 " (--timeout); the task is " + state_word(end.task.state) + " and goes on at the door",
+                  see + "; cancel it: mur cancel " + task.id + "; or wait longer with a larger --timeout (or none)");
+  throw Failure("E-SND-006", "mur send stopped waiting for task " + task.id + ": it could not follow it again (" + end.reason +
+                               "); if its session still runs, the task goes on",
+                "check that the session still runs: mur ps; " + see);
 }
 
 } // namespace
@@ -74,7 +133,10 @@ private:
   SignalWatch watch_;
 };
 
-int cmd_send(const std::string& target, const std::string& text, bool as_json, bool wait) {
+int cmd_send(const std::string& target, const std::string& text, bool as_json, bool wait,
+             std::optional<std::chrono::milliseconds> timeout) {
+  const auto began = std::chrono::steady_clock::now();
+  const auto stream_for = send_stream_for(); // a bad MURMUR_SEND_STREAM_SECS is refused before anything is sent
   const DoorTarget door = find_door(target);
   block_session_signals(); // before the curl pool's thread starts: only the watch takes them
   CancelOnSignal on_signal(door);
@@ -93,33 +155,18 @@ int cmd_send(const std::string& target, const std::string& text, bool as_json, b
       throw Failure("E-SND-004", "the door is busy: it is working on another task and did not take this one",
                     "send it again when its task has ended, or add --wait to keep offering it until it is taken");
     if (offers == 1 && !as_json) std::cerr << "the door is busy; offering the task again until it is taken (Ctrl-C to give up)\n";
-    std::this_thread::sleep_for(reoffer_delay(send.message_id, offers));
+    const auto next = std::chrono::steady_clock::now() + reoffer_delay(send.message_id, offers);
+    if (timeout && next >= began + *timeout)
+      throw Failure("E-SND-005", "mur send stopped after " + format_duration(*timeout) +
+                                   " (--timeout): the door was still busy and never took the task",
+                    "send it again once the door's task has ended, or with a longer --timeout");
+    std::this_thread::sleep_until(next);
     sent = reply_of(call_door(pool, door, a2a::request_json("send-1", send)));
     refuse_on(sent);
   }
   TaskView task = sent.task;
   on_signal.held(task.id);
-  if (!is_terminal(task.state)) {
-    DoorRequest sub;
-    sub.method = DoorMethod::subscribe_to_task;
-    sub.task_id = task.id;
-    TaskView followed;
-    HttpOutcome w = call_door(pool, door, a2a::request_json("send-2", sub), &followed);
-    if (!followed.id.empty()) task = followed;
-    if (w.status == 200 && followed.id.empty()) {
-      DoorReply r = a2a::door_reply_from(w.status, w.body); // an error before the stream started
-      if (r.ok()) task = r.task;
-    }
-    for (int n = 3; !is_terminal(task.state); ++n) { // the stream ended early or failed: read, then poll
-      if (n > 3) std::this_thread::sleep_for(std::chrono::milliseconds(500));
-      DoorRequest get;
-      get.method = DoorMethod::get_task;
-      get.task_id = task.id;
-      DoorReply r = reply_of(call_door(pool, door, a2a::request_json("send-" + std::to_string(n), get)));
-      refuse_on(r);
-      task = r.task;
-    }
-  }
+  if (!is_terminal(task.state)) task = wait_for(pool, door, task, as_json, began, timeout, stream_for);
   on_signal.ended();
   if (as_json) {
     json out{{"task_id", task.id}, {"state", state_word(task.state)}};
