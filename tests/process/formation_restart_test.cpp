@@ -76,7 +76,8 @@ json ps_member(const FormationFixture& f, const std::string& name) {
 }
 
 bool coder_took_a_task(const FormationFixture& f, const std::string& frm) {
-  for (const auto& e : f.traces(frm)["coder"])
+  auto traces = f.traces(frm); // kept: a range over a member of the temporary map would dangle
+  for (const auto& e : traces["coder"])
     if (e.is_object() && e.value("event_type", "") == "a2a_task_received") return true;
   return false;
 }
