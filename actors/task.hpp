@@ -87,6 +87,9 @@ struct TaskSetup {
   TaskLimits limits;                  // the capsule's own and the formation's (messages/vocabulary/task_budget.hpp)
   bool ask_operator = false;          // ask-operator is offered (capabilities.ask_operator)
   std::int64_t input_timeout_ms = 3'600'000; // how long its own question waits (lifecycle.input_timeout_secs)
+  bool threaded = false;              // lifecycle.conversation: threaded — a completed task hands back its exchange
+  Transcript history;                 // threaded: the earlier exchanges of its caller's conversation in its
+                                      // context, put between the system message and the task (conversation_store.hpp)
 };
 
 // True when a task's submitter credential is a formation member (`member:<name>`).

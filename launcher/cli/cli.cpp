@@ -163,16 +163,17 @@ Command declare_new(CLI::App& app) {
 }
 
 Command declare_send(CLI::App& app) {
-  struct Flags { std::string target, text; bool json = false, wait = false; };
+  struct Flags { std::string target, text, context; bool json = false, wait = false; };
   auto f = std::make_shared<Flags>();
   auto* send = app.add_subcommand("send", "Hand a running door a task and print its answer");
   send->add_option("TARGET", f->target, "frm_…, ses_… or the door's URL (as mur ps shows it)")->required();
   send->add_option("TEXT", f->text, "the task")->required();
   send->add_flag("--json", f->json, "print the outcome as JSON");
   send->add_flag("--wait", f->wait, "while the door is busy, keep offering the task until it is taken");
+  send->add_option("--context", f->context, "send it in this A2A contextId (a threaded member continues that conversation)");
   return {send, [f] {
             refuse_empty_task(f->text, "mur send TARGET \"TEXT\"");
-            return cmd_send(f->target, f->text, f->json, f->wait);
+            return cmd_send(f->target, f->text, f->json, f->wait, f->context);
           }};
 }
 

@@ -12,6 +12,8 @@
 // its terminal state (SendMessage returns at once with the task's id). Ctrl-C, SIGTERM or SIGHUP
 // while it runs cancels it with CancelTask, down the whole tree (cmd_cancel.hpp), prints what was
 // canceled and exits 130. Exit 0 when it completed, 1 otherwise.
+// --context ID sends the task in that A2A context: a `lifecycle.conversation: threaded` member
+// continues its conversation there (issue 26 §3).
 // Spec: docs/spec/choices.md §Command line (`mur send`).
 #pragma once
 
@@ -19,6 +21,9 @@
 
 namespace mur {
 
-int cmd_send(const std::string& target, const std::string& text, bool json, bool wait = false);
+// `context`: the A2A contextId to send the task in ("" ⇒ the door mints one); the task's
+// contextId is printed (stderr, or `context_id` with --json) so the next message can continue it.
+int cmd_send(const std::string& target, const std::string& text, bool json, bool wait = false,
+             const std::string& context = {});
 
 } // namespace mur
