@@ -7,7 +7,8 @@
 // SHA-256 of the caller's context and the callee's name), shaped like a minted one but not
 // time-ordered. The callee's door keys its conversations by caller as well
 // (actors/conversation_store.hpp), so two callers never share one even with equal ids.
-// Rule: issue 26 §3 — "Members it calls get their own contexts per caller context".
+// Rule: members a threaded member calls get their own contexts per caller context
+// (docs/manifest.md §Conversations (`lifecycle.conversation`)).
 #pragma once
 
 #include <string>

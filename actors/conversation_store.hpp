@@ -13,9 +13,9 @@
 // An exchange bigger than `max_bytes` on its own is kept condensed: its request and its answer,
 // each cut to half of `max_bytes`. `record` says what it dropped, for the trace.
 // Nothing is written to disk: a member that restarts starts with no conversation.
-// Rule: issue 26 §3 — "a threaded member keeps each A2A contextId's exchange (its own messages,
-// tool calls and answers, capped and documented) and continues it when a new message arrives in
-// that context"; docs/manifest.md §lifecycle.conversation.
+// Rule: a threaded member keeps each A2A contextId's exchange (its own messages, tool calls and
+// answers, capped) and continues it when a new message arrives in that context
+// (docs/manifest.md §Conversations (`lifecycle.conversation`)).
 #pragma once
 
 #include "messages/vocabulary/transcript.hpp"

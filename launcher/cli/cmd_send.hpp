@@ -13,7 +13,7 @@
 // while it runs cancels it with CancelTask, down the whole tree (cmd_cancel.hpp), prints what was
 // canceled and exits 130. Exit 0 when it completed, 1 otherwise.
 // --context ID sends the task in that A2A context: a `lifecycle.conversation: threaded` member
-// continues its conversation there (issue 26 §3).
+// continues its conversation there (docs/manifest.md §Conversations (`lifecycle.conversation`)).
 // Spec: docs/spec/choices.md §Command line (`mur send`).
 #pragma once
 

@@ -62,11 +62,13 @@ struct conversation_fixture : test_coordinator_fixture<caf::actor_system_config>
     d.trace = trace;
     auto& s = sys;
     auto m = model;
-    d.start_task = [&s, m, threaded](const TaskView& t, const Transcript& history, const task_owner& door) {
+    auto tr = trace;
+    d.start_task = [&s, m, tr, threaded](const TaskView& t, const Transcript& history, const task_owner& door) {
       TaskSetup ts;
       ts.task = t;
       ts.member = "coder";
       ts.model = m;
+      ts.trace = tr;
       ts.door = door;
       ts.threaded = threaded;
       ts.history = history;
