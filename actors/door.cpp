@@ -47,6 +47,7 @@ struct DoorState {
   bool closing = false;
   std::vector<caf::typed_response_promise<std::int32_t>> drained; // winddown callers waiting for running tasks to end
   std::optional<IdClock> clock;               // time of day and fresh ids
+  std::optional<ConversationStore> conversations; // a threaded door's: by (caller, contextId)
   static inline const char* name = "mur.door";
 };
 
@@ -178,7 +179,9 @@ void start_next(door_actor* self) {
   TaskView start = e.view;
   if (start.deadline_ms > 0) // the time it waited in the queue is the caller's too
     start.deadline_ms = std::max<std::int64_t>(1, start.deadline_ms - (now_ms(self) - start.created_ms));
-  e.task = st.setup.start_task(start, task_owner{door_handle{self}});
+  // A threaded door: the task continues its caller's conversation in its context, no one else's.
+  const Transcript history = st.conversations ? st.conversations->history(start.submitter, start.context_id) : Transcript{};
+  e.task = st.setup.start_task(start, history, task_owner{door_handle{self}});
   if (e.task) {
     self->monitor(e.task);
     st.by_actor.emplace(e.task.address(), id);
@@ -457,6 +460,24 @@ void on_model_text(door_actor* self, const ModelText& m) {
   for (auto& s : it->second.subscribers) s->enqueue(self->ctrl(), caf::make_message_id(), event, self->context());
 }
 
+// A threaded door keeps a completed task's exchange in its caller's conversation; what the caps
+// dropped to make room is traced (conversation_trimmed).
+void remember(door_actor* self, const TaskView& v, const Transcript& exchange) {
+  auto& store = *self->state.conversations;
+  const ConversationTrim trim = store.record(v.submitter, v.context_id, exchange);
+  if (!trim.any()) return;
+  const ConversationCaps& caps = store.caps();
+  trace(self, "conversation_trimmed",
+        {{"task_id", v.id},
+         {"context_id", v.context_id},
+         {"exchanges_dropped", trim.exchanges_dropped},
+         {"condensed", trim.condensed},
+         {"conversations_dropped", trim.conversations_dropped},
+         {"exchanges_kept", store.exchanges(v.submitter, v.context_id)},
+         {"caps", {{"max_exchanges", caps.max_exchanges}, {"max_bytes", caps.max_bytes},
+                   {"max_conversations", caps.max_conversations}}}});
+}
+
 void on_finished(door_actor* self, const TaskFinished& f) {
   auto& st = self->state;
   auto it = st.tasks.find(f.task_id);
@@ -478,6 +499,7 @@ void on_finished(door_actor* self, const TaskFinished& f) {
     publish(self, e);
   }
   answer_cancels(e, f.state == TaskState::canceled);
+  if (st.conversations && e.view.state == TaskState::completed && !f.exchange.empty()) remember(self, e.view, f.exchange);
   if (st.setup.owner) self->send(st.setup.owner, task_end_atom_v, e.view);
   task_gone(self, f.task_id);
   retire(self, e);
@@ -514,6 +536,7 @@ caf::result<std::int32_t> wind_down(door_actor* self) {
 door_handle::behavior_type door(door_actor* self, DoorSetup setup) {
   self->state.setup = std::move(setup);
   self->state.clock.emplace(self->state.setup.ids, self->clock(), self->state.setup.session_id + "/door");
+  if (self->state.setup.threaded) self->state.conversations.emplace(self->state.setup.conversation_caps);
   self->set_down_handler([=](const caf::down_msg& dm) { on_down(self, dm); });
   return {
     [=](const DoorRequest& req) { return on_request(self, req); },

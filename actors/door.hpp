@@ -24,11 +24,16 @@
 // id answers -32001 exactly like one the door never held. ListTasks orders by status timestamp
 // (newest first, ties by id) and pages with an opaque cursor naming the last row served, so a
 // task that arrives between pages never repeats a row (docs/spec/a2a.md §ListTasks).
+// Conversations (a threaded door): a task starts with the earlier exchanges of its caller (its
+// submitter credential) in its contextId, and a task that completed adds its own; another caller
+// naming the same contextId has a conversation of its own and never sees this one
+// (actors/conversation_store.hpp: caps, what is dropped, and that it lives in memory only).
 // Rule: no room ⇒ the task is refused busy; a formation caller reaches five methods, on the
 // tasks it started only (docs/spec/door.md §Acceptance and busy, §What a formation caller reaches).
 #pragma once
 
 #include "actors/actor_interfaces.hpp"
+#include "actors/conversation_store.hpp"
 #include "actors/id_clock.hpp"
 #include "actors/ports.hpp"
 #include "messages/wire/a2a_task.hpp"
@@ -66,8 +71,11 @@ struct DoorSetup {
   door_owner owner;                    // the member actor: told `ended_atom` when after_task: exit
                                        // applies, and `(task_end_atom, view)` as each task's actor ends
   IdClockSpec ids;                     // task and context ids, timestamps (stream "<session>/door")
+  bool threaded = false;               // lifecycle.conversation: threaded (conversation_store.hpp)
+  ConversationCaps conversation_caps;  // what a threaded door keeps of its conversations
   // Starts the task actor for an admitted task; the door is handed so the task reports to it.
-  std::function<task_handle(const TaskView& task, const task_owner& door)> start_task;
+  // `history`: a threaded door's earlier exchanges of the task's caller in the task's context.
+  std::function<task_handle(const TaskView& task, const Transcript& history, const task_owner& door)> start_task;
 };
 
 door_handle spawn_door(caf::actor_system& sys, DoorSetup setup);

@@ -2,6 +2,7 @@
 #include "actors/egress_call.hpp"
 
 #include "actors/atoms.hpp"
+#include "actors/callee_context.hpp"
 #include "actors/state_behavior.hpp"
 #include "messages/vocabulary/cancel_confirm.hpp"
 #include "messages/vocabulary/rpc_error_codes.hpp"
@@ -325,6 +326,9 @@ DoorRequest send_request(const call_actor* self) {
     r.deadline_ms = std::max<std::int64_t>(1, (st.setup.call_deadline - waited).count());
   }
   r.message_id = "msg_" + st.req.call_id.substr(4);
+  // A member's calls to one callee from one context share a context there (a threaded callee
+  // continues it); a delegated child serves one task and gets none.
+  if (r.peer_origin && !st.req.context_id.empty()) r.context_id = callee_context(st.req.context_id, st.req.member);
   return r;
 }
 

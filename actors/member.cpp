@@ -159,6 +159,7 @@ void spawn_member_door(member_actor* self, const std::vector<std::string>& calle
   d.trace = st.setup.trace;
   d.owner = door_owner{member_handle{self}};
   d.ids = st.setup.ids;
+  d.threaded = st.setup.threaded;
   auto& sys = self->system();
   // What every task of this member shares, the system message included: built once.
   TaskSetup each;
@@ -169,6 +170,7 @@ void spawn_member_door(member_actor* self, const std::vector<std::string>& calle
   each.system_text = system_message(st.setup.system_prompt, st.setup.member, callees, capsules, st.setup.ask_operator);
   each.ask_operator = st.setup.ask_operator;
   each.input_timeout_ms = st.setup.input_timeout.count();
+  each.threaded = st.setup.threaded;
   each.model = st.setup.model;
   each.egress = call_port{st.egress};
   each.trace = st.setup.trace;
@@ -185,9 +187,10 @@ void spawn_member_door(member_actor* self, const std::vector<std::string>& calle
     each.no_delegation = "delegation stops here: this member is a delegated child at depth " +
                          std::to_string(st.setup.delegation_depth) + ", the limit (" +
                          std::to_string(st.setup.max_delegation_depth) + "), so it may not delegate further.";
-  d.start_task = [&sys, each = std::move(each)](const TaskView& t, const task_owner& door) {
+  d.start_task = [&sys, each = std::move(each)](const TaskView& t, const Transcript& history, const task_owner& door) {
     TaskSetup ts = each;
     ts.task = t;
+    ts.history = history;
     ts.door = door;
     return spawn_task(sys, std::move(ts));
   };

@@ -55,6 +55,7 @@ struct MemberSetup {
   int max_depth = 0;                               // limits.max_depth (0: the roster's alone)
   bool ask_operator = false;                       // capabilities.ask_operator: its tasks may ask a person
   std::chrono::milliseconds input_timeout{3'600'000}; // lifecycle.input_timeout_secs
+  bool threaded = false;                           // lifecycle.conversation: threaded (its door keeps conversations)
   std::string system_prompt;                       // the capsule's own (inference.system_prompt[_file])
   std::chrono::milliseconds call_deadline{600'000};
   std::string launch_task;                         // --task: runs first, as the operator's task

@@ -67,6 +67,9 @@ void finish(task_ptr self, TaskFinished done) {
   }
   st.round.clear();
   done.task_id = st.setup.task.id;
+  // A threaded member's completed task: its exchange joins its caller's conversation (the door keeps it).
+  if (st.setup.threaded && done.state == TaskState::completed)
+    done.exchange.assign(st.transcript.begin() + static_cast<std::ptrdiff_t>(1 + st.history_messages), st.transcript.end());
   done.usage = st.own;
   done.usage += st.below;
   nlohmann::json end{{"task_id", st.setup.task.id}, {"exit_status", to_string(done.exit_status)},
@@ -229,7 +232,8 @@ void ask_model(task_ptr self) {
   ++st.own.model_requests;
   ModelTurnRequest req{st.setup.task.id, st.setup.task.request, st.turn,     st.step,
                        st.setup.member,  st.setup.callees,       st.setup.capsules, st.answers,
-                       st.continuation,  st.transcript,          st.setup.own_tools, st.setup.ask_operator};
+                       st.continuation,  st.transcript,          static_cast<std::int32_t>(st.history_messages),
+                       st.setup.own_tools, st.setup.ask_operator};
   self->request(st.setup.model, caf::infinite, std::move(req))
     .then([=](ModelTurn& t) { on_response(self, std::move(t)); },
           [=](caf::error& err) {
@@ -413,7 +417,8 @@ std::optional<std::string> make_call(task_ptr self, const std::string& member, c
   self->request(st.setup.egress, caf::infinite, CallMember{st.setup.task.id, call_id, member, text,
                                                            child ? std::vector<std::string>{}
                                                                  : chain_below(st.setup.task.chain, st.setup.member),
-                                                           remaining_ms(self), left_after(st.budget.effective(), spent(self))})
+                                                           remaining_ms(self), left_after(st.budget.effective(), spent(self)),
+                                                           st.setup.task.context_id})
     .then([=](CallStart& s) { on_start(self, call_id, member, std::move(s)); },
           [=](caf::error& err) {
             on_start(self, call_id, member,
@@ -642,8 +647,14 @@ task_handle::behavior_type task_actor(task_ptr self, TaskSetup setup) {
     st.deadline = self->clock().now() + std::chrono::milliseconds(wait_ms);
     self->delayed_send(self, std::chrono::milliseconds(wait_ms), deadline_atom_v);
   }
+  if (st.setup.threaded) start["history_messages"] = st.setup.history.size();
   trace(self, "task_start", start);
   st.transcript.push_back(TranscriptMessage::system(st.setup.system_text));
+  // A threaded member continues its caller's conversation in this context: the model sees it.
+  st.history_messages = st.setup.history.size();
+  st.transcript.insert(st.transcript.end(), std::make_move_iterator(st.setup.history.begin()),
+                       std::make_move_iterator(st.setup.history.end()));
+  st.setup.history.clear();
   st.transcript.push_back(TranscriptMessage::user(st.setup.task.request));
   ask(self);
   return in_phase(self, TaskPhase::asking);

@@ -1,7 +1,10 @@
 // task.hpp — the task actor: one per task, the session loop over a model port.
 //
 // The task keeps the whole transcript (system message, the task, every response, tool result and
-// continuation) and hands all of it to the model port with every request.
+// continuation) and hands all of it to the model port with every request. A threaded member's
+// task (lifecycle.conversation: threaded) puts the earlier exchanges its door handed it
+// (TaskSetup.history) between the system message and the task, and once completed hands its own
+// exchange (all after the system message and that history) back in TaskFinished.
 // Named phases (TaskPhase in task.cpp; each a behaviour, switched with `become`; see
 // docs/ARCHITECTURE.md, "Named states"). "turn over" and "continuing" are decisions taken at
 // once, not phases: nothing is awaited there.
@@ -87,6 +90,9 @@ struct TaskSetup {
   TaskLimits limits;                  // the capsule's own and the formation's (messages/vocabulary/task_budget.hpp)
   bool ask_operator = false;          // ask-operator is offered (capabilities.ask_operator)
   std::int64_t input_timeout_ms = 3'600'000; // how long its own question waits (lifecycle.input_timeout_secs)
+  bool threaded = false;              // lifecycle.conversation: threaded — a completed task hands back its exchange
+  Transcript history;                 // threaded: the earlier exchanges of its caller's conversation in its
+                                      // context, put between the system message and the task (conversation_store.hpp)
 };
 
 // True when a task's submitter credential is a formation member (`member:<name>`).

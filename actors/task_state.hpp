@@ -47,7 +47,9 @@ struct TaskActorState {
   TaskSetup setup;
   bool member_sent = false;
   TaskPhase phase = TaskPhase::asking;
-  Transcript transcript;                 // system, the task, then every response, result and continuation
+  Transcript transcript;                 // system, the earlier exchanges of its context (threaded), the task,
+                                         // then every response, result and continuation
+  std::size_t history_messages = 0;      // how many of the earlier exchanges' messages follow the system message
   int turn = 0;                          // the current turn, 0-based (a continuation starts the next)
   int step = 0;                          // requests made in the current turn
   int turns_answered = 0;                // turns the model has answered (for task_end)

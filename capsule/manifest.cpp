@@ -179,8 +179,9 @@ Inference parse_inference(const Value& inf) {
 
 Lifecycle parse_lifecycle(const Value& v) {
   v.expect_map({"task_acceptance", "queue_depth", "after_task", "delegation_deadline_secs", "retain_tasks",
-                "input_timeout_secs"});
+                "input_timeout_secs", "conversation"});
   Lifecycle l;
+  if (auto c = v.get("conversation")) l.conversation = one_of(*c, conversation_words);
   if (auto t = v.get("input_timeout_secs")) l.input_timeout_secs = static_cast<int>(t->integer(1, 7 * 86'400));
   if (auto a = v.get("task_acceptance"))
     l.task_acceptance = one_of(*a, task_acceptance_words);

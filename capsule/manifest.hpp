@@ -48,6 +48,7 @@ namespace mur {
 enum class TaskAcceptance { none, single, queue };
 enum class AfterTask { exit, sleep };
 enum class Transport { script, http, process };
+enum class Conversation { stateless, threaded };
 
 // Each enum's words, in one table (EnumWords): what a manifest may write, and what is printed.
 inline constexpr EnumWords<TaskAcceptance, 3> task_acceptance_words{
@@ -55,6 +56,8 @@ inline constexpr EnumWords<TaskAcceptance, 3> task_acceptance_words{
 inline constexpr EnumWords<AfterTask, 2> after_task_words{{{AfterTask::exit, "exit"}, {AfterTask::sleep, "sleep"}}};
 inline constexpr EnumWords<Transport, 3> transport_words{
   {{Transport::script, "script"}, {Transport::http, "http"}, {Transport::process, "process"}}};
+inline constexpr EnumWords<Conversation, 2> conversation_words{
+  {{Conversation::stateless, "stateless"}, {Conversation::threaded, "threaded"}}};
 std::string to_string(TaskAcceptance a);
 std::string to_string(AfterTask a);
 std::string to_string(Transport t);
@@ -131,6 +134,9 @@ struct Lifecycle {
   AfterTask after_task = AfterTask::exit;
   int delegation_deadline_secs = 600;
   int input_timeout_secs = 3600; // how long an ask-operator question waits for a person's answer
+  // stateless: every task starts from nothing; threaded: a task continues its caller's earlier
+  // exchanges in its A2A contextId (actors/conversation_store.hpp; docs/manifest.md).
+  Conversation conversation = Conversation::stateless;
   // lifecycle.retain_tasks: {max, max_age} — how many ended tasks the door remembers, and how
   // long after each ended; a forgotten task answers -32001 like an id never held.
   int retain_tasks_max = 1000;                                   // 1..1,000,000

@@ -8,6 +8,7 @@
 
 #include <caf/all.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -40,8 +41,33 @@ std::string latest_tool_results(const Transcript& transcript) {
   return out;
 }
 
-// Fills {{task}}, {{member}}, {{answer.NAME}}, {{answers}} and {{tool_results}} in one pass: a filled-in value is
-// never read as a template again; an unknown placeholder stays as written.
+// A threaded member's earlier exchanges in this context, as {{history}} shows them: one line per
+// request and per answer (`user: …`, `assistant: …`), oldest first; tool calls, tool results and
+// continuations are left out. {{history_count}}: how many earlier exchanges there are.
+struct History {
+  std::string lines;
+  int exchanges = 0;
+};
+
+History history_of(const ModelTurnRequest& req) {
+  History h;
+  const auto end = std::min<std::size_t>(req.transcript.size(), 1 + static_cast<std::size_t>(std::max(0, req.history_messages)));
+  for (std::size_t i = 1; i < end; ++i) {
+    const TranscriptMessage& m = req.transcript[i];
+    const bool request = m.role == TranscriptRole::user && (i == 1 || (req.transcript[i - 1].role == TranscriptRole::assistant &&
+                                                                       req.transcript[i - 1].tool_calls.empty()));
+    const bool answer = m.role == TranscriptRole::assistant && m.tool_calls.empty() &&
+                        (i + 1 == end || req.transcript[i + 1].role == TranscriptRole::user);
+    if (request) ++h.exchanges;
+    if (!request && !answer) continue;
+    if (!h.lines.empty()) h.lines += "\n";
+    h.lines += (request ? "user: " : "assistant: ") + m.content;
+  }
+  return h;
+}
+
+// Fills {{task}}, {{member}}, {{answer.NAME}}, {{answers}}, {{tool_results}}, {{history}} and {{history_count}} in
+// one pass: a filled-in value is never read as a template again; an unknown placeholder stays as written.
 std::string fill(const std::string& tpl, const ModelTurnRequest& req) {
   std::string out;
   std::size_t at = 0;
@@ -60,6 +86,10 @@ std::string fill(const std::string& tpl, const ModelTurnRequest& req) {
       out += req.member;
     } else if (key == "answers") {
       out += req.continuation;
+    } else if (key == "history") {
+      out += history_of(req).lines;
+    } else if (key == "history_count") {
+      out += std::to_string(history_of(req).exchanges);
     } else if (key == "tool_results") { // the results of the latest turn's tool calls, one per line
       out += latest_tool_results(req.transcript);
     } else if (key.rfind("answer.", 0) == 0) { // a member's answer, or a sub-capsule's

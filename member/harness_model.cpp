@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 #include <sodium.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -115,6 +116,21 @@ void start_turn(self_ptr self, std::uint64_t id, const ModelTurnRequest& req) {
           {"turn", req.turn},
           {"system_prompt", st.setup.system_prompt},
           {"tools", {{"url", st.listener->url() + "/mcp"}, {"token", t.grant.token}}}};
+  if (req.history_messages > 0) { // a threaded member: the earlier exchanges of this task's context, oldest first
+    json history = json::array();
+    const auto end = std::min<std::size_t>(req.transcript.size(), 1 + static_cast<std::size_t>(req.history_messages));
+    for (std::size_t i = 1; i < end; ++i) {
+      const TranscriptMessage& m = req.transcript[i];
+      json line{{"role", to_string(m.role)}, {"text", m.content}};
+      if (!m.tool_calls.empty()) {
+        json calls = json::array();
+        for (const auto& c : m.tool_calls) calls.push_back({{"name", c.name}, {"arguments", c.arguments}});
+        line["tool_calls"] = std::move(calls);
+      }
+      history.push_back(std::move(line));
+    }
+    in["history"] = std::move(history);
+  }
   if (resume) { // the continuation's answers as data too: the latest of each member called so far
     json answers = json::array();
     for (const auto& a : req.answers) answers.push_back({{"member", a.member}, {"status", a.status}, {"text", a.text}});

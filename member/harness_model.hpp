@@ -7,6 +7,9 @@
 // TMPDIR from the member's, then the capsule's `inference.env`) and ONE JSON object on stdin:
 //   {"session": {"id": "hs_…", "mode": "new"|"resume"}, "member", "callees", "task",
 //    "message", "turn", "tools": {"url": "http://127.0.0.1:P/mcp", "token": "<bearer>"}}
+// and, for a threaded member whose task continues a conversation, "history": the earlier
+// exchanges of the task's context as [{role, text, tool_calls?}], oldest first (the program
+// keeps no state of its own between tasks: every turn is told the conversation).
 // The token is fresh per turn, is accepted only while that turn's process runs, and appears
 // nowhere else (not on argv, not in the environment, not in a trace). A tool call reaches the
 // task whose turn it is as a ToolRequest, so it meets the same rules as any model's. The turn

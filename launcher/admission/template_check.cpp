@@ -7,7 +7,8 @@ namespace mur {
 namespace {
 
 bool known(const std::string& key) {
-  return key == "task" || key == "member" || key == "answers" || key == "tool_results" || (key.rfind("answer.", 0) == 0 && key.size() > 7);
+  return key == "task" || key == "member" || key == "answers" || key == "tool_results" || key == "history" ||
+         key == "history_count" || (key.rfind("answer.", 0) == 0 && key.size() > 7);
 }
 
 void check_text(const std::string& text, const std::string& label, const std::string& path) {

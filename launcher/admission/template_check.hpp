@@ -3,7 +3,7 @@
 //
 // Invariant: every `{{…}}` in a script turn's call task, reply, end-without-answer reason or
 // failure text is one the script model fills ({{task}}, {{member}}, {{answer.NAME}},
-// {{answers}}; capsule/script_model.cpp); any other is refused with E-MAN-004 naming its key
+// {{answers}}, {{tool_results}}, {{history}}, {{history_count}}; capsule/script_model.cpp); any other is refused with E-MAN-004 naming its key
 // path and listing the known ones — so a misspelt `{{tsak}}` is never sent as written.
 // Rule (docs/spec/choices.md §Script model): template placeholders are checked at install and
 // by doctor.
@@ -16,7 +16,8 @@ namespace mur {
 struct Manifest;
 
 inline constexpr const char* template_code = "E-MAN-004";
-inline constexpr const char* known_placeholders = "{{task}}, {{member}}, {{answer.NAME}}, {{answers}}, {{tool_results}}";
+inline constexpr const char* known_placeholders =
+  "{{task}}, {{member}}, {{answer.NAME}}, {{answers}}, {{tool_results}}, {{history}}, {{history_count}}";
 
 // Throws Failure E-MAN-004 at the first unknown placeholder; `label` names the manifest file.
 void check_templates(const Manifest& m, const std::string& label);

@@ -210,7 +210,7 @@ std::optional<std::chrono::milliseconds> send_timeout(const std::string& timeout
 }
 
 Command declare_send(CLI::App& app) {
-  struct Flags { std::string target, text, timeout; bool json = false, wait = false; };
+  struct Flags { std::string target, text, timeout, context; bool json = false, wait = false; };
   auto f = std::make_shared<Flags>();
   auto* send = app.add_subcommand("send", "Hand a running door a task and print its answer");
   send->add_option("TARGET", f->target, "frm_…, ses_… (a unique prefix, or last) or the door's URL (as mur ps shows it)")->required();
@@ -218,10 +218,11 @@ Command declare_send(CLI::App& app) {
   send->add_flag("--json", f->json, "print the outcome as JSON");
   send->add_flag("--wait", f->wait, "while the door is busy, keep offering the task until it is taken");
   send->add_option("--timeout", f->timeout, "stop waiting after SECS (or DUR: 90s, 10m, 2h); the task goes on (default: wait as long as it works)");
+  send->add_option("--context", f->context, "send it in this A2A contextId (a threaded member continues that conversation)");
   return {send, [f] {
             refuse_empty_task(f->text, "mur send TARGET \"TEXT\"");
             return cmd_send(resolve_id(f->target, frm_or_ses, IdScope::running), f->text, f->json, f->wait,
-                            send_timeout(f->timeout));
+                            send_timeout(f->timeout), f->context);
           }};
 }
 

@@ -134,7 +134,7 @@ private:
 };
 
 int cmd_send(const std::string& target, const std::string& text, bool as_json, bool wait,
-             std::optional<std::chrono::milliseconds> timeout) {
+             std::optional<std::chrono::milliseconds> timeout, const std::string& context) {
   const auto began = std::chrono::steady_clock::now();
   const auto stream_for = send_stream_for(); // a bad MURMUR_SEND_STREAM_SECS is refused before anything is sent
   const DoorTarget door = find_door(target);
@@ -145,6 +145,7 @@ int cmd_send(const std::string& target, const std::string& text, bool as_json, b
   send.method = DoorMethod::send_message;
   send.text = text;
   send.message_id = ids::mint(ids::message);
+  send.context_id = context; // "" ⇒ the door mints one; printed below so the conversation can go on
   send.return_immediately = true; // the task's id at once, so that Ctrl-C can cancel it; then followed
   DoorReply sent = reply_of(call_door(pool, door, a2a::request_json("send-1", send)));
   refuse_on(sent);
@@ -169,14 +170,20 @@ int cmd_send(const std::string& target, const std::string& text, bool as_json, b
   if (!is_terminal(task.state)) task = wait_for(pool, door, task, as_json, began, timeout, stream_for);
   on_signal.ended();
   if (as_json) {
-    json out{{"task_id", task.id}, {"state", state_word(task.state)}};
+    json out{{"task_id", task.id}, {"context_id", task.context_id.empty() ? sent.task.context_id : task.context_id},
+             {"state", state_word(task.state)}};
     out["answer"] = task.state == TaskState::completed ? task.answer : task.status_text;
     std::cout << out.dump() << std::endl;
-  } else if (task.state == TaskState::completed) {
-    std::cout << terminal_safe_for(1, task.answer) << std::endl;
   } else {
-    std::cerr << "the task ended " << state_word(task.state) << (task.status_text.empty() ? "" : ": " + task.status_text)
-              << "\n";
+    if (task.state == TaskState::completed)
+      std::cout << terminal_safe_for(1, task.answer) << std::endl;
+    else
+      std::cerr << "the task ended " << state_word(task.state) << (task.status_text.empty() ? "" : ": " + task.status_text)
+                << "\n";
+    // How to go on in the same conversation (a threaded member continues it).
+    const std::string& ctx = task.context_id.empty() ? sent.task.context_id : task.context_id;
+    if (!ctx.empty()) std::cerr << "context: " << terminal_safe_for(2, ctx) << " (mur send --context " << terminal_safe_for(2, ctx)
+                                << " to continue it)\n";
   }
   return task.state == TaskState::completed ? 0 : 1;
 }

@@ -16,6 +16,8 @@
 // E-SND-006 the stream lost and not regained). Ctrl-C, SIGTERM or SIGHUP
 // while it runs cancels it with CancelTask, down the whole tree (cmd_cancel.hpp), prints what was
 // canceled and exits 130. Exit 0 when it completed, 1 otherwise.
+// --context ID sends the task in that A2A context: a `lifecycle.conversation: threaded` member
+// continues its conversation there (docs/manifest.md §Conversations (`lifecycle.conversation`)).
 // Spec: docs/spec/choices.md §Command line (`mur send`).
 #pragma once
 
@@ -26,7 +28,9 @@
 namespace mur {
 
 // `timeout`: how long it waits at most, from the start (--timeout); none: as long as the task works.
+// `context`: the A2A contextId to send the task in ("" ⇒ the door mints one); the task's
+// contextId is printed (stderr, or `context_id` with --json) so the next message can continue it.
 int cmd_send(const std::string& target, const std::string& text, bool json, bool wait = false,
-             std::optional<std::chrono::milliseconds> timeout = std::nullopt);
+             std::optional<std::chrono::milliseconds> timeout = std::nullopt, const std::string& context = {});
 
 } // namespace mur

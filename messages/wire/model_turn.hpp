@@ -48,10 +48,12 @@ struct ModelTurnRequest {
                                        // "capsule:NAME" (its no-answer text if none)
   std::string continuation;            // the last continuation message (fenced answers), or ""
   Transcript transcript;               // the whole conversation so far
+  std::int32_t history_messages = 0;   // transcript[1 .. history_messages] are the earlier exchanges of this
+                                       // task's context (a threaded member: actors/conversation_store.hpp)
   std::vector<OwnTool> tools;          // the capsule's own tools, offered beside the runtime's
   bool ask_operator = false;           // ask-operator is offered (capabilities.ask_operator)
-  MUR_FIELDS(task_id, task_text, turn, step, member, callees, capsules, answers, continuation, transcript, tools,
-             ask_operator)
+  MUR_FIELDS(task_id, task_text, turn, step, member, callees, capsules, answers, continuation, transcript,
+             history_messages, tools, ask_operator)
 };
 
 // What the trace records of one model request (never a key, never a prompt).

@@ -10,6 +10,7 @@
 
 #include "messages/vocabulary/message_fields.hpp"
 #include "messages/vocabulary/task_exit.hpp"
+#include "messages/vocabulary/transcript.hpp"
 
 #include <string>
 #include <vector>
@@ -30,7 +31,9 @@ struct TaskFinished {
   std::vector<NoAnswer> no_answer_below;
   TaskExit exit_status = TaskExit::ok;
   Usage usage;                            // what it and the tasks below it spent
-  MUR_FIELDS(task_id, state, status_text, answer, no_answer, no_answer_below, exit_status, usage)
+  Transcript exchange;                    // a threaded member's completed task: its messages after the
+                                          // system message and the earlier exchanges (empty otherwise)
+  MUR_FIELDS(task_id, state, status_text, answer, no_answer, no_answer_below, exit_status, usage, exchange)
 };
 
 } // namespace mur

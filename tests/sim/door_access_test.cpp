@@ -51,7 +51,7 @@ struct door_fixture : test_coordinator_fixture<caf::actor_system_config> {
     d.accepts_peer_tasks = true;
     auto& s = sys;
     auto m = model;
-    d.start_task = [&s, m](const TaskView& t, const task_owner& door) {
+    d.start_task = [&s, m](const TaskView& t, const Transcript&, const task_owner& door) {
       TaskSetup ts;
       ts.task = t;
       ts.member = "coder";
@@ -335,7 +335,7 @@ TEST_CASE_METHOD(test_coordinator_fixture<caf::actor_system_config>,
   d.acceptance.kind = AcceptancePolicy::Kind::single;
   d.acceptance.exit_after_task = false;
   auto& s = sys;
-  d.start_task = [&s](const TaskView&, const task_owner&) {
+  d.start_task = [&s](const TaskView&, const Transcript&, const task_owner&) {
     return caf::actor_cast<task_handle>(s.spawn([](caf::event_based_actor* crash) { crash->quit(caf::sec::runtime_error); }));
   };
   auto door = spawn_door(sys, std::move(d));

@@ -50,7 +50,7 @@ struct retention_fixture : test_coordinator_fixture<caf::actor_system_config> {
     d.acceptance.retention = keep;
     d.ids.simulated = true; // the door's time of day follows the test scheduler's clock
     auto& s = sys;
-    d.start_task = [&s, this](const TaskView& t, const task_owner& door) {
+    d.start_task = [&s, this](const TaskView& t, const Transcript&, const task_owner& door) {
       return caf::actor_cast<task_handle>(s.spawn(instant_task, t, door, report));
     };
     door = spawn_door(sys, std::move(d));

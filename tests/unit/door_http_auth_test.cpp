@@ -63,7 +63,7 @@ TEST_CASE("HTTP door: forged, foreign and misaddressed formation tokens, in orde
   d.capsule_name = "coder";
   d.authenticated = true;
   d.accepts_peer_tasks = true;
-  d.start_task = [](const TaskView&, const task_owner&) { return task_handle{}; };
+  d.start_task = [](const TaskView&, const Transcript&, const task_owner&) { return task_handle{}; };
   auto door = spawn_door(sys, std::move(d));
 
   DoorServerSetup s;

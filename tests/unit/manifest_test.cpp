@@ -81,6 +81,7 @@ TEST_CASE("defaults: the echo script, single/exit, no consent, public door", "[m
   CHECK(m.inference.turns[0].reply == std::optional<std::string>("{{task}}"));
   CHECK(m.lifecycle.task_acceptance == mur::TaskAcceptance::single);
   CHECK(m.lifecycle.after_task == mur::AfterTask::exit);
+  CHECK(m.lifecycle.conversation == mur::Conversation::stateless);
   CHECK(m.lifecycle.delegation_deadline_secs == 600);
   CHECK(m.tasks_held_at_once() == 1);
   CHECK_FALSE(m.accepts_peer_tasks);
@@ -154,6 +155,7 @@ TEST_CASE("every field error names its key path (E-MAN-002)", "[manifest]") {
     {"lifecycle: {task_acceptance: queue, queue_depth: -1}\n", "lifecycle.queue_depth: must be between 0"},
     {"lifecycle: {task_acceptance: queue, queue_depth: '2'}\n", "lifecycle.queue_depth: must be a whole number"},
     {"lifecycle: {after_task: nap}\n", "lifecycle.after_task"},
+    {"lifecycle: {conversation: remembered}\n", "lifecycle.conversation: 'remembered' is not one of stateless, threaded"},
     {"lifecycle: {delegation_deadline_secs: 0}\n", "lifecycle.delegation_deadline_secs"},
     {"lifecycle: {speed: 3}\n", "lifecycle.speed: is not a known key"},
     {"exports: {peer_tasks: {accept: 'yes'}}\n", "exports.peer_tasks.accept: must be true or false"},
@@ -398,4 +400,11 @@ TEST_CASE("tools: a capsule's tool servers are read with their keys, defaults an
                    "inference.turns[0].use: 'files__read' names no tool server of this capsule");
   mur::test::manifest_refused(head + "tools: [{name: files, command: [x]}]\ninference: {turns: [{use: {tool: read}}]}\n", "E-MAN-002",
                    "'read' is not <server>__<tool>");
+}
+
+TEST_CASE("lifecycle.conversation: threaded keeps conversations, stateless (the default) does not", "[manifest][conversation]") {
+  CHECK(parse_manifest(head + "lifecycle: {conversation: threaded}\n", "murmur.yaml").lifecycle.conversation ==
+        mur::Conversation::threaded);
+  CHECK(parse_manifest(head + "lifecycle: {conversation: stateless}\n", "murmur.yaml").lifecycle.conversation ==
+        mur::Conversation::stateless);
 }
