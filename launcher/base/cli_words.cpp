@@ -1,4 +1,6 @@
 #include "launcher/base/cli_words.hpp"
+
+#include "messages/vocabulary/duration.hpp"
 #include "messages/vocabulary/terminal_text.hpp"
 
 #include <CLI/CLI.hpp>
@@ -93,6 +95,17 @@ void print_failure(const Failure& f, bool json, std::ostream& out, std::ostream&
     return;
   }
   err << terminal_safe(f.render()); // a message may quote what a model or a program said
+}
+
+std::optional<std::chrono::milliseconds> duration_flag(const std::string& flag, const std::string& text,
+                                                       const std::string& zero_why, const std::string& zero_fix) {
+  if (text.empty()) return std::nullopt;
+  auto d = parse_duration(text);
+  if (auto* err = std::get_if<DurationError>(&d))
+    throw UsageError("E-CLI-003", flag + " is not a duration: " + err->why, "give " + std::string(duration_forms));
+  const auto ms = std::get<std::chrono::milliseconds>(d);
+  if (ms.count() == 0) throw UsageError("E-CLI-003", flag + " 0 " + zero_why, zero_fix);
+  return ms;
 }
 
 } // namespace mur

@@ -12,6 +12,8 @@
 #include "messages/vocabulary/failure.hpp"
 #include "messages/vocabulary/nearest_word.hpp"
 
+#include <chrono>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -34,5 +36,11 @@ void check_words(CLI::App& app, int argc, char** argv);
 
 // `error[CODE]: message` + `Fix:` on `err`, or the JSON line on `out` when `json`.
 void print_failure(const Failure& f, bool json, std::ostream& out, std::ostream& err);
+
+// A duration flag's value (`--deadline`, `--timeout`: SECS or DUR, e.g. 90s, 10m): none when not
+// given; E-CLI-003 when it is not a duration, or is 0 (`zero_why` says what 0 would do, `zero_fix`
+// what to give instead).
+std::optional<std::chrono::milliseconds> duration_flag(const std::string& flag, const std::string& text,
+                                                       const std::string& zero_why, const std::string& zero_fix);
 
 } // namespace mur

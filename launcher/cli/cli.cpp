@@ -198,15 +198,8 @@ constexpr IdKinds any_id{true, true, true};
 
 // --timeout SECS|DUR of mur send, parsed once; none when not given.
 std::optional<std::chrono::milliseconds> send_timeout(const std::string& timeout) {
-  if (timeout.empty()) return std::nullopt;
-  auto d = parse_duration(timeout);
-  if (auto* err = std::get_if<DurationError>(&d))
-    throw UsageError("E-CLI-003", "--timeout is not a duration: " + err->why, "give " + std::string(duration_forms));
-  const auto ms = std::get<std::chrono::milliseconds>(d);
-  if (ms.count() == 0)
-    throw UsageError("E-CLI-003", "--timeout 0 would stop waiting before the task is sent",
-                     "give a time above zero, e.g. --timeout 120, or leave it out to wait as long as the task works");
-  return ms;
+  return duration_flag("--timeout", timeout, "would stop waiting before the task is sent",
+                       "give a time above zero, e.g. --timeout 120, or leave it out to wait as long as the task works");
 }
 
 Command declare_send(CLI::App& app) {

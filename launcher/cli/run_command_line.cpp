@@ -89,15 +89,9 @@ void refuse_outside_capsule_mode(const RunFlags& f) {
 
 // --deadline DUR, parsed once; none is 0.
 std::chrono::milliseconds deadline_of(const std::string& deadline) {
-  if (deadline.empty()) return std::chrono::milliseconds{0};
-  auto d = parse_duration(deadline);
-  if (auto* err = std::get_if<DurationError>(&d))
-    throw UsageError("E-CLI-003", "--deadline is not a duration: " + err->why, "give " + std::string(duration_forms));
-  const auto ms = std::get<std::chrono::milliseconds>(d);
-  if (ms.count() == 0)
-    throw UsageError("E-CLI-003", "--deadline 0 would end the formation before it starts",
-                     "give a deadline above zero, e.g. --deadline 10m, or none to run until stopped");
-  return ms;
+  return duration_flag("--deadline", deadline, "would end the formation before it starts",
+                       "give a deadline above zero, e.g. --deadline 10m, or none to run until stopped")
+    .value_or(std::chrono::milliseconds{0});
 }
 
 int run_chosen_mode(RunFlags& f) {
