@@ -234,6 +234,13 @@ std::string restart_words(LauncherState& st, const std::string& name) {
          " within " + std::to_string(b.policy().within.count()) + " s)";
 }
 
+// " (its restarts are spent: 3 within 60 s)" for a member whose roster grants restarts, else "".
+std::string spent_words(LauncherState& st, const std::string& name) {
+  const RestartPolicy& p = st.budgets[name].policy();
+  if (p.max <= 0) return {};
+  return " (its restarts are spent: " + std::to_string(p.max) + " within " + std::to_string(p.within.count()) + " s)";
+}
+
 // The first fault: the formation ends with member_fault_exit_code once the calls in flight had
 // fault_settle to name the dead member (or when the entry ends, if sooner).
 void fault(launcher_actor* self, const std::string& what) {
@@ -320,11 +327,12 @@ void peer_exited(launcher_actor* self, const MemberExited& ex) {
   const std::string what = "member '" + ex.name + "'" + pid + " " + how_it_ended(ex.exit_code) + " while the formation ran" +
                            (ex.limit.empty() ? "" : " (" + ex.limit + ")");
   const bool again = s.fault.empty() && s.budgets[ex.name].take(self->clock().now());
+  const std::string spent = again ? "" : spent_words(s, ex.name);
   report(self, FormationProgress{FormationEvent::member_exited, "", ex.name, info.session_id, info.url,
                                  pid_it != s.pids.end() ? pid_it->second : 0,
-                                 what + tail + (again ? "\n  " + restart_words(s, ex.name) : ""), ex.exit_code});
+                                 what + spent + tail + (again ? "\n  " + restart_words(s, ex.name) : ""), ex.exit_code});
   if (again) return restart_peer(self, ex.name);
-  fault(self, what);
+  fault(self, what + spent);
 }
 
 // The entry ended while the formation ran. With a launch task its code is the formation's; it is
@@ -341,15 +349,16 @@ void entry_exited(launcher_actor* self, const MemberExited& ex) {
                              (ex.limit.empty() ? "" : " (" + ex.limit + ")");
     const std::string tail = ex.stderr_tail.empty() ? " (its stderr held nothing)" : "; its stderr ended with:" + ex.stderr_tail;
     const bool again = serving && s.budgets[ex.name].take(self->clock().now());
+    const std::string spent = again || !serving ? "" : spent_words(s, ex.name);
     const auto& info = s.started[ex.name].info;
     report(self, FormationProgress{FormationEvent::member_exited, "", ex.name, info.session_id, info.url, pid,
-                                   what + tail + (again ? "\n  " + restart_words(s, ex.name) : ""), ex.exit_code});
+                                   what + spent + tail + (again ? "\n  " + restart_words(s, ex.name) : ""), ex.exit_code});
     if (again) {
       s.restarting.insert(ex.name);
       s.started[ex.name] = Started{};
       return start_entry(self);
     }
-    return stop(self, ex.exit_code, what);
+    return stop(self, ex.exit_code, what + spent);
   }
   if (s.fault.empty()) stop(self, ex.exit_code, "the entry member ended");
   else stop(self, member_fault_exit_code, "the entry member ended after " + s.fault);

@@ -14,6 +14,18 @@ using yaml::Value;
 const char* const roster_fix = "correct roster.yaml (see the roster section of the README)";
 constexpr std::int64_t max_restarts = 100; // restarts within one window
 
+// A member's `restart: {max, within_secs}` (none: max 0, its death ends the formation).
+RestartPolicy parse_restart(const Value& member) {
+  RestartPolicy p;
+  auto r = member.get("restart");
+  if (!r) return p;
+  if (!r->is_map()) r->fail("must be a mapping", "write restart: {max: 3, within_secs: 60}");
+  r->expect_map({"max", "within_secs"});
+  p.max = static_cast<int>(r->require("max").integer(1, max_restarts));
+  if (auto w = r->get("within_secs")) p.within = std::chrono::seconds(w->integer(1, 86'400));
+  return p;
+}
+
 RosterMember parse_member(const Value& raw) {
   raw.expect_map({"name", "capsule", "version", "path", "entry", "host", "restart"});
   RosterMember m;
@@ -36,6 +48,7 @@ RosterMember parse_member(const Value& raw) {
                       "install the folder there (mur install --host " + h->text() + " " + m.path +
                         ") and name it with capsule: and version: instead of path:");
     if (auto e = v.get("entry")) m.entry = e->boolean();
+    m.restart = parse_restart(v);
     return m;
   }
   Value capsule = v.require("capsule");
@@ -48,12 +61,7 @@ RosterMember parse_member(const Value& raw) {
     version.fail(*p, "pin the exact installed version, e.g. version: 1.0.0");
   if (auto e = v.get("entry")) m.entry = e->boolean();
   if (auto h = v.get("host")) m.host = h->string();
-  if (auto r = v.get("restart")) {
-    if (!r->is_map()) r->fail("must be a mapping", "write restart: {max: 3, within_secs: 60}");
-    r->expect_map({"max", "within_secs"});
-    m.restart.max = static_cast<int>(r->require("max").integer(1, max_restarts));
-    if (auto w = r->get("within_secs")) m.restart.within = std::chrono::seconds(w->integer(1, 86'400));
-  }
+  m.restart = parse_restart(v);
   return m;
 }
 

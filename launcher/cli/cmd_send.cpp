@@ -183,7 +183,7 @@ int cmd_send(const std::string& target, const std::string& text, bool as_json, b
     // How to go on in the same conversation (a threaded member continues it).
     const std::string& ctx = task.context_id.empty() ? sent.task.context_id : task.context_id;
     if (!ctx.empty()) std::cerr << "context: " << terminal_safe_for(2, ctx) << " (mur send --context " << terminal_safe_for(2, ctx)
-                                << " to continue it)\n";
+                                << " to continue it, if the member is threaded)\n";
   }
   return task.state == TaskState::completed ? 0 : 1;
 }

@@ -69,7 +69,7 @@ TEST_CASE("a threaded entry continues a context across two mur send, and so does
 
   Ran first = send(c.f, frm, "write the parser", "ctx_talk");
   CHECK(first.out == "lead 0 | a 0 []\n");
-  CHECK(first.err.find("context: ctx_talk (mur send --context ctx_talk to continue it)") != std::string::npos);
+  CHECK(first.err.find("context: ctx_talk (mur send --context ctx_talk to continue it, if the member is threaded)") != std::string::npos);
 
   Ran second = send(c.f, frm, "now the tests", "ctx_talk");
   CHECK(second.out == "lead 1 | a 1 [user: write the parser\nassistant: a 0 []]\n");

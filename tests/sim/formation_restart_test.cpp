@@ -79,7 +79,8 @@ TEST_CASE_METHOD(formation_fixture, "a peer whose restart budget is spent ends t
   CHECK(exited[1].detail.find("restarting it") == std::string::npos);
   CHECK(of_kind(*this, "restarted").size() == 1);
   CHECK(exit_code() == member_fault_exit_code);
-  CHECK(progress_event("ended")->detail == "member 'coder' was killed by signal 9 (SIGKILL) while the formation ran");
+  CHECK(progress_event("ended")->detail ==
+        "member 'coder' was killed by signal 9 (SIGKILL) while the formation ran (its restarts are spent: 1 within 60 s)");
 }
 
 TEST_CASE_METHOD(formation_fixture, "a restart budget forgets restarts older than its window",

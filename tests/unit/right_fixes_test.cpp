@@ -7,6 +7,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cstdlib>
+
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -53,11 +57,20 @@ TEST_CASE("E-RUN-007's Fix: --workdir alone for one session, the project or MURM
     CHECK(mur::unwritable_dir_fix("/anywhere/.murmur") == "pass --workdir with a directory you can write to");
   }
   EnvSet frm("MURMUR_FORMATION_ID", std::string("frm_01a2"));
-  EnvSet project("MURMUR_PROJECT_DIR", std::string("/srv/team"));
-  const std::string entry = mur::unwritable_dir_fix("/srv/team/.murmur/ses_1");
-  CHECK(entry.rfind("make the project directory writable for your user (chmod u+w /srv/team /srv/team/.murmur)", 0) == 0);
+  char made[] = "/tmp/mur-fix-project-XXXXXX";
+  REQUIRE(::mkdtemp(made) != nullptr);
+  const std::string team = made;
+  EnvSet project("MURMUR_PROJECT_DIR", team);
+  // Without a .murmur yet, the Fix names only the project (chmod of a missing path would fail).
+  CHECK(mur::unwritable_dir_fix(team + "/.murmur/ses_1")
+          .rfind("make the project directory writable for your user (chmod u+w " + team + ")", 0) == 0);
+  REQUIRE(::mkdir((team + "/.murmur").c_str(), 0700) == 0);
+  const std::string entry = mur::unwritable_dir_fix(team + "/.murmur/ses_1");
+  CHECK(entry.rfind("make the project directory writable for your user (chmod u+w " + team + " " + team + "/.murmur)", 0) == 0);
   CHECK(entry.find("pass --workdir") == std::string::npos);
-  CHECK(mur::unwritable_dir_fix("/srv/teammate/.murmur").find("MURMUR_HOME") != std::string::npos); // not inside it
+  CHECK(mur::unwritable_dir_fix(team + "mate/.murmur").find("MURMUR_HOME") != std::string::npos); // not inside it
+  ::rmdir((team + "/.murmur").c_str());
+  ::rmdir(team.c_str());
   const std::string peer = mur::unwritable_dir_fix("/tmp/mur-fix-home/formations/frm_01a2/worker");
   CHECK(peer == "make /tmp/mur-fix-home writable for your user (chmod -R u+w /tmp/mur-fix-home), or set MURMUR_HOME to a "
                 "directory you can write to before mur run --roster");

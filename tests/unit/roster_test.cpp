@@ -147,3 +147,23 @@ TEST_CASE("a roster names hosts by address and key, and a member its host", "[ro
   refused(lead + "hosts:\n  gpu1: {address: '10.0.0.2:7420', key: k.pem, port: 1}\n", "port");
   refused(lead + "hosts: [gpu1]\n", "must be a mapping");
 }
+
+TEST_CASE("restart: {max, within_secs} is read for members named by capsule and by path, and refused out of range",
+          "[roster]") {
+  auto r = parse_roster(lead + "  - {name: coder, capsule: acme-coder, version: 1.0.0, restart: {max: 3, within_secs: 30}}\n"
+                               "  - {name: tester, path: capsules/tester, restart: {max: 2}}\n"
+                               "  - {name: plain, capsule: acme-coder, version: 1.0.0}\n",
+                        "roster.yaml");
+  REQUIRE(r.members.size() == 4);
+  CHECK(r.members[0].restart.max == 0); // none given: its death ends the formation
+  CHECK(r.members[1].restart.max == 3);
+  CHECK(r.members[1].restart.within == std::chrono::seconds(30));
+  CHECK(r.members[2].restart.max == 2); // a member named by path restarts too
+  CHECK(r.members[2].restart.within == std::chrono::seconds(60));
+  CHECK(r.members[3].restart.max == 0);
+  refused(lead + "  - {name: coder, capsule: acme-coder, version: 1.0.0, restart: {max: 0}}\n", "restart.max");
+  refused(lead + "  - {name: coder, path: capsules/coder, restart: banana}\n", "must be a mapping");
+  refused(lead + "  - {name: coder, capsule: acme-coder, version: 1.0.0, restart: {within_secs: 5}}\n", "max");
+  refused(lead + "  - {name: coder, capsule: acme-coder, version: 1.0.0, restart: {max: 1, within_secs: 0}}\n",
+          "within_secs");
+}
