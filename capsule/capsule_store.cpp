@@ -1,4 +1,5 @@
 #include "capsule/capsule_store.hpp"
+#include "messages/vocabulary/nearest_word.hpp"
 
 #include "capsule/murmur_home.hpp"
 #include "messages/vocabulary/failure.hpp"
@@ -469,10 +470,19 @@ std::variant<ResolvedCapsule, ResolveMiss> resolve_capsule(const StoreRoots& roo
   const std::string install = "mur install -g <capsule folder> (the global store), or run mur install <capsule folder> "
                               "in " + (project.empty() ? std::string(".") : project) + " (its project store)";
   const auto installed = installed_versions(roots, name);
-  if (installed.empty())
+  if (installed.empty()) {
+    std::vector<std::string> names; // a misspelt name: the installed capsule it most likely meant
+    for (const auto& [root, scope] : {std::pair{roots.project, StoreScope::project}, std::pair{roots.global, StoreScope::global}})
+      for (const auto& c : list_store(root, scope)) names.push_back(c.name);
+    const std::string meant = nearest_word(name, names);
+    if (!meant.empty())
+      return ResolveMiss{"no version of " + name + " is installed (looked in " + roots.project + " and " + roots.global +
+                           "); did you mean `" + meant + "`?",
+                         "name the installed capsule (capsule: " + meant + "), or install " + name + ": " + install};
     return ResolveMiss{"not installed at this version, and no version of " + name + " is installed (looked in " +
                          roots.project + " and " + roots.global + ")",
                        "install it: " + install};
+  }
   std::string listed, newest = installed.front().first;
   for (const auto& [v, scope] : installed)
     if (older_version(newest, v)) newest = v;

@@ -152,6 +152,18 @@ TEST_CASE("E-ROS-007: missing, tampered or unparsable installed capsules", "[adm
   check_code(s.refusal(roster(m_lead + m_a)), "E-ROS-007", "recorded sha256");
 }
 
+TEST_CASE("E-ROS-007: a misspelt capsule name is met with the installed one it most likely meant", "[admission]") {
+  Stores s;
+  s.caller("lead-c");
+  s.callee("worker-c");
+  auto f = s.refusal(roster(m_lead + "  - {name: a, capsule: wroker-c, version: 1.0.0}\n"));
+  check_code(f, "E-ROS-007", "no version of wroker-c is installed");
+  CHECK(f.message().find("did you mean `worker-c`?") != std::string::npos);
+  CHECK(f.fix().find("capsule: worker-c") != std::string::npos);
+  auto far = s.refusal(roster(m_lead + "  - {name: a, capsule: zzz-unrelated, version: 1.0.0}\n"));
+  CHECK(far.message().find("did you mean") == std::string::npos); // nothing close: no guess
+}
+
 TEST_CASE("E-ROS-007: project store first, then global", "[admission]") {
   Stores s;
   s.caller("lead-c");
