@@ -127,7 +127,11 @@ void print_members(const Admission& a, std::ostream& out) {
         << (i == a.entry ? "entry  " : "       ")
         << (man.accepts_peer_tasks ? "serves peers   " : "refuses peers  ")
         << (man.authentication ? "authenticated door" : "public door")
-        << (m.declared.path.empty() ? std::string() : "  from " + m.declared.path) << "\n";
+        << (m.declared.path.empty() ? std::string() : "  from " + m.declared.path)
+        << (m.declared.restart.max <= 0 ? std::string()
+                                        : "  restarts: " + std::to_string(m.declared.restart.max) + " within " +
+                                            std::to_string(m.declared.restart.within.count()) + " s")
+        << "\n";
   }
   std::string edges;
   for (const auto& e : a.edges) edges += (edges.empty() ? "" : ", ") + e.from + " \xE2\x86\x92 " + e.to;
@@ -268,6 +272,9 @@ void print_json(const Report& r, std::ostream& out) {
       for (const auto& s : m.capsule.manifest.spawn_allow) spawn.push_back(s.text());
       members.back()["spawn_allow"] = std::move(spawn);
       if (!m.declared.path.empty()) members.back()["path"] = m.declared.path;
+      members.back()["restart"] = m.declared.restart.max <= 0
+                                    ? json(nullptr)
+                                    : json{{"max", m.declared.restart.max}, {"within_secs", m.declared.restart.within.count()}};
     }
     json edges = json::array();
     for (const auto& e : a.edges) edges.push_back({{"from", e.from}, {"to", e.to}});

@@ -88,6 +88,14 @@ TEST_CASE("a restarted peer: the held call is named lost, its new session answer
           "the restart, and its next death ends the formation with 69",
           "[process][formation][restart]") {
   RestartFormation rf(", restart: {max: 1, within_secs: 60}");
+  Ran doctor = run_command({MUR_BINARY, "doctor", rf.f.project.path, "--json"}, rf.f.env);
+  const json admitted = json::parse(doctor.out, nullptr, false);
+  INFO(doctor.out);
+  REQUIRE(admitted.is_object());
+  CHECK(admitted["roster"]["members"][1]["restart"] == json{{"max", 1}, {"within_secs", 60}});
+  CHECK(admitted["roster"]["members"][0]["restart"].is_null());
+  CHECK(run_command({MUR_BINARY, "doctor", rf.f.project.path}, rf.f.env).out.find("restarts: 1 within 60 s") !=
+        std::string::npos);
   LaunchedMur run({MUR_BINARY, "run", "--roster", rf.f.project.path, "--json", "--deadline", "120s"}, rf.f.env);
   Serving s = serve(run);
   const pid_t first_coder = s.formation["peers"][0]["pid"].get<pid_t>();
