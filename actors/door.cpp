@@ -80,7 +80,7 @@ DoorReply with_task(const TaskView& v) {
 }
 
 DoorReply not_cancelable(const TaskView& v) {
-  return rpc_error(rpc::task_not_cancelable, "Task cannot be canceled: it has ended " + state_word(v.state),
+  return rpc_error(rpc::task_not_cancelable, "Task cannot be canceled: it has already ended (" + state_word(v.state) + ")",
                    "TASK_NOT_CANCELABLE");
 }
 
