@@ -28,6 +28,7 @@ struct ViewServer::Shared {
   mutable std::mutex mu; // pages and last; taken before any responder call
   std::vector<std::shared_ptr<PlainResponder>> pages;
   std::string last;       // the last state's event ("" before the first)
+  json last_state;        // the last state itself: a page that connects later gets it with its clock now
   bool last_is_final = false;
   std::mutex delivered_mu; // taken alone (write completions come on the listener's thread)
   std::condition_variable delivered_cv;
@@ -37,6 +38,21 @@ struct ViewServer::Shared {
 namespace {
 
 constexpr std::size_t max_answer_body = 64 * 1024; // a longer POST /answer is 413 (the listener's bound)
+
+// One state as an SSE event.
+std::string sse_event(const json& state) {
+  return "data: " + state.dump(-1, ' ', false, json::error_handler_t::replace) + "\n\n";
+}
+
+// The last state for a page that connects now: its `now_ms` (the page's clock reference for the
+// times it counts up, "3.0 s so far") is the time of sending, not of publishing — a state
+// published seconds ago would make every running time read that much too low.
+std::string restamped(json state) {
+  if (state.is_object() && state.contains("now_ms"))
+    state["now_ms"] = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::system_clock::now().time_since_epoch()).count();
+  return sse_event(state);
+}
 
 using Headers = std::vector<std::pair<std::string, std::string>>;
 
@@ -139,7 +155,8 @@ void serve(const std::shared_ptr<ViewServer::Shared>& sh, const PlainRequest& r,
   h.emplace_back("Content-Type", "text/event-stream");
   std::lock_guard<std::mutex> lock(sh->mu);
   if (!out->stream_open(200, std::move(h))) return;
-  if (!sh->last.empty() && !out->stream_write(sh->last, sh->last_is_final ? on_final(sh) : nullptr)) return;
+  if (!sh->last.empty() && !out->stream_write(restamped(sh->last_state), sh->last_is_final ? on_final(sh) : nullptr))
+    return;
   sh->pages.push_back(std::move(out));
 }
 
@@ -169,9 +186,10 @@ std::string ViewServer::page_url() const { return shared_->on_answer ? url() + "
 
 void ViewServer::publish(const json& state) {
   const bool final = state.is_object() && state.value("running", true) == false;
-  std::string event = "data: " + state.dump(-1, ' ', false, json::error_handler_t::replace) + "\n\n";
+  std::string event = sse_event(state);
   std::lock_guard<std::mutex> lock(shared_->mu);
   shared_->last = std::move(event);
+  shared_->last_state = state;
   shared_->last_is_final = final;
   to_every_page(*shared_, shared_->last, final ? on_final(shared_) : nullptr);
 }

@@ -296,3 +296,25 @@ TEST_CASE("view state: a task shows the question it waits on until it is answere
   REQUIRE(v.poll());
   CHECK_FALSE(v.state(true, 1800)["members"][0]["tasks"][0].contains("question"));
 }
+
+TEST_CASE("view server: a page that connects after a state was published gets it with the clock of sending",
+          "[view]") {
+  mur::ViewServer server;
+  const std::string url = server.url();
+  const auto port = static_cast<std::uint16_t>(std::stoi(url.substr(std::string("http://127.0.0.1:").size())));
+  const std::string host = "127.0.0.1:" + std::to_string(port);
+  const auto now = [] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  };
+  const std::int64_t before = now();
+  server.publish(json{{"running", true}, {"now_ms", 1000}}); // published long ago, as far as a late page is concerned
+  Client sse(port);
+  sse.send("GET /events HTTP/1.1\r\nHost: " + host + "\r\n\r\n");
+  REQUIRE(sse.read_until("}\n\n"));
+  const auto at = sse.got.find("data: ");
+  REQUIRE(at != std::string::npos);
+  const json got = json::parse(sse.got.substr(at + 6, sse.got.find("\n\n", at) - at - 6));
+  CHECK(got["now_ms"].get<std::int64_t>() >= before); // its running times count from now, not from 1000
+  CHECK(got["running"] == true);
+  server.stop();
+}
