@@ -471,7 +471,10 @@ int cmd_run_roster(const RunRosterOptions& o) {
   VerboseFollow follow(o.verbose, run.console, run.formation_id, run.project);
   run_formation(run, reporter, caught);
   follow.stop();
-  if (view) view->finish(); // the last state, once the members' traces are whole
+  // With --task the view outlives the formation until Ctrl-C (its page shows how it ended); a
+  // signal that stopped the formation ends the view with it.
+  const bool keep_view = view && !o.task.empty() && caught.load() == 0;
+  if (view && !keep_view) view->finish(); // the last state, once the members' traces are whole
   // A signal the launcher caught decides the code, even if the entry (in our process group, so
   // it saw a terminal's ^C too) ended first.
   const int sig = caught.load();
@@ -479,6 +482,7 @@ int cmd_run_roster(const RunRosterOptions& o) {
   remove_gone_records(run.formation_id);
   if (const auto& retain = admission.entry_member().capsule.manifest.retain)
     for (const auto& line : apply_retention(*retain, run.formation_id, run.project)) run.console->note(line);
+  if (keep_view) view->serve_until_signal();
   return sig != 0 ? 128 + sig : reporter.code();
 }
 

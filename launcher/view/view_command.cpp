@@ -17,6 +17,7 @@
 #include <functional>
 #include <iostream>
 #include <optional>
+#include <csignal>
 #include <thread>
 
 namespace mur {
@@ -120,6 +121,21 @@ FormationView::FormationView(std::string formation_id, std::string project_dir, 
 }
 
 FormationView::~FormationView() { finish(); }
+
+int FormationView::serve_until_signal() {
+  if (impl_->finished) return 0;
+  impl_->on = false;
+  if (impl_->thread.joinable()) impl_->thread.join(); // its last state is published: the formation ended
+  std::cerr << "view: the formation has ended; " << impl_->server.url()
+            << " keeps showing its last state until Ctrl-C (the exit code stays the formation's)" << std::endl;
+  sigset_t set;
+  sigemptyset(&set);
+  for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, s);
+  int sig = 0;
+  if (::sigwait(&set, &sig) != 0) sig = 0;
+  finish();
+  return sig;
+}
 
 void FormationView::finish() {
   if (impl_->finished) return;

@@ -32,6 +32,10 @@ public:
   // Sends the last state (the formation has ended) to the pages open, waits a few seconds at
   // most for it to reach one, and stops serving. Idempotent.
   void finish();
+  // `run --ui --task`: the formation has ended; sends its last state, says so on stderr, and keeps
+  // serving it until SIGINT, SIGTERM or SIGHUP (blocked in every thread: taken here by sigwait),
+  // then finish(). Returns the signal.
+  int serve_until_signal();
 
   struct Impl;
 

@@ -70,6 +70,19 @@ function launch(args, cwd) {
   return url.then((u) => ({ child, url: u.url, page: u.page, stdout: () => out, stderr: () => err, exited }));
 }
 
+// A `run --ui --task` whose formation ended keeps serving its view, says so, and ends on Ctrl-C
+// with the formation's own code (0 here), not 130.
+async function endKeptView(run) {
+  const until = Date.now() + generous;
+  while (!/keeps showing its last state until Ctrl-C/.test(run.stderr()) && Date.now() < until)
+    await new Promise((r) => setTimeout(r, 50));
+  assert.match(run.stderr(), /keeps showing its last state until Ctrl-C/);
+  assert.equal(run.child.exitCode, null, 'the view outlives the formation');
+  assert.equal((await get(run.url)).statusCode, 200, 'the page is still served');
+  run.child.kill('SIGINT');
+  assert.equal(await run.exited, 0, run.stderr());
+}
+
 function get(url, headers) {
   return new Promise((resolve, reject) => {
     const req = request(url, { headers }, (res) => {
@@ -140,7 +153,7 @@ test('the page shows the members, the calls in flight, then the finished tree; m
   // Open the gate: the reviewer answers, the task ends, the formation ends.
   await fetch(started.endpoint.replace(/\/v1$/, '') + '/__replay/release?gate=coder', { method: 'POST' });
   await assertFinishedTree(page);
-  assert.equal(await run.exited, 0, run.stderr());
+  await endKeptView(run);
   assert.deepEqual(outside, [], 'the page asked for nothing outside its own origin');
   const frm = /formation (frm_[0-9a-f]{32})/.exec(run.stderr())?.[1];
   assert.ok(frm, run.stderr());
@@ -215,7 +228,7 @@ test('the page shows the question a task waits on and answers it', async () => {
   await page.waitForFunction(() => document.body.dataset.running === 'false' || document.querySelector('.ask .outcome.bad'),
                              null, { timeout: generous });
   assert.equal(await page.locator('.ask .outcome.bad').count(), 0, await page.locator('.ask').allInnerTexts().then(String));
-  assert.equal(await run.exited, 0, run.stderr());
+  await endKeptView(run);
   assert.match(run.stdout(), /lead: a: b: The operator answered: blue/);
   assert.equal(await page.locator('.ask').count(), 0); // answered: the task asks nothing more
 });
