@@ -76,8 +76,10 @@ ProbeResult probe_members(const std::vector<ProbeTarget>& targets, std::chrono::
         const char* path = std::getenv("PATH");
         try {
           passed[i] = targets[i].who + ": " + resolve_harness_program(m, m.folder, path ? path : "");
-        } catch (const Failure& f) {
-          failures[i] = f;
+        } catch (const Failure& f) { // named as every other probe's line: the member, then what failed
+          std::string what = f.message();
+          if (what.rfind(m.name + ": ", 0) == 0) what = what.substr(m.name.size() + 2); // the capsule, named already
+          failures[i] = Failure(f.code(), targets[i].who + ": " + what, f.fix());
         }
       }
       if (inf.transport != Transport::http) continue;

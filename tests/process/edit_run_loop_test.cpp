@@ -264,7 +264,7 @@ TEST_CASE("doctor probes each http member's model server and each process member
 
   Ran python4 = doctor("py4");
   CHECK(python4.exit_code == 1);
-  CHECK(has(python4.out, "E-HAR-001: t-py4: inference.command[0] 'python4'"));
+  CHECK(has(python4.out, "E-HAR-001: member 'py4' (t-py4@1.0.0): inference.command[0] 'python4'"));
 
   for (const char* member : {"down", "py4", "nomodel"}) { // offline: none of it is asked
     Ran skipped = doctor(member, {"--no-probe"});
