@@ -304,6 +304,29 @@ void restarted_ready(launcher_actor* self, const std::string& name) {
   tell_callers(self, name, info.url);
 }
 
+// A member died while the formation ran: reported at once — `who`, its pid, how it ended, the limit
+// that explains it, its stderr tail — and, when `may_restart`, granted a restart from its budget if
+// one is left (else the report says the budget is spent). `what` is the ending's words.
+struct Death {
+  bool restart = false;
+  std::string what;
+};
+Death report_death(launcher_actor* self, const MemberExited& ex, const std::string& who, bool may_restart) {
+  auto& s = self->state;
+  const auto pid_it = s.pids.find(ex.name);
+  const std::int64_t pid = pid_it != s.pids.end() ? pid_it->second : 0;
+  Death d;
+  d.restart = may_restart && s.budgets[ex.name].take(self->clock().now());
+  d.what = who + (pid > 0 ? " (pid " + std::to_string(pid) + ")" : "") + " " + how_it_ended(ex.exit_code) +
+           " while the formation ran" + (ex.limit.empty() ? "" : " (" + ex.limit + ")") +
+           (may_restart && !d.restart ? spent_words(s, ex.name) : "");
+  const std::string tail = ex.stderr_tail.empty() ? " (its stderr held nothing)" : "; its stderr ended with:" + ex.stderr_tail;
+  const auto& info = s.started[ex.name].info;
+  report(self, FormationProgress{FormationEvent::member_exited, "", ex.name, info.session_id, info.url, pid,
+                                 d.what + tail + (d.restart ? "\n  " + restart_words(s, ex.name) : ""), ex.exit_code});
+  return d;
+}
+
 // A peer ended while the formation served. Status 0 is the end its lifecycle gives it (after_task:
 // exit): no fault; every member that may call it is told, so its calls name a member that has
 // ended. Anything else is a fault: recorded (member, pid, status or signal, stderr tail) and
@@ -323,16 +346,9 @@ void peer_exited(launcher_actor* self, const MemberExited& ex) {
     tell_callers(self, ex.name, "");
     return;
   }
-  const std::string tail = ex.stderr_tail.empty() ? " (its stderr held nothing)" : "; its stderr ended with:" + ex.stderr_tail;
-  const std::string what = "member '" + ex.name + "'" + pid + " " + how_it_ended(ex.exit_code) + " while the formation ran" +
-                           (ex.limit.empty() ? "" : " (" + ex.limit + ")");
-  const bool again = s.fault.empty() && s.budgets[ex.name].take(self->clock().now());
-  const std::string spent = again ? "" : spent_words(s, ex.name);
-  report(self, FormationProgress{FormationEvent::member_exited, "", ex.name, info.session_id, info.url,
-                                 pid_it != s.pids.end() ? pid_it->second : 0,
-                                 what + spent + tail + (again ? "\n  " + restart_words(s, ex.name) : ""), ex.exit_code});
-  if (again) return restart_peer(self, ex.name);
-  fault(self, what + spent);
+  const Death d = report_death(self, ex, "member '" + ex.name + "'", s.fault.empty());
+  if (d.restart) return restart_peer(self, ex.name);
+  fault(self, d.what);
 }
 
 // The entry ended while the formation ran. With a launch task its code is the formation's; it is
@@ -342,23 +358,11 @@ void entry_exited(launcher_actor* self, const MemberExited& ex) {
   auto& s = self->state;
   const bool serving = s.setup.task.empty();
   if (ex.exit_code != 0 && s.fault.empty() && (serving || ex.exit_code > 128)) {
-    const auto pid_it = s.pids.find(ex.name);
-    const std::int64_t pid = pid_it != s.pids.end() ? pid_it->second : 0;
-    const std::string what = "the entry member '" + ex.name + "'" + (pid > 0 ? " (pid " + std::to_string(pid) + ")" : "") +
-                             " " + how_it_ended(ex.exit_code) + " while the formation ran" +
-                             (ex.limit.empty() ? "" : " (" + ex.limit + ")");
-    const std::string tail = ex.stderr_tail.empty() ? " (its stderr held nothing)" : "; its stderr ended with:" + ex.stderr_tail;
-    const bool again = serving && s.budgets[ex.name].take(self->clock().now());
-    const std::string spent = again || !serving ? "" : spent_words(s, ex.name);
-    const auto& info = s.started[ex.name].info;
-    report(self, FormationProgress{FormationEvent::member_exited, "", ex.name, info.session_id, info.url, pid,
-                                   what + spent + tail + (again ? "\n  " + restart_words(s, ex.name) : ""), ex.exit_code});
-    if (again) {
-      s.restarting.insert(ex.name);
-      s.started[ex.name] = Started{};
-      return start_entry(self);
-    }
-    return stop(self, ex.exit_code, what + spent);
+    const Death d = report_death(self, ex, "the entry member '" + ex.name + "'", serving);
+    if (!d.restart) return stop(self, ex.exit_code, d.what);
+    s.restarting.insert(ex.name);
+    s.started[ex.name] = Started{};
+    return start_entry(self);
   }
   if (s.fault.empty()) stop(self, ex.exit_code, "the entry member ended");
   else stop(self, member_fault_exit_code, "the entry member ended after " + s.fault);

@@ -23,7 +23,13 @@ lifelines_handle::behavior_type lifelines(lifelines_handle::stateful_pointer<Lif
     ends->clear();
   });
   return {
-    [=](caf::put_atom, const std::string& name, const lifeline_end& end) { (*ends)[name] = end; },
+    [=](caf::put_atom, const std::string& name, const lifeline_end& end) {
+      auto& held = (*ends)[name];
+      // A member started again under its name (a restart): the end of its dead process closes now,
+      // not with the formation.
+      if (held && held != end) caf::anon_send_exit(held, caf::exit_reason::user_shutdown);
+      held = end;
+    },
     [=](caf::close_atom, const std::string& name) {
       auto it = ends->find(name);
       if (it == ends->end()) return;

@@ -1,6 +1,7 @@
 // lifeline.hpp — the lifeline, both sides, as actors.
 //
-// Launcher side (`spawn_lifelines`): holds one end per member; `(close_atom, name)` closes one,
+// Launcher side (`spawn_lifelines`): holds one end per member (a second end put under a name — a
+// restarted member — closes the first); `(close_atom, name)` closes one,
 // `(close_atom)` closes all; when the holder ends for any reason — including its launcher
 // being killed, since it is linked to it — every end it still holds is closed.
 // Member side (`spawn_lifeline_watch`): watches one end and tells its member `lifeline_atom`

@@ -5,6 +5,8 @@
 // and restarted when its budget allows; with none the formation ends with its code.
 #include "formation_fixture.hpp"
 
+#include "actors/lifeline.hpp"
+
 using namespace mur;
 using namespace mur::sim;
 using namespace std::chrono_literals;
@@ -144,4 +146,23 @@ TEST_CASE_METHOD(formation_fixture, "a serving entry killed without restarts is 
   CHECK(exit_code() == 137);
   CHECK(progress_event("ended")->detail.find("the entry member 'lead' was killed by signal 9") != std::string::npos);
   CHECK(of_kind(*this, "restarted").empty());
+}
+
+TEST_CASE_METHOD(formation_fixture, "the lifelines holder closes a member's old end when a restart puts a new one",
+                 "[sim][formation][restart]") {
+  auto holder = spawn_lifelines(sys);
+  auto first = spawn_lifeline_end(sys);
+  auto second = spawn_lifeline_end(sys);
+  self->monitor(first);
+  self->monitor(second);
+  self->send(holder, caf::put_atom_v, std::string("coder"), first);
+  self->send(holder, caf::put_atom_v, std::string("coder"), second);
+  sched.run();
+  std::vector<caf::actor_addr> down;
+  for (bool more = true; more;)
+    self->receive([&](const caf::down_msg& d) { down.push_back(d.source); }, caf::after(std::chrono::seconds(0)) >> [&] { more = false; });
+  REQUIRE(down.size() == 1); // the dead process's end, not the new one
+  CHECK(down[0] == first.address());
+  anon_send_exit(holder, caf::exit_reason::kill);
+  sched.run();
 }
