@@ -255,6 +255,7 @@ DoorReply send_message(door_actor* self, const DoorRequest& req) {
   v.chain = chain_of(req);
   if (req.verdict.is_formation) v.deadline_ms = req.deadline_ms; // how long the caller still waits
   v.budget = req.budget; // what the caller has left: anyone's, since it can only narrow the task's own
+  v.traceparent = req.traceparent; // the caller's trace context (the task reads it; never sent back)
   v.created_ms = now_ms(self);
   v.updated_ms = v.created_ms;
   if (st.closing || !has_room(st)) {

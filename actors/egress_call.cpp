@@ -7,6 +7,7 @@
 #include "messages/vocabulary/cancel_confirm.hpp"
 #include "messages/vocabulary/rpc_error_codes.hpp"
 #include "messages/vocabulary/text_cut.hpp"
+#include "messages/vocabulary/trace_context.hpp"
 #include "messages/wire/door_call.hpp"
 #include "messages/wire/door_request.hpp"
 #include "messages/wire/member_call.hpp"
@@ -321,6 +322,8 @@ DoorRequest send_request(const call_actor* self) {
   r.text = st.req.text;
   r.chain = st.req.chain;
   r.budget = st.req.budget; // what the calling task has left: the callee spends no more
+  // One trace across members: the callee's task is a child of this call's execute_tool span.
+  if (!st.req.trace_id.empty()) r.traceparent = format_traceparent(st.req.trace_id, call_span_id(st.req.call_id));
   if (r.peer_origin) { // how long this call still waits: the callee stops then (the call extension)
     const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(self->clock().now() - st.began);
     r.deadline_ms = std::max<std::int64_t>(1, (st.setup.call_deadline - waited).count());

@@ -13,6 +13,7 @@
 #include "messages/vocabulary/cancel_confirm.hpp"
 #include "messages/vocabulary/ids.hpp"
 #include "messages/vocabulary/text_cut.hpp"
+#include "messages/vocabulary/trace_context.hpp"
 #include "messages/wire/child_spawn.hpp"
 #include "messages/wire/member_call.hpp"
 #include "messages/wire/model_turn.hpp"
@@ -233,7 +234,8 @@ void ask_model(task_ptr self) {
   ModelTurnRequest req{st.setup.task.id, st.setup.task.request, st.turn,     st.step,
                        st.setup.member,  st.setup.callees,       st.setup.capsules, st.answers,
                        st.continuation,  st.transcript,          static_cast<std::int32_t>(st.history_messages),
-                       st.setup.own_tools, st.setup.ask_operator};
+                       st.setup.own_tools, st.setup.ask_operator,
+                       format_traceparent(st.trace_id, chat_span_id(st.setup.task.id, st.turn, st.step))};
   self->request(st.setup.model, caf::infinite, std::move(req))
     .then([=](ModelTurn& t) { on_response(self, std::move(t)); },
           [=](caf::error& err) {
@@ -418,7 +420,7 @@ std::optional<std::string> make_call(task_ptr self, const std::string& member, c
                                                            child ? std::vector<std::string>{}
                                                                  : chain_below(st.setup.task.chain, st.setup.member),
                                                            remaining_ms(self), left_after(st.budget.effective(), spent(self)),
-                                                           st.setup.task.context_id})
+                                                           st.setup.task.context_id, st.trace_id})
     .then([=](CallStart& s) { on_start(self, call_id, member, std::move(s)); },
           [=](caf::error& err) {
             on_start(self, call_id, member,
@@ -648,6 +650,12 @@ task_handle::behavior_type task_actor(task_ptr self, TaskSetup setup) {
     self->delayed_send(self, std::chrono::milliseconds(wait_ms), deadline_atom_v);
   }
   if (st.setup.threaded) start["history_messages"] = st.setup.history.size();
+  // Its trace: the one its submitter sent (a caller's execute_tool span is its parent), or a new one.
+  const auto incoming = parse_traceparent(st.setup.task.traceparent);
+  st.trace_id = incoming ? incoming->trace_id : trace_id_of_task(st.setup.task.id);
+  start["trace_id"] = st.trace_id;
+  start["span_id"] = task_span_id(st.setup.task.id);
+  if (incoming) start["parent_span_id"] = incoming->span_id;
   trace(self, "task_start", start);
   st.transcript.push_back(TranscriptMessage::system(st.setup.system_text));
   // A threaded member continues its caller's conversation in this context: the model sees it.

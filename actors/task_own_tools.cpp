@@ -1,5 +1,7 @@
 #include "actors/task_own_tools.hpp"
 
+#include "messages/vocabulary/trace_context.hpp"
+
 #include <caf/all.hpp>
 #include <nlohmann/json.hpp>
 
@@ -15,15 +17,17 @@ void use_own_tool(task_ptr self, const ToolCall& call, std::function<void(ToolRe
   auto& st = self->state;
   ++st.own.tool_calls;
   const auto made = self->clock().now();
+  const int turn = st.turn;
   const auto sep = call.name.find("__");
   auto done = [=](ToolReply r) {
     trace(self, "tool_call",
-          {{"task_id", self->state.setup.task.id}, {"turn", self->state.turn}, {"tool", call.name},
+          {{"task_id", self->state.setup.task.id}, {"turn", turn}, {"tool", call.name}, {"call_id", call.id},
            {"server", call.name.substr(0, sep)}, {"arguments_bytes", call.arguments.size()},
            {"duration_ms", ms_between(made, self->clock().now())}, {"is_error", r.is_error}});
     on_result(std::move(r));
   };
-  self->request(st.setup.tools, caf::infinite, ToolRequest{st.setup.task.id, call})
+  self->request(st.setup.tools, caf::infinite, ToolRequest{st.setup.task.id, call,
+                                                                   format_traceparent(st.trace_id, tool_span_id(st.setup.task.id, call.id, turn))})
     .then([=](ToolReply& r) { done(std::move(r)); },
           [=](caf::error& err) {
             done(ToolReply{"tool error: " + call.name + " could not be called (" + self->system().render(err) + ").", true});

@@ -74,6 +74,7 @@ struct TaskActorState {
   std::string wall_limit;                // set: its deadline is its own max_wall_secs (these words name it)
   QuestionQueue questions;               // open questions for a person: its own and its callees'
   int asked = 0;                         // its own questions so far (their ids)
+  std::string trace_id;                  // its trace: its submitter's, or its own (messages/vocabulary/trace_context.hpp)
   static inline const char* name = "mur.task";
 };
 

@@ -30,6 +30,7 @@ struct WaitingCall {
   std::string tool; // the server's own name
   json arguments;
   caf::typed_response_promise<ToolReply> promise;
+  std::string traceparent; // the calling task's execute_tool span: params._meta.traceparent ("": none)
 };
 
 struct Outstanding {
@@ -153,8 +154,9 @@ void start_call(hub_ptr self, std::int32_t index, WaitingCall w) {
   auto& s = self->state.servers[static_cast<std::size_t>(index)];
   ++s.calls_out;
   Outstanding o{Outstanding::Kind::call, w.tool, std::move(w.promise)};
-  const std::int64_t id =
-    send_request(self, index, std::move(o), "tools/call", {{"name", w.tool}, {"arguments", std::move(w.arguments)}});
+  json params{{"name", w.tool}, {"arguments", std::move(w.arguments)}};
+  if (!w.traceparent.empty()) params["_meta"] = json{{"traceparent", w.traceparent}};
+  const std::int64_t id = send_request(self, index, std::move(o), "tools/call", params);
   self->delayed_send(self, s.setup.call_timeout, tool_timeout_atom_v, index, id);
 }
 
@@ -373,7 +375,7 @@ caf::result<ToolReply> on_call(hub_ptr self, const ToolRequest& req) {
     auto args = parse_strict_json(req.call.arguments.empty() ? std::string("{}") : req.call.arguments);
     if (!args || !args->is_object())
       return tool_error("the arguments of " + name + " must be a JSON object. Nothing was sent.");
-    WaitingCall w{tool, std::move(*args), self->make_response_promise<ToolReply>()};
+    WaitingCall w{tool, std::move(*args), self->make_response_promise<ToolReply>(), req.traceparent};
     auto promise = w.promise;
     s.waiting.push_back(std::move(w));
     next_waiting(self, static_cast<std::int32_t>(i));

@@ -10,6 +10,7 @@
 #include "messages/credentials/door_scope.hpp"
 #include "messages/vocabulary/rpc_error_codes.hpp"
 #include "messages/vocabulary/strict_json.hpp"
+#include "messages/vocabulary/trace_context.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -84,6 +85,10 @@ std::variant<std::string, RpcProblem> message_text(const json& id, const json& p
 // what it may still spend (http/budget_json.hpp).
 std::optional<RpcProblem> read_call_metadata(const json& id, const json* message_md, DoorRequest& req) {
   if (!message_md) return std::nullopt;
+  // W3C trace context (docs/observability.md): any caller's; one not of the W3C form is ignored.
+  if (auto tp = message_md->find("traceparent"); tp != message_md->end() && tp->is_string() &&
+                                                 parse_traceparent(tp->get_ref<const std::string&>()))
+    req.traceparent = tp->get<std::string>();
   auto murmur = message_md->find("murmur");
   if (murmur == message_md->end()) return std::nullopt;
   if (!murmur->is_object()) return invalid_params(id, "message.metadata.murmur must be an object");
@@ -352,6 +357,7 @@ json request_json(const json& id, const DoorRequest& req) {
       msg["metadata"] = json{{"murmur", std::move(murmur)}};
       msg["extensions"] = json::array({call_extension_uri});
     }
+    if (!req.traceparent.empty()) msg["metadata"]["traceparent"] = req.traceparent;
     params["message"] = msg;
     if (req.return_immediately && req.method == DoorMethod::send_message)
       params["configuration"] = json{{"returnImmediately", true}};

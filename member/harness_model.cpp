@@ -115,6 +115,7 @@ void start_turn(self_ptr self, std::uint64_t id, const ModelTurnRequest& req) {
           {"message", resume ? req.continuation : req.task_text},
           {"turn", req.turn},
           {"system_prompt", st.setup.system_prompt},
+          {"traceparent", req.traceparent},
           {"tools", {{"url", st.listener->url() + "/mcp"}, {"token", t.grant.token}}}};
   if (req.history_messages > 0) { // a threaded member: the earlier exchanges of this task's context, oldest first
     json history = json::array();

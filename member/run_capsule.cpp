@@ -28,6 +28,7 @@
 #include "member/egress_notices.hpp"
 #include "member/member_limits.hpp"
 #include "member/model_start.hpp"
+#include "member/otel_export.hpp"
 #include "member/program_dir.hpp"
 #include "member/result_writer.hpp"
 #include "member/running_record.hpp"
@@ -142,6 +143,7 @@ struct Session {
   tool_port tools;                              // null unless the capsule declares tools
   std::shared_ptr<ChildProcesses> child_processes;
   std::unique_ptr<EgressNotices> notices;       // what its programs' proxies refused (null without programs)
+  std::shared_ptr<MemberOtelExport> otel;       // its spans' exporter (null without an OTLP endpoint)
 };
 
 // The grant of a delegated child: one line on stdin, read to its end (bounded), then wiped.
@@ -318,7 +320,12 @@ Session serve(caf::actor_system& sys, const supervisor_port& waiter, const Manif
     const char* v = std::getenv(name.c_str());
     return v ? std::optional<std::string>(v) : std::nullopt;
   };
-  s.trace = spawn_trace_recorder(sys, s.id, trace_file_sink(s.dir));
+  // Its spans, when OTEL_* name a collector: built from the lines its trace writes (a lone
+  // session says what is wrong with the variables; a formation's launcher already did).
+  s.otel = MemberOtelExport::start(!grant && formation.id.empty());
+  TraceSink sink = trace_file_sink(s.dir);
+  if (s.otel) sink = s.otel->wrap(std::move(sink));
+  s.trace = spawn_trace_recorder(sys, s.id, std::move(sink));
   if (has_programs) {
     programs.isolation = program_isolation(m, s.workdir, programs.dir, own_env);
     s.notices = std::make_unique<EgressNotices>(s.trace);
@@ -443,6 +450,7 @@ void close_session(caf::scoped_actor& self, Session& s, JoinedFormation& formati
   // Every trace line sent before the member ended is written once the recorder answers.
   self->request(s.trace, std::chrono::seconds(5), trace_atom_v)
     .receive([](const std::vector<std::string>&) {}, [](const caf::error&) {});
+  if (s.otel) s.otel->finish(self, s.trace); // the spans of those lines: a short, bounded final flush
   self->send_exit(s.network, caf::exit_reason::user_shutdown);
   self->send_exit(s.trace, caf::exit_reason::user_shutdown);
   self->send_exit(s.model, caf::exit_reason::user_shutdown);

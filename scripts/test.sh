@@ -22,7 +22,7 @@ scripts/setup.sh
 phase_done "setup (apt)"
 BUILD_DIR=${MUR_BUILD_DIR:-build}
 if command -v npm >/dev/null; then
-  for dir in tests/interop tests/models tests/harness tests/conformance tests/browser tests/tools examples/tools/capsules/coder; do
+  for dir in tests/interop tests/models tests/harness tests/conformance tests/browser tests/otel tests/tools examples/tools/capsules/coder; do
     (cd "$dir" && npm ci --no-audit --no-fund >/dev/null)
   done
 fi

@@ -1,4 +1,5 @@
 #include "launcher/run/cmd_run_roster.hpp"
+#include "member/otel_export.hpp"
 #include "messages/vocabulary/message_types.hpp"
 #include "messages/wire/register_messages.hpp"
 
@@ -445,6 +446,7 @@ int cmd_run_roster(const RunRosterOptions& o) {
   block_session_signals(); // before any thread starts
 
   const Admission admission = admit_for_run(o.roster.empty() ? "." : o.roster);
+  print_otel_warnings(); // once for the formation: its members inherit the OTEL_* variables and say nothing
   FormationRun run{admission, o, ids::mint(ids::formation), canonical(admission.roster.project_dir), process_start_of(::getpid()),
                    plan_launch(admission), std::make_shared<MemberConsole>(o.json),
                    std::make_shared<MemberProcesses>()};

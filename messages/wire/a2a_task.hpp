@@ -59,9 +59,10 @@ struct TaskView {
   Usage usage;                    // what it and the tasks below it spent (metadata.murmur.usage, once ended)
   std::int64_t created_ms = 0;
   std::int64_t updated_ms = 0; // unix ms of the last state change (TaskStatus.timestamp)
+  std::string traceparent;     // the W3C trace context its submitter sent (never sent back; docs/observability.md)
 
   MUR_FIELDS(id, context_id, state, status_text, answer, request, busy, no_answer, no_answer_below, submitter,
-             chain, deadline_ms, budget, usage, created_ms, updated_ms)
+             chain, deadline_ms, budget, usage, created_ms, updated_ms, traceparent)
 };
 
 // The door's status text for a busy refusal.

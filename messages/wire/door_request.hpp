@@ -46,9 +46,11 @@ struct DoorRequest {
   std::string filter_context_id;
   std::string filter_state;      // a TASK_STATE_* wire name, or "" for every state
   std::int64_t filter_updated_after_ms = 0; // statusTimestampAfter (unix ms), 0 = none
+  // SendMessage
+  std::string traceparent;        // message.metadata.traceparent: the caller's W3C trace context ("": none)
 
   MUR_FIELDS(method, verdict, peer_origin, text, message_id, context_id, return_immediately, reference_task_ids,
-             chain, deadline_ms, budget, question, task_id, page_size, page_token, filter_context_id, filter_state, filter_updated_after_ms)
+             chain, deadline_ms, budget, question, task_id, page_size, page_token, filter_context_id, filter_state, filter_updated_after_ms, traceparent)
 };
 
 // Either a refusal of the caller (a domain value; http/ maps it to 401/403), a JSON-RPC error,

@@ -71,9 +71,11 @@ std::string initialize_request(std::int64_t id) {
 
 json modern_params(json params) {
   if (!params.is_object()) params = json::object();
-  params["_meta"] = {{meta_version_key, modern_version},
-                     {"io.modelcontextprotocol/clientCapabilities", json::object()},
-                     {"io.modelcontextprotocol/clientInfo", {{"name", "mur"}, {"version", "1"}}}};
+  json& meta = params["_meta"]; // a caller's own _meta keys (traceparent) stay
+  if (!meta.is_object()) meta = json::object();
+  meta[meta_version_key] = modern_version;
+  meta["io.modelcontextprotocol/clientCapabilities"] = json::object();
+  meta["io.modelcontextprotocol/clientInfo"] = {{"name", "mur"}, {"version", "1"}};
   return params;
 }
 

@@ -27,7 +27,8 @@ struct CallMember {
   std::int64_t deadline_ms = 0;   // how long the calling task may still wait (its own caller's deadline); 0: only the call deadline
   Budget budget;                  // what the calling task has left (messages/vocabulary/task_budget.hpp)
   std::string context_id;         // the calling task's contextId (its callee's is derived: actors/callee_context.hpp)
-  MUR_FIELDS(task_id, call_id, member, text, chain, deadline_ms, budget, context_id)
+  std::string trace_id;           // the calling task's trace (32 hex; "": none — docs/observability.md)
+  MUR_FIELDS(task_id, call_id, member, text, chain, deadline_ms, budget, context_id, trace_id)
 };
 
 // How a call started: `started` (the member holds it), `busy` (turned away; still offered),

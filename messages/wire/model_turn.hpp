@@ -52,8 +52,9 @@ struct ModelTurnRequest {
                                        // task's context (a threaded member: actors/conversation_store.hpp)
   std::vector<OwnTool> tools;          // the capsule's own tools, offered beside the runtime's
   bool ask_operator = false;           // ask-operator is offered (capabilities.ask_operator)
+  std::string traceparent;             // W3C traceparent of this request's chat span (docs/observability.md)
   MUR_FIELDS(task_id, task_text, turn, step, member, callees, capsules, answers, continuation, transcript,
-             history_messages, tools, ask_operator)
+             history_messages, tools, ask_operator, traceparent)
 };
 
 // What the trace records of one model request (never a key, never a prompt).
@@ -97,7 +98,8 @@ struct ModelText {
 struct ToolRequest {
   std::string task_id;
   ToolCall call;
-  MUR_FIELDS(task_id, call)
+  std::string traceparent; // W3C traceparent of the calling task's span ("": none; docs/observability.md)
+  MUR_FIELDS(task_id, call, traceparent)
 };
 
 struct ToolReply {
