@@ -4,6 +4,7 @@
 #include "launcher/base/task_follow.hpp"
 #include "messages/vocabulary/duration.hpp"
 #include "messages/vocabulary/terminal_text.hpp"
+#include "messages/vocabulary/trace_context.hpp"
 
 #include "actors/egress.hpp"
 #include "http/a2a_json.hpp"
@@ -147,6 +148,9 @@ int cmd_send(const std::string& target, const std::string& text, bool as_json, b
   send.message_id = ids::mint(ids::message);
   send.context_id = context; // "" ⇒ the door mints one; printed below so the conversation can go on
   send.return_immediately = true; // the task's id at once, so that Ctrl-C can cancel it; then followed
+  // The caller's trace, when its environment carries one (TRACEPARENT, the OpenTelemetry carrier
+  // for processes): the task joins it (docs/observability.md §Propagation). One not of the W3C form is not sent.
+  if (const char* tp = std::getenv("TRACEPARENT"); tp != nullptr && parse_traceparent(tp)) send.traceparent = tp;
   DoorReply sent = reply_of(call_door(pool, door, a2a::request_json("send-1", send)));
   refuse_on(sent);
   // Busy: refused with its code, or (--wait) offered again as call-member does — 250 ms doubling

@@ -496,6 +496,26 @@ TEST_CASE("an agent program is handed its capsule's system_prompt in every turn"
   CHECK(r.out.find("prompt: Answer like a ship's log.") != std::string::npos);
 }
 
+TEST_CASE("an agent program's turn names its chat span in traceparent and no OTEL_ variable reaches it",
+          "[process][harness][otel]") {
+  // The member has them (a collector's key in the headers); the export itself is off here.
+  ::setenv("OTEL_EXPORTER_OTLP_HEADERS", "x-api-key=otel-key-in-env-5c1e", 1);
+  ::setenv("OTEL_SDK_DISABLED", "true", 1);
+  HarnessProject p;
+  Ran r = p.run_program_alone("traced",
+                              "import json, os, re, sys\n"
+                              "turn = json.load(sys.stdin)\n"
+                              "tp = turn.get('traceparent', '')\n"
+                              "print('traceparent ' + ('w3c' if re.fullmatch(r'00-[0-9a-f]{32}-[0-9a-f]{16}-01', tp) else repr(tp)))\n"
+                              "print('otel vars: ' + (','.join(k for k in os.environ if k.startswith('OTEL_')) or 'none'))\n",
+                              "trace me");
+  ::unsetenv("OTEL_EXPORTER_OTLP_HEADERS");
+  ::unsetenv("OTEL_SDK_DISABLED");
+  INFO(r.out << r.err);
+  check_holds(r.out, {"traceparent w3c", "otel vars: none"});
+  CHECK(r.out.find("otel-key-in-env") == std::string::npos);
+}
+
 TEST_CASE("an agent program shipped with its own node_modules installs whole and runs from the store",
           "[process][harness][install]") {
   // The SDK harness with the packages it imports copied beside it: @modelcontextprotocol/sdk and
