@@ -172,6 +172,9 @@ def resolve(base_dir, target):
     joined = os.path.normpath(os.path.join(base_dir, target)) if base_dir else os.path.normpath(target)
     return None if joined.startswith("..") or os.path.isabs(joined) else joined
 
+# Words that look like paths under a top-level folder and are not: the OTLP protocol names
+# (OTEL_EXPORTER_OTLP_PROTOCOL, docs/observability.md).
+NOT_PATHS = {"http/protobuf", "http/json"}
 PATH_RE = re.compile(r"(?<![\w./<>$~{}@:-])((?:%s)/[\w./*?\-]*)" % "|".join(ROOT_DIRS))
 MDNAME_RE = re.compile(r"(?<![\w/.<>$~{}@-])([\w.-]+\.md)\b")
 LINK_RE = re.compile(r"\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
@@ -224,6 +227,8 @@ def check_names(path, line, text, is_doc, in_fence=False):
                     "' of a page not in the repository: cite docs/spec/<page>.md §<heading>")
     for m in PATH_RE.finditer(text):
         token = m.group(1).rstrip(".,:;")
+        if token in NOT_PATHS:
+            continue
         if not exists(token):
             finding(path, line, f"'{token}' does not exist")
     bare = LINK_RE.sub(" ", text) if is_doc else text  # a link is checked by its target

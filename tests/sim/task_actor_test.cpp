@@ -2,6 +2,8 @@
 // gives another work", with fake door, egress and trace actors and the real script model.
 #include "task_scene.hpp"
 
+#include "messages/vocabulary/trace_context.hpp"
+
 using namespace task_scene;
 
 TEST_CASE_METHOD(scene, "a reply completes the task", "[task]") {
@@ -14,8 +16,11 @@ TEST_CASE_METHOD(scene, "a reply completes the task", "[task]") {
   CHECK(done.exit_status == TaskExit::ok);
   CHECK(done.no_answer_below.empty());
   CHECK(event_types() == std::vector<std::string>{"task_start", "inference", "task_end"});
+  // A task sent without a traceparent starts a trace of its own (docs/observability.md).
   CHECK(events("task_start")[0] == json{{"task_id", "tsk_lead"}, {"context_id", "ctx_lead"}, {"source", "a2a"},
-                                       {"origin", "user"}, {"submitter", "operator"}, {"text", "build the thing"}});
+                                       {"origin", "user"}, {"submitter", "operator"}, {"text", "build the thing"},
+                                       {"trace_id", mur::trace_id_of_task("tsk_lead")},
+                                       {"span_id", mur::task_span_id("tsk_lead")}});
   CHECK(events("inference")[0]["decision"] == "end_turn");
   CHECK(events("task_end")[0] == json{{"task_id", "tsk_lead"}, {"exit_status", "ok"}, {"turns", 1}, {"state", "completed"},
                                       {"answer", "hello from lead: build the thing"},
