@@ -209,15 +209,39 @@ test('with the collector down the formation answers as usual and says what it co
   const { server: replay, endpoint: model } = await startReplay();
   const { dir, env, project } = setUp(model);
   try {
-    const r = await run({ ...env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` }, project, 'add a flag');
+    // A protocol mur does not speak is said once, by the launcher, not by each member.
+    const r = await run({ ...env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' },
+                        project, 'add a flag');
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /Lead says: coder said: Coder done; coder did: Review: add a flag/);
-    assert.match(r.stderr, /W-OTL-003: \d+ of \d+ span\(s\) were not exported/);
+    assert.match(r.stderr, /W-OTL-003: \d+ of \d+ span\(s\) were not exported \(0 dropped[^)]*\d+ failed: Couldn't connect/);
+    assert.equal(r.stderr.match(/W-OTL-001/g)?.length, 1, r.stderr);
     // Each member's trace says it too.
     const ends = traces(dir).flatMap((t) => t.split('\n').filter((l) => l.includes('"otel_export"')).map((l) => JSON.parse(l)));
     assert.ok(ends.length >= 3, `${ends.length} otel_export events`);
     assert.ok(ends.every((e) => e.spans_exported === 0 && e.spans_failed + e.spans_dropped > 0), JSON.stringify(ends));
   } finally {
+    replay.kill();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a collector that never answers holds no task: each request gives up at OTEL_EXPORTER_OTLP_TIMEOUT', async () => {
+  const held = [];
+  const silent = createServer((req) => { held.push(req); req.resume(); }); // reads, never answers
+  await new Promise((r) => silent.listen(0, '127.0.0.1', r));
+  const { server: replay, endpoint: model } = await startReplay();
+  const { dir, env, project } = setUp(model);
+  try {
+    const r = await run({ ...env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${silent.address().port}`,
+                          OTEL_EXPORTER_OTLP_TIMEOUT: '300' }, project, 'add a flag');
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /Lead says: coder said: Coder done; coder did: Review: add a flag/);
+    assert.match(r.stderr, /W-OTL-003: \d+ of \d+ span\(s\) were not exported \([^)]*failed: Timeout was reached/);
+    assert.ok(held.length > 0);
+  } finally {
+    for (const q of held) q.socket.destroy();
+    silent.close();
     replay.kill();
     rmSync(dir, { recursive: true, force: true });
   }
