@@ -149,6 +149,24 @@ TEST_CASE("tools: a server is handed its declared variables and nothing of the r
   CHECK(seen.find("probe.py") != std::string::npos);
 }
 
+TEST_CASE("tools: a tools/call names the call's execute_tool span in _meta.traceparent and no OTEL_ variable reaches the server",
+          "[process][tools][otel]") {
+  ToolCapsule c(tool_manifest("  - name: probe\n    command: [python3, probe.py]\n",
+                              "    - use: {tool: probe__env}\n    - reply: '{{tool_results}}'\n"));
+  std::ofstream(c.folder.path + "/probe.py")
+    << python_server("'traceparent ' + ('w3c' if re.fullmatch(r'00-[0-9a-f]{32}-[0-9a-f]{16}-01', "
+                     "m['params'].get('_meta', {}).get('traceparent', '')) else 'missing') + ' | otel vars: ' + "
+                     "(','.join(k for k in os.environ if k.startswith('OTEL_')) or 'none')",
+                     "", "import re\n");
+  c.env["OTEL_EXPORTER_OTLP_HEADERS"] = "x-api-key=otel-key-for-tools-77a1"; // the member has it; the export is off
+  c.env["OTEL_SDK_DISABLED"] = "true";
+  Ran r = c.run("look around");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string seen = answer_of(r).value("answer", "");
+  CHECK(seen.find("traceparent w3c | otel vars: none") != std::string::npos);
+}
+
 TEST_CASE("tools: an agent program finds the capsule's tools on its turn's server and calls them there",
           "[process][tools][harness]") {
   ToolCapsule c("name: scribe\nversion: 1.0.0\ntools:\n" + files_server("    allow: [write_file, read_text_file]\n") +
