@@ -178,7 +178,11 @@ int cmd_ps(bool as_json) {
                 << " " << r.url << "  " << r.capsule_name << "@" << r.capsule_version
                 << (!r.spawned_by.empty() && depth == 0 ? "  (spawned by " + r.spawned_by + ")" : std::string())
                 << restarted_words(l == launchers.end() ? nullptr : &l->second, r.spawned_by.empty() ? r.formation_member : "")
-                << (used.usage.is_zero() ? std::string() : "  usage: " + usage_words(used)) << "\n";
+                << "\n";
+      // What its ended tasks spent, on a line of its own under it (the member line is long already).
+      if (!used.usage.is_zero())
+        std::cout << "  " << std::string(static_cast<std::size_t>(depth) * 2 + 11, ' ') << "usage: " << usage_words(used)
+                  << "\n";
     }
     if (l != launchers.end())
       for (const auto& m : l->second.remote)
