@@ -112,6 +112,7 @@ void trace_session_start(member_actor* self, const std::vector<std::string>& cal
   json start{{"capsule_name", setup.capsule_name}, {"capsule_version", setup.capsule_version},
              {"max_turns", setup.max_turns}};
   if (!setup.formation_id.empty()) start["formation_id"] = setup.formation_id;
+  if (setup.price) start["price"] = price_json(*setup.price); // readers turn tokens into a cost with it
   if (!setup.spawned_by.empty()) { // a delegated child: the formation's id and nothing else
     start["spawned_by"] = setup.spawned_by;
     start["delegation"] = setup.delegation_id;

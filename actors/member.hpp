@@ -29,11 +29,13 @@
 #include "actors/id_clock.hpp"
 #include "actors/ports.hpp"
 #include "messages/credentials/formation_bundle.hpp"
+#include "messages/vocabulary/token_price.hpp"
 
 #include <caf/fwd.hpp>
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +53,7 @@ struct MemberSetup {
   bool accepts_peer_tasks = false;
   bool allows_localhost = false;
   int max_turns = 10;
+  std::optional<TokenPrice> price;                 // inference.price, written into session_start for the trace's readers
   SpendLimits limits;                              // the manifest's `limits`: what each task may spend
   int max_depth = 0;                               // limits.max_depth (0: the roster's alone)
   bool ask_operator = false;                       // capabilities.ask_operator: its tasks may ask a person

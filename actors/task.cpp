@@ -518,7 +518,7 @@ void on_response(task_ptr self, ModelTurn t) {
   // An agent program's turn that ended without waiting for its question's answer: nobody waits for it.
   close_own_questions(self);
   if (st.step == 0) ++st.turns_answered;
-  st.own += Usage{reported_tokens(t.stats.prompt_tokens) + reported_tokens(t.stats.completion_tokens), 0, 0, 0};
+  st.own += response_tokens(t.stats.prompt_tokens, t.stats.completion_tokens, t.stats.reasoning_tokens);
   trace_inference(self, t);
   if (t.fails) return fail(self, t.failure, TaskExit::failed);
   st.transcript.push_back(TranscriptMessage::assistant(t.text, t.tool_calls));

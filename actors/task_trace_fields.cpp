@@ -1,6 +1,7 @@
 #include "actors/task_trace_fields.hpp"
 
 #include "messages/wire/child_spawn.hpp"
+#include "messages/vocabulary/token_price.hpp"
 
 namespace mur {
 
@@ -15,6 +16,7 @@ nlohmann::json inference_fields(const std::string& task_id, int turn, int step, 
     if (s.first_token_ms >= 0) f["first_token_ms"] = s.first_token_ms;
     if (s.prompt_tokens >= 0) f["prompt_tokens"] = s.prompt_tokens;
     if (s.completion_tokens >= 0) f["completion_tokens"] = s.completion_tokens;
+    if (s.reasoning_tokens >= 0) f["reasoning_tokens"] = s.reasoning_tokens;
     if (!s.finish_reason.empty()) f["finish_reason"] = s.finish_reason;
     f["retries"] = s.retries;
     if (s.reasoning_bytes > 0) f["reasoning_bytes"] = s.reasoning_bytes;
@@ -50,7 +52,14 @@ nlohmann::json budget_fields(const Budget& b) {
 }
 
 nlohmann::json usage_fields(const Usage& u) {
-  return {{"tokens", u.tokens}, {"model_requests", u.model_requests}, {"tool_calls", u.tool_calls}, {"calls", u.calls}};
+  const bool split = split_known(u);
+  return {{"tokens", u.tokens},
+          {"model_requests", u.model_requests},
+          {"tool_calls", u.tool_calls},
+          {"calls", u.calls},
+          {"input_tokens", split ? nlohmann::json(u.input_tokens) : nlohmann::json(nullptr)},
+          {"output_tokens", split ? nlohmann::json(u.output_tokens) : nlohmann::json(nullptr)},
+          {"reasoning_tokens", split && reasoning_known(u) ? nlohmann::json(u.reasoning_tokens) : nlohmann::json(nullptr)}};
 }
 
 void add_usage_fields(nlohmann::json& end, const Usage& own, const Usage& total, const Budget& budget) {

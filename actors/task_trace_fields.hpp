@@ -28,7 +28,8 @@ nlohmann::json call_fields(const std::string& task_id, const RoundCall& c, const
 
 // The limits that bound something, by their names (`max_tokens`, …).
 nlohmann::json budget_fields(const Budget& b);
-// {tokens, model_requests, tool_calls, calls}.
+// {tokens, model_requests, tool_calls, calls, input_tokens, output_tokens, reasoning_tokens}: the
+// split null when no model server reported it (reasoning_tokens: when none reported reasoning).
 nlohmann::json usage_fields(const Usage& u);
 // task_end's `usage` (the task and every task below it that answered), `own_usage` (its own, when
 // it called anyone) and `budget` (its limits, when any bounds something).

@@ -72,13 +72,36 @@ void parse_params(const Value& v, Inference& out) {
   }
 }
 
+// inference.price: {input_per_mtok, output_per_mtok}, both plain numbers ≥ 0 (per million tokens).
+TokenPrice parse_price(const Value& v) {
+  const std::string example = "e.g. price: {input_per_mtok: 0.15, output_per_mtok: 0.6}";
+  if (!v.is_map()) v.fail("must be a mapping of input_per_mtok and output_per_mtok", "write " + example);
+  v.expect_map({"input_per_mtok", "output_per_mtok"});
+  static const std::regex decimal(R"(^\+?([0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)([eE][-+]?[0-9]+)?$)");
+  auto per_mtok = [&](const char* key) {
+    Value n = v.require(key);
+    if (!n.is_scalar() || n.node().Tag() != "?" || !std::regex_match(n.node().Scalar(), decimal))
+      n.fail("must be a plain number of at least 0: what a million tokens cost",
+             "write it unquoted, without a currency sign, " + example);
+    const double d = std::strtod(n.node().Scalar().c_str(), nullptr);
+    if (!std::isfinite(d) || d > max_price_per_mtok)
+      n.fail("must be at most 1000000000 (per million tokens)", "write the price of a million tokens, " + example);
+    return d;
+  };
+  TokenPrice p;
+  p.input_per_mtok = per_mtok("input_per_mtok");
+  p.output_per_mtok = per_mtok("output_per_mtok");
+  return p;
+}
+
 } // namespace
 
 nlohmann::json yaml_as_json(const yaml::Value& v) { return to_json_value(v, 0); }
 
 const std::vector<const char*>& http_only_inference_keys() {
   static const std::vector<const char*> keys{"endpoint", "model", "api_key", "max_tokens", "temperature",
-                                             "stream", "request_timeout_secs", "params", "allow_insecure_http"};
+                                             "stream", "request_timeout_secs", "params", "allow_insecure_http",
+                                             "price"};
   return keys;
 }
 
@@ -134,6 +157,7 @@ void parse_http_inference(const Value& inf, Inference& out) {
   if (auto r = inf.get("request_timeout_secs"))
     out.request_timeout_secs = static_cast<int>(r->integer(1, 86'400));
   if (auto p = inf.get("params")) parse_params(*p, out);
+  if (auto p = inf.get("price")) out.price = parse_price(*p);
 }
 
 } // namespace mur

@@ -136,7 +136,7 @@ Inference parse_inference(const Value& inf) {
   inf.expect_map({"transport", "turns", "routes", "max_turns", "endpoint", "model", "api_key",
                   "system_prompt", "system_prompt_file", "max_tokens", "temperature", "stream",
                   "request_timeout_secs", "params", "command", "env", "turn_timeout_secs",
-                  "allow_insecure_http"});
+                  "allow_insecure_http", "price"});
   Inference out;
   if (auto t = inf.get("transport"))
     out.transport = one_of(*t, transport_words);

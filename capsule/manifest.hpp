@@ -33,6 +33,7 @@
 #include "messages/credentials/door_scope.hpp"
 #include "messages/vocabulary/model_endpoint.hpp"
 #include "messages/vocabulary/task_budget.hpp"
+#include "messages/vocabulary/token_price.hpp"
 #include "messages/vocabulary/call_chain.hpp"
 
 #include <chrono>
@@ -120,6 +121,7 @@ struct Inference {
   // Extra request-body fields, passed through as they are: name → its value as JSON text, in
   // file order. Never one of the fields mur sets itself.
   std::vector<std::pair<std::string, std::string>> params;
+  std::optional<TokenPrice> price; // inference.price: what the model's tokens cost (none: no cost shown)
   // process
   std::vector<std::string> command;
   // Variables the agent program gets beside a minimal environment: name → a value, or

@@ -51,6 +51,7 @@ MemberSetup member_setup(const Manifest& m, const LaunchOptions& o, MemberPorts 
   ms.accepts_peer_tasks = m.accepts_peer_tasks;
   ms.allows_localhost = m.allows_localhost();
   ms.max_turns = m.inference.max_turns;
+  ms.price = m.inference.price;
   ms.limits = m.limits;
   ms.max_depth = m.max_depth;
   ms.ask_operator = m.ask_operator;

@@ -53,9 +53,25 @@ std::optional<std::string> read_budget(const nlohmann::json& j, Budget& b) {
   return std::nullopt;
 }
 
+namespace {
+
+// The split of `tokens`, sent only when some model server reported it (docs/budgets.md).
+struct SplitName {
+  std::int64_t Usage::*field;
+  const char* wire;
+};
+constexpr SplitName split_names[] = {{&Usage::input_tokens, "inputTokens"}, {&Usage::output_tokens, "outputTokens"},
+                                     {&Usage::reasoning_tokens, "reasoningTokens"},
+                                     {&Usage::token_reports, "tokenReports"},
+                                     {&Usage::reasoning_reports, "reasoningReports"}};
+
+} // namespace
+
 nlohmann::json usage_json(const Usage& u) {
   nlohmann::json j = nlohmann::json::object();
   for (const auto& n : names) j[n.used] = used_of(u, n.spend);
+  if (u.token_reports > 0)
+    for (const auto& n : split_names) j[n.wire] = u.*n.field;
   return j;
 }
 
@@ -64,6 +80,10 @@ Usage read_usage(const nlohmann::json& j) {
   if (!j.is_object()) return u;
   for (const auto& n : names)
     if (auto it = j.find(n.used); it != j.end() && is_count(*it)) used_ref(u, n.spend) = it->get<std::int64_t>();
+  for (const auto& n : split_names)
+    if (auto it = j.find(n.wire); it != j.end() && is_count(*it)) u.*n.field = it->get<std::int64_t>();
+  if (u.token_reports == 0) u.input_tokens = u.output_tokens = u.reasoning_tokens = u.reasoning_reports = 0;
+  if (u.reasoning_reports == 0) u.reasoning_tokens = 0;
   return u;
 }
 

@@ -4,7 +4,9 @@
 // whole number from 0 to 10^12, under exactly the names maxTokens, maxModelRequests, maxToolCalls,
 // maxCalls; anything else is refused with the sentence read_budget returns (the door answers it
 // as invalid params, so a caller learns its mistake). A task's `metadata.murmur.usage` {tokens,
-// modelRequests, toolCalls, calls} is written once the task has spent something and read
+// modelRequests, toolCalls, calls} (and, once a server reported tokens, their split inputTokens,
+// outputTokens, reasoningTokens, with tokenReports and reasoningReports) is written once the task
+// has spent something and read
 // leniently: a count that is not a whole number from 0 to 10^12 reads as 0 (an answer is never
 // lost to its usage).
 // Rule: a call carries what is left and its callee's usage comes back with the answer (docs/budgets.md).

@@ -41,6 +41,10 @@ ChatUsage usage_of(const json& u) {
   out.total_tokens = u.contains("total_tokens") && u["total_tokens"].is_number_integer()
                        ? u["total_tokens"].get<std::int64_t>()
                        : out.prompt_tokens + out.completion_tokens;
+  // OpenAI's breakdown of completion_tokens; servers that have none leave it out.
+  if (auto d = u.find("completion_tokens_details"); d != u.end() && d->is_object())
+    if (auto r = d->find("reasoning_tokens"); r != d->end() && r->is_number_integer() && r->get<std::int64_t>() >= 0)
+      out.reasoning_tokens = r->get<std::int64_t>();
   return out;
 }
 

@@ -59,6 +59,7 @@ struct ChatUsage {
   std::int64_t prompt_tokens = 0;
   std::int64_t completion_tokens = 0;
   std::int64_t total_tokens = 0;
+  std::int64_t reasoning_tokens = -1; // completion_tokens_details.reasoning_tokens (part of completion_tokens); -1: not sent
 };
 
 struct ChatResult {

@@ -134,6 +134,7 @@ ModelCallStats stats_of(const Exchange& ex, const ChatResult* r, clock_type::tim
     if (r->usage.reported) {
       s.prompt_tokens = r->usage.prompt_tokens;
       s.completion_tokens = r->usage.completion_tokens;
+      s.reasoning_tokens = r->usage.reasoning_tokens;
     }
     s.finish_reason = secrets.redact(r->finish_wire);
     s.reasoning_bytes = static_cast<std::int64_t>(r->reasoning_bytes);

@@ -1,6 +1,5 @@
 #include "launcher/cli/cmd_ps.hpp"
 
-#include "actors/task_trace_fields.hpp"
 #include "launcher/base/launcher_record.hpp"
 #include "launcher/traces/session_traces.hpp"
 #include "launcher/traces/trace_usage.hpp"
@@ -79,10 +78,11 @@ std::vector<std::pair<const RunningRecord*, int>> nested(const std::vector<Runni
   return out;
 }
 
-// What a running session's ended tasks spent themselves, as its trace says (0 when unreadable).
-Usage usage_so_far(const RunningRecord& r) {
+// What a running session's ended tasks spent themselves, as its trace says (0 when unreadable),
+// at its price.
+PricedUsage usage_so_far(const RunningRecord& r) {
   auto t = find_session(r.session_id, r.workdir);
-  return t ? t->usage : Usage{};
+  return t ? priced(t->usage, t->price) : PricedUsage{};
 }
 
 } // namespace
@@ -116,15 +116,15 @@ int cmd_ps(bool as_json) {
     auto sessions = nlohmann::json::array();
     for (auto it = by_formation.rbegin(); it != by_formation.rend(); ++it) { // newest first
       auto members = nlohmann::json::array();
-      Usage total;
+      PricedUsage total;
       for (const auto& r : it->second) {
-        const Usage used = usage_so_far(r);
-        add_usage(total, used);
+        const PricedUsage used = usage_so_far(r);
+        add_priced(total, used);
         members.push_back({{"session_id", r.session_id}, {"member", r.formation_member}, {"capsule", r.capsule_name},
                            {"version", r.capsule_version}, {"pid", r.pid}, {"url", r.url}, {"workdir", r.workdir},
                            {"started_at", r.started_at},
                            {"spawned_by", r.spawned_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.spawned_by)},
-                           {"usage", usage_fields(used)}});
+                           {"usage", usage_shape(used)}});
       }
       const auto l = launchers.find(it->first);
       for (auto& m : members) // how often its launcher restarted each member (roster `restart:`)
@@ -138,8 +138,9 @@ int cmd_ps(bool as_json) {
         for (const auto& m : l->second.remote) // members on other hosts: what their launcher learnt
           members.push_back({{"session_id", m.session_id}, {"member", m.member}, {"host", m.host}, {"capsule", m.capsule},
                              {"pid", m.pid}, {"url", m.url}, {"started_at", m.started_at},
-                             {"restarts", l->second.restarts.count(m.member) ? l->second.restarts.at(m.member) : 0}});
-      nlohmann::json f{{"formation_id", it->first}, {"members", members}, {"usage", usage_fields(total)}};
+                             {"restarts", l->second.restarts.count(m.member) ? l->second.restarts.at(m.member) : 0},
+                             {"usage", nullptr}}); // its trace is on its host
+      nlohmann::json f{{"formation_id", it->first}, {"members", members}, {"usage", usage_shape(total)}};
       f["launcher_pid"] = l == launchers.end() ? nlohmann::json(nullptr) : nlohmann::json(l->second.pid);
       f["entry"] = l == launchers.end() ? nlohmann::json(nullptr) : nlohmann::json(l->second.entry);
       formations.push_back(f);
@@ -164,11 +165,11 @@ int cmd_ps(bool as_json) {
                 << "  " << (l == launchers.end() ? std::string("no launcher")
                                                  : "launcher pid " + std::to_string(l->second.pid) + ", entry " + l->second.entry)
                 << "\n";
-    Usage total;
+    PricedUsage total;
     for (const auto& [rp, depth] : nested(it->second)) {
       const RunningRecord& r = *rp;
-      const Usage used = usage_so_far(r);
-      add_usage(total, used);
+      const PricedUsage used = usage_so_far(r);
+      add_priced(total, used);
       // A delegated child is not a member: it shows under its parent as `└ capsule:<name>`.
       const std::string name = !r.spawned_by.empty() ? "\xE2\x94\x94 capsule:" + r.capsule_name
                                : r.formation_member.empty() ? "-" : r.formation_member;
@@ -177,14 +178,18 @@ int cmd_ps(bool as_json) {
                 << " " << r.url << "  " << r.capsule_name << "@" << r.capsule_version
                 << (!r.spawned_by.empty() && depth == 0 ? "  (spawned by " + r.spawned_by + ")" : std::string())
                 << restarted_words(l == launchers.end() ? nullptr : &l->second, r.spawned_by.empty() ? r.formation_member : "")
-                << (used.is_zero() ? std::string() : "  usage: " + usage_words(used)) << "\n";
+                << "\n";
+      // What its ended tasks spent, on a line of its own under it (the member line is long already).
+      if (!used.usage.is_zero())
+        std::cout << "  " << std::string(static_cast<std::size_t>(depth) * 2 + 11, ' ') << "usage: " << usage_words(used)
+                  << "\n";
     }
     if (l != launchers.end())
       for (const auto& m : l->second.remote)
         std::cout << "  " << std::left << std::setw(10) << m.member << " " << m.session_id << "  pid " << std::setw(7) << m.pid
                   << " " << std::setw(7) << uptime(m.started_at) << " " << m.url << "  " << m.capsule << "  on host " << m.host
                   << restarted_words(&l->second, m.member) << "\n";
-    if (!it->first.empty() && !total.is_zero()) std::cout << "  usage of its ended tasks: " << usage_words(total) << "\n";
+    if (!it->first.empty() && !total.usage.is_zero()) std::cout << "  usage of its ended tasks: " << usage_words(total) << "\n";
   }
   if (pruned > 0) std::cout << cleaned << "\n";
   return exit_ok;

@@ -7,7 +7,6 @@
 #include "launcher/traces/trace_follow.hpp"
 #include "launcher/traces/trace_tree.hpp"
 #include "launcher/traces/trace_usage.hpp"
-#include "actors/task_trace_fields.hpp"
 #include "member/running_record.hpp"
 #include "messages/vocabulary/failure.hpp"
 #include "messages/vocabulary/ids.hpp"
@@ -65,11 +64,16 @@ std::map<std::string, RestartOf> restarts_of(const std::vector<SessionTrace>& se
 
 json member_json(const SessionTrace& t) {
   const auto& m = t.model;
+  // Token counts no server reported are null (an agent program's turns report none).
+  auto reported = [](int reports, std::int64_t n) { return reports > 0 ? json(n) : json(nullptr); };
   json model = m.requests == 0 ? json(nullptr)
                                : json{{"requests", m.requests}, {"duration_ms", m.duration_ms},
-                                      {"prompt_tokens", m.prompt_tokens}, {"completion_tokens", m.completion_tokens},
+                                      {"prompt_tokens", reported(m.token_reports, m.prompt_tokens)},
+                                      {"completion_tokens", reported(m.token_reports, m.completion_tokens)},
+                                      {"reasoning_tokens", reported(m.reasoning_reports, m.reasoning_tokens)},
                                       {"retries", m.retries}, {"failed", m.failed}};
-  return json{{"model", model}, {"usage", usage_fields(t.usage)}, {"member", t.member}, {"session_id", t.session_id}, {"capsule", t.capsule}, {"version", t.version},
+  return json{{"model", model}, {"usage", usage_shape(priced(t.usage, t.price))},
+              {"price", t.price ? price_json(*t.price) : json(nullptr)}, {"member", t.member}, {"session_id", t.session_id}, {"capsule", t.capsule}, {"version", t.version},
               {"callees", t.callees}, {"tasks", t.tasks}, {"formation_ended", t.formation_ended},
               {"spawned_by", t.spawned_by.empty() ? json(nullptr) : json(t.spawned_by)},
               {"delegation", t.delegation.empty() ? json(nullptr) : json(t.delegation)},
@@ -79,11 +83,18 @@ json member_json(const SessionTrace& t) {
               {"write_failed", t.write_failure.empty() ? json(nullptr) : json(t.write_failure)}};
 }
 
-// What every session's tasks spent: each spending once.
-Usage total_usage(const std::vector<SessionTrace>& sessions) {
-  Usage total;
-  for (const auto& s : sessions) add_usage(total, s.usage);
+// What every session's tasks spent: each spending once, each at its member's price.
+PricedUsage total_usage(const std::vector<SessionTrace>& sessions) {
+  PricedUsage total;
+  for (const auto& s : sessions) add_priced(total, priced(s.usage, s.price));
   return total;
+}
+
+// "100 prompt + 20 completion tokens (5 reasoning)", or "n/a tokens" when no server reported any.
+std::string model_tokens(const ModelTotals& m) {
+  if (m.token_reports == 0) return "n/a tokens";
+  return std::to_string(m.prompt_tokens) + " prompt + " + std::to_string(m.completion_tokens) + " completion tokens" +
+         (m.reasoning_reports > 0 ? " (" + std::to_string(m.reasoning_tokens) + " reasoning)" : std::string());
 }
 
 std::string unreadable_lines(int n) { return std::to_string(n) + (n == 1 ? " line" : " lines") + " unreadable"; }
@@ -195,7 +206,7 @@ int cmd_trace_show(const std::string& target, bool as_json, bool full) {
     json warnings = json::array();
     for (const auto& w : trace_warnings(sessions))
       warnings.push_back(json{{"code", w.code()}, {"message", w.message()}, {"fix", w.fix()}});
-    json out{{"members", members}, {"usage", usage_fields(total_usage(sessions))}, {"calls", cs}, {"delegations", ds},
+    json out{{"members", members}, {"usage", usage_shape(total_usage(sessions))}, {"calls", cs}, {"delegations", ds},
              {"started_ms", tree.started_at},
              {"tasks", trace_tree_json(tree)}, {"unreadable_lines", unreadable}, {"warnings", warnings}};
     if (!sessions.front().formation_id.empty()) out["formation_id"] = sessions.front().formation_id;
@@ -221,16 +232,16 @@ int cmd_trace_show(const std::string& target, bool as_json, bool full) {
     const auto& m = s.model;
     if (m.requests == 0) continue;
     o << "  " << std::left << std::setw(10) << (s.member.empty() ? "-" : s.member) << " model: " << m.requests
-              << " request(s), " << seconds(m.duration_ms) << ", " << m.prompt_tokens << " prompt + "
-              << m.completion_tokens << " completion tokens"
+              << " request(s), " << seconds(m.duration_ms) << ", " << model_tokens(m)
               << (m.retries ? ", " + std::to_string(m.retries) + " retried" : std::string())
               << (m.failed ? ", " + std::to_string(m.failed) + " failed" : std::string()) << "\n";
   }
-  if (!total_usage(sessions).is_zero()) {
+  if (!total_usage(sessions).usage.is_zero()) {
     o << "usage (what each member's tasks spent themselves):\n";
     for (const auto& s : sessions)
       if (!s.usage.is_zero())
-        o << "  " << std::left << std::setw(10) << (s.member.empty() ? "-" : s.member) << " " << usage_words(s.usage) << "\n";
+        o << "  " << std::left << std::setw(10) << (s.member.empty() ? "-" : s.member) << " "
+          << usage_words(priced(s.usage, s.price)) << "\n";
     o << "  " << std::left << std::setw(10) << (sessions.front().formation_id.empty() ? "in all" : "formation") << " "
       << usage_words(total_usage(sessions)) << "\n";
   }

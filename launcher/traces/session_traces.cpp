@@ -55,6 +55,7 @@ std::optional<SessionTrace> read_session_trace(const std::string& dir) {
       t.delegation = str(j, "delegation");
       if (!t.spawned_by.empty() && t.member.empty()) t.member = "capsule:" + t.capsule; // not a member: a child
       t.callees = trace_fields::strs(j, "formation_callees");
+      if (auto p = j.find("price"); p != j.end()) t.price = price_in(*p);
     } else if (type == "formation_ended") {
       t.formation_ended = true;
     } else if (type == "spawner_ended") {
@@ -75,6 +76,8 @@ std::optional<SessionTrace> read_session_trace(const std::string& dir) {
       add(t.model.duration_ms, num(j, "duration_ms"));
       add(t.model.prompt_tokens, num(j, "prompt_tokens"));
       add(t.model.completion_tokens, num(j, "completion_tokens"));
+      if (j.contains("prompt_tokens") && j.contains("completion_tokens")) add(t.model.token_reports, 1);
+      if (j.contains("reasoning_tokens")) add(t.model.reasoning_reports, 1), add(t.model.reasoning_tokens, num(j, "reasoning_tokens"));
       add(t.model.retries, std::min<std::int64_t>(num(j, "retries"), std::numeric_limits<int>::max()));
       if (str(j, "decision") == "error") ++t.model.failed;
     } else if (type == "delegation") {

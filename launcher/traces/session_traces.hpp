@@ -15,6 +15,7 @@
 #pragma once
 
 #include "messages/vocabulary/task_budget.hpp"
+#include "messages/vocabulary/token_price.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -40,6 +41,9 @@ struct ModelTotals {
   std::int64_t duration_ms = 0;
   std::int64_t prompt_tokens = 0;     // as the server reported them
   std::int64_t completion_tokens = 0;
+  std::int64_t reasoning_tokens = 0;  // of completion_tokens, where reported
+  int token_reports = 0;              // requests whose server reported token counts (0: n/a)
+  int reasoning_reports = 0;          // requests whose server reported reasoning tokens
   int retries = 0;
   int failed = 0;
 };
@@ -63,6 +67,7 @@ struct SessionTrace {
   int tasks = 0;
   ModelTotals model;
   Usage usage;                        // what its tasks spent themselves (launcher/traces/trace_usage.hpp)
+  std::optional<TokenPrice> price;    // session_start's `price` (the capsule's inference.price)
   std::vector<nlohmann::json> events; // every line that could be read, in file order
   int unreadable = 0;                 // lines that could not be read (skipped)
   std::string write_failure;          // the trace.incomplete marker's first line: a write failed ("" none)

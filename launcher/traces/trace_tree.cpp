@@ -70,6 +70,7 @@ struct Builder {
 
   void read(const SessionEvents& s) {
     int refusals = 0, tool_calls = 0;
+    const std::optional<TokenPrice> price = price_of_session(s.events);
     for (const auto& e : s.events) {
       if (!e.is_object()) continue;
       const std::string type = str(e, "event_type");
@@ -77,11 +78,13 @@ struct Builder {
       const std::string task_id = str(e, "task_id");
       if (type == "task_start" && !task_id.empty()) {
         TaskNode& t = task(task_id, s, at);
+        t.price = price;
         t.started_at = at;
         t.origin = str(e, "origin"), t.submitter = str(e, "submitter"), t.text = str(e, "text");
         t.budget = object_at(e, "budget");
       } else if (type == "task_end" && !task_id.empty()) {
         TaskNode& t = task(task_id, s, at);
+        t.price = price;
         t.status = str(e, "exit_status");
         if (t.status.empty()) t.status = "ended";
         t.state = str(e, "state"), t.answer = str(e, "answer"), t.reason = str(e, "reason");
@@ -215,6 +218,14 @@ TraceTree build_trace_tree(const std::vector<SessionEvents>& sessions) {
   return tree;
 }
 
+PricedUsage task_usage(const TaskNode& t) {
+  PricedUsage out = priced(usage_in(t.own_usage.is_object() ? t.own_usage : t.usage), t.price);
+  for (const auto& c : t.calls)
+    if (c.task) add_priced(out, PricedUsage{{}, task_usage(*c.task).cost}); // its callees' usage is in t.usage already
+  out.usage = usage_in(t.usage);
+  return out;
+}
+
 std::string shortened(const std::string& text, std::size_t width) {
   std::string one;
   one.reserve(text.size());
@@ -284,7 +295,7 @@ void render_task(std::ostringstream& out, const TaskNode& t, std::int64_t t0, in
   }
   for (std::size_t i = 0; i < t.no_answer_below.size(); ++i)
     out << (i == 0 ? "  (no answer from " : ", ") << t.no_answer_below[i] << (i + 1 == t.no_answer_below.size() ? ")" : "");
-  if (t.usage.is_object()) out << "  usage: " << usage_words(usage_in(t.usage));
+  if (t.usage.is_object()) out << "  usage: " << usage_words(task_usage(t));
   out << "\n";
   for (const auto& c : t.calls) render_call(out, c, t0, depth + 1, width);
 }
@@ -310,7 +321,9 @@ json task_json(const TaskNode& t, std::int64_t t0) {
               {"start_ms", t.started_at - t0}, {"started_at", t.started_at},
               {"duration_ms", t.duration_ms < 0 ? json(nullptr) : json(t.duration_ms)}, {"turns", t.turns},
               {"text", t.text}, {"answer", t.answer}, {"reason", t.reason},
-              {"no_answer_below", t.no_answer_below}, {"usage", t.usage}, {"own_usage", t.own_usage},
+              {"no_answer_below", t.no_answer_below},
+              {"usage", t.usage.is_object() ? usage_shape(task_usage(t)) : json(nullptr)},
+              {"own_usage", t.own_usage.is_object() ? usage_shape(priced(usage_in(t.own_usage), t.price)) : json(nullptr)},
               {"budget", t.budget}, {"calls", calls}};
 }
 

@@ -12,15 +12,19 @@
 // `child_task_id`) hangs under it the same way. A call of one of the capsule's own tools (a
 // `tool_call` event naming its `server`) is a call of kind "tool" under its task, started
 // `duration_ms` before its event; its arguments are known by size only. Texts are kept whole;
-// shortening is the renderer's.
+// shortening is the renderer's. A task's usage in text and JSON is the one usage shape
+// (trace_usage.hpp), its cost at its own session's price plus its callees' tasks'.
 // Rule (docs/spec/choices.md §Observability): a formation's traces join into one tree, and
 // `mur trace show TARGET` prints that tree in time order.
 #pragma once
+
+#include "launcher/traces/trace_usage.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,8 +70,13 @@ struct TaskNode {
   std::string text, answer, reason;
   std::vector<std::string> no_answer_below; // "member status" of each call that ended without an answer
   nlohmann::json usage, own_usage, budget; // task_end's (task_start's budget until it ends); null when absent
+  std::optional<TokenPrice> price;         // its session's (session_start's `price`)
   std::vector<CallNode> calls;
 };
+
+// What task `t` and the tasks below it that the tree holds spent: its task_end's `usage`, with
+// its own usage at its price plus what each callee's task in the tree cost (launcher/traces/trace_usage.hpp).
+PricedUsage task_usage(const TaskNode& t);
 
 struct TraceTree {
   std::int64_t started_at = 0; // the earliest session_start (0 when none)

@@ -3,6 +3,7 @@
 #include "launcher/traces/session_traces.hpp"
 #include "launcher/traces/trace_fields.hpp"
 #include "launcher/traces/trace_growth.hpp"
+#include "launcher/traces/trace_usage.hpp"
 #include "messages/vocabulary/ids.hpp"
 #include "messages/vocabulary/trace_line.hpp"
 
@@ -30,6 +31,7 @@ struct Member {
   std::vector<std::string> callees;
   int unreadable = 0; // lines of its trace that could not be read (skipped)
   bool started = false;
+  PricedUsage usage;  // what its ended tasks spent themselves (meaningful once started)
   json tasks = json::array();
 };
 
@@ -141,6 +143,7 @@ json ViewSource::state(bool running, std::int64_t now_ms) const {
     m.session_id = s.session_id;
     m.ending = "running";
     m.unreadable = unreadable_[static_cast<std::size_t>(&s - sessions_.data())];
+    m.usage = session_usage(s.events);
     for (const auto& e : s.events) {
       const std::string type = str(e, "event_type");
       if (type == "session_start") {
@@ -167,12 +170,17 @@ json ViewSource::state(bool running, std::int64_t now_ms) const {
           t["question"] = q->second;
   }
   json ms = json::array();
-  for (const auto& m : members)
+  PricedUsage total; // the formation's: each member's own spending once
+  for (const auto& m : members) {
+    if (m.started) add_priced(total, m.usage);
     ms.push_back(json{{"name", m.name}, {"session_id", m.session_id}, {"capsule", m.capsule}, {"version", m.version},
                       {"callees", m.callees}, {"state", m.ending}, {"tasks", m.tasks},
-                      {"unreadable_lines", m.unreadable}});
+                      {"unreadable_lines", m.unreadable},
+                      {"usage", m.started ? usage_shape(m.usage) : json(nullptr)}}); // not started: nothing known
+  }
   json out{{"running", running},       {"now_ms", now_ms},         {"started_ms", tree.started_at},
-           {"members", ms},            {"in_flight", in_flight},   {"tasks", trace_tree_json(tree)}};
+           {"members", ms},            {"in_flight", in_flight},   {"tasks", trace_tree_json(tree)},
+           {"usage", usage_shape(total)}};
   if (!formation_id_.empty()) out["formation_id"] = formation_id_;
   else out["session_id"] = session_id_;
   return out;

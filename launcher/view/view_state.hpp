@@ -9,7 +9,9 @@
 // token or a key (traces hold none; session_start's other fields are not copied). While it runs,
 // a task a person sent (origin `user`) that waits for input carries the question it shows
 // (`question`: its last `input_required` with no `input_answered`, `input_timeout` or `task_end`
-// after it).
+// after it). Each started member's `usage` and the formation's `usage` are what its ended tasks
+// spent themselves, in the one usage shape, priced by session_start's `price`
+// (launcher/traces/trace_usage.hpp); a member not started has none (null).
 // Rule (docs/spec/choices.md §Observability): the page shows the members, each member's tasks
 // and the calls in flight between them, updating live, then the finished tree with timings.
 #pragma once

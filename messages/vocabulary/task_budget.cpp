@@ -17,15 +17,33 @@ std::int64_t capped_sum(std::int64_t a, std::int64_t b) {
 
 std::int64_t reported_tokens(std::int64_t n) { return std::clamp<std::int64_t>(n, 0, max_limit_value); }
 
+Usage response_tokens(std::int64_t prompt, std::int64_t completion, std::int64_t reasoning) {
+  Usage u;
+  u.tokens = capped_sum(reported_tokens(prompt), reported_tokens(completion));
+  if (prompt < 0 || completion < 0) return u;
+  u.input_tokens = reported_tokens(prompt);
+  u.output_tokens = reported_tokens(completion);
+  u.token_reports = 1;
+  if (reasoning >= 0) u.reasoning_tokens = std::min(reported_tokens(reasoning), u.output_tokens), u.reasoning_reports = 1;
+  return u;
+}
+
 Usage& Usage::operator+=(const Usage& o) {
   tokens = capped_sum(tokens, o.tokens);
   model_requests = capped_sum(model_requests, o.model_requests);
   tool_calls = capped_sum(tool_calls, o.tool_calls);
   calls = capped_sum(calls, o.calls);
+  input_tokens = capped_sum(input_tokens, o.input_tokens);
+  output_tokens = capped_sum(output_tokens, o.output_tokens);
+  reasoning_tokens = capped_sum(reasoning_tokens, o.reasoning_tokens);
+  token_reports = capped_sum(token_reports, o.token_reports);
+  reasoning_reports = capped_sum(reasoning_reports, o.reasoning_reports);
   return *this;
 }
 
-bool Usage::is_zero() const { return tokens == 0 && model_requests == 0 && tool_calls == 0 && calls == 0; }
+bool Usage::is_zero() const {
+  return tokens == 0 && model_requests == 0 && tool_calls == 0 && calls == 0 && token_reports == 0;
+}
 
 bool Budget::bounds_nothing() const {
   return max_tokens == no_limit && max_model_requests == no_limit && max_tool_calls == no_limit && max_calls == no_limit;

@@ -29,7 +29,15 @@ struct Usage {
   std::int64_t model_requests = 0;
   std::int64_t tool_calls = 0;      // calls of the capsule's own tools
   std::int64_t calls = 0;           // member calls and delegations sent
-  MUR_FIELDS(tokens, model_requests, tool_calls, calls)
+  // The split of `tokens`, as far as servers reported it (docs/traces.md §Usage): a request
+  // whose server reported no counts adds to none of these, nor to token_reports.
+  std::int64_t input_tokens = 0;      // prompt tokens
+  std::int64_t output_tokens = 0;     // completion tokens (their reasoning tokens included)
+  std::int64_t reasoning_tokens = 0;  // of output_tokens, the reasoning ones
+  std::int64_t token_reports = 0;     // model requests whose server reported token counts
+  std::int64_t reasoning_reports = 0; // of those, the ones that reported reasoning tokens
+  MUR_FIELDS(tokens, model_requests, tool_calls, calls, input_tokens, output_tokens, reasoning_tokens, token_reports,
+             reasoning_reports)
   Usage& operator+=(const Usage& o); // saturating at max_limit_value
   bool is_zero() const;
 };
@@ -37,6 +45,10 @@ struct Usage {
 // A token count as a model server reported it: -1 (not reported) and negatives are 0, and
 // anything above max_limit_value is max_limit_value.
 std::int64_t reported_tokens(std::int64_t n);
+// What one model response spent in tokens, as its server reported them (-1: not reported):
+// counted in token_reports only when both prompt and completion counts came, in
+// reasoning_reports only when reasoning did too.
+Usage response_tokens(std::int64_t prompt, std::int64_t completion, std::int64_t reasoning);
 
 struct Budget {
   std::int64_t max_tokens = no_limit;

@@ -32,7 +32,8 @@ constexpr Field known[] = {
   {"cause", Kind::text}, {"child_session", Kind::text}, {"child_task_id", Kind::text},
   {"continuation_number", Kind::count}, {"member_calls", Kind::count}, {"delegations", Kind::count},
   {"waited_ms", Kind::count}, {"refusal", Kind::text}, {"model", Kind::text},
-  {"prompt_tokens", Kind::count}, {"completion_tokens", Kind::count}, {"retries", Kind::count},
+  {"prompt_tokens", Kind::count}, {"completion_tokens", Kind::count}, {"reasoning_tokens", Kind::count},
+  {"retries", Kind::count},
   {"decision", Kind::text}, {"tool", Kind::text}, {"turn", Kind::count}, {"error", Kind::text},
 };
 

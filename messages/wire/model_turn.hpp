@@ -64,13 +64,14 @@ struct ModelCallStats {
   std::int64_t first_token_ms = -1;    // to the first streamed event of the last attempt; -1: none
   std::int64_t prompt_tokens = -1;     // -1: not reported
   std::int64_t completion_tokens = -1;
+  std::int64_t reasoning_tokens = -1;  // of completion_tokens, the reasoning ones; -1: not reported
   std::string finish_reason;           // as sent ("" when none)
   std::int32_t retries = 0;
   std::int64_t reasoning_bytes = 0;    // reasoning_content received (not part of the answer)
   bool cut = false;                    // finish_reason length: the text was cut short
   std::string stderr_tail;             // an agent program's turn that succeeded: the end of its stderr,
                                        // secrets and its turn's token written out ("" when it wrote none)
-  MUR_FIELDS(model, duration_ms, first_token_ms, prompt_tokens, completion_tokens, finish_reason, retries,
+  MUR_FIELDS(model, duration_ms, first_token_ms, prompt_tokens, completion_tokens, reasoning_tokens, finish_reason, retries,
              reasoning_bytes, cut, stderr_tail)
 };
 

@@ -1,7 +1,9 @@
 // libFuzzer target: any bytes as trace.jsonl text. read_trace_lines (and read_trace_line on
 // each line) never throws or crashes; every event it returns keeps the reader's promise (an
 // object with a string event_type and an integer timestamp within [0, 2^53)), and the readers'
-// field access on it (trace_fields) never throws.
+// field access on it (trace_fields) never throws, nor does reading session_start's `price`
+// (price_in), which yields only finite prices ≥ 0.
+#include "messages/vocabulary/token_price.hpp"
 #include "messages/vocabulary/trace_line.hpp"
 
 #include <cstddef>
@@ -21,6 +23,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto t = ts->get<std::int64_t>();
     if (t < 0 || t > mur::trace_int_max) std::abort();
     (void)e.dump(); // what a reader prints again is always valid UTF-8
+    if (auto p = e.find("price"); p != e.end())
+      if (auto price = mur::price_in(*p); price && !(price->input_per_mtok >= 0 && price->output_per_mtok >= 0))
+        std::abort();
   }
   (void)mur::read_trace_line(text);
   return 0;

@@ -129,6 +129,14 @@ export function checkScenarios(scenarios, fixtureNames) {
       for (const k of ['match', 'last_match']) if (r[k] !== undefined) new RegExp(r[k]);
       if (r.say === undefined && r.calls === undefined && r.fault === undefined)
         throw new Error(`${at}: needs say, calls or fault`);
+      if (r.usage !== undefined) {
+        const counts = ['prompt_tokens', 'completion_tokens', 'reasoning_tokens'];
+        for (const [k, v] of Object.entries(r.usage))
+          if (!counts.includes(k) || !Number.isInteger(v) || v < 0)
+            throw new Error(`${at}.usage.${k}: one of ${counts.join(', ')}, each a whole number ≥ 0`);
+        if (r.usage.prompt_tokens === undefined || r.usage.completion_tokens === undefined)
+          throw new Error(`${at}.usage: needs prompt_tokens and completion_tokens`);
+      }
       for (const [j, c] of (r.calls ?? []).entries()) {
         const kinds = ['member', 'end', 'tool'].filter((k) => c[k] !== undefined);
         if (kinds.length !== 1) throw new Error(`${at}.calls[${j}]: one of member (with task), end, tool`);
@@ -153,10 +161,18 @@ export function assistantMessage(rule, conv) {
   });
   const content = rule.say !== undefined ? fill(rule.say, conv) : '';
   const finish_reason = rule.finish_reason ?? (tool_calls.length ? 'tool_calls' : 'stop');
-  return { content, tool_calls, finish_reason };
+  return { content, tool_calls, finish_reason, usage: rule.usage };
 }
 
+// The usage a completion reports: the rule's fixed counts (with completion_tokens_details when it
+// names reasoning_tokens), else estimated from the lengths (about 4 characters a token).
 function usageOf(body, msg) {
+  if (msg.usage !== undefined) {
+    const { prompt_tokens, completion_tokens, reasoning_tokens } = msg.usage;
+    const u = { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };
+    if (reasoning_tokens !== undefined) u.completion_tokens_details = { reasoning_tokens };
+    return u;
+  }
   const prompt = Math.ceil(JSON.stringify(body?.messages ?? []).length / 4);
   const completion = Math.ceil((msg.content.length + msg.tool_calls.reduce((n, c) => n + c.arguments.length, 0)) / 4);
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };

@@ -564,3 +564,30 @@ TEST_CASE("a turn that succeeded keeps the end of its program's stderr in the tr
   REQUIRE(turns.size() == 1);
   CHECK(turns[0].value("stderr_tail", "") == "thinking about it\nmy token is [redacted]");
 }
+
+TEST_CASE("a member whose agent program reports no tokens shows n/a, not 0 + 0", "[process][harness][usage]") {
+  HarnessProject p;
+  Ran r = p.run_program_called("quiet", "import json, sys\nturn = json.load(sys.stdin)\nprint('done quietly')\n",
+                               "say nothing of tokens");
+  INFO(r.out << r.err);
+  const std::string frm = formation_id_in(r.err);
+  Ran shown = run_command({MUR_BINARY, "trace", "show", frm, "--json"}, p.f.env);
+  REQUIRE(shown.exit_code == 0);
+  json j = json::parse(shown.out, nullptr, false);
+  REQUIRE(j.is_object());
+  for (const auto& m : j["members"]) {
+    if (m["member"] != "quiet") continue;
+    CHECK(m["usage"]["input_tokens"].is_null());
+    CHECK(m["usage"]["output_tokens"].is_null());
+    CHECK(m["usage"]["cost"].is_null());
+    CHECK(m["usage"]["model_requests"] == 1);
+    CHECK(m["model"]["prompt_tokens"].is_null());
+    CHECK(m["model"]["completion_tokens"].is_null());
+  }
+  CHECK(j["usage"]["input_tokens"].is_null()); // its script lead reported none either
+  Ran text = run_command({MUR_BINARY, "trace", "show", frm}, p.f.env);
+  INFO(text.out);
+  CHECK(text.out.find(" 0 prompt + 0 completion") == std::string::npos);
+  check_holds(text.out, {"  quiet      model: 1 request(s), ", ", n/a tokens\n",
+                         "  quiet      n/a tokens \u00b7 1 request \u00b7 0 tool calls \u00b7 0 calls\n"});
+}

@@ -38,11 +38,14 @@ TEST_CASE_METHOD(task_scene::chat_scene, "max_tokens: the request that crosses i
   CHECK(done.state == TaskState::failed);
   CHECK(done.exit_status == TaskExit::budget_exhausted);
   CHECK(done.status_text == "budget exhausted: max_tokens (100, the capsule's) reached, 115 used");
-  CHECK(done.usage == (Usage{115, 3, 0, 1}));
+  // 110 of the tokens were this task's own (80 in + 30 out); the coder's 5 came without a split.
+  CHECK(done.usage == (Usage{115, 3, 0, 1, 80, 30, 0, 2, 0}));
   const auto end = events("task_end").at(0);
   CHECK(end["exit_status"] == "budget_exhausted");
-  CHECK(end["usage"] == json{{"tokens", 115}, {"model_requests", 3}, {"tool_calls", 0}, {"calls", 1}});
-  CHECK(end["own_usage"] == json{{"tokens", 110}, {"model_requests", 2}, {"tool_calls", 0}, {"calls", 1}});
+  CHECK(end["usage"] == json{{"tokens", 115}, {"model_requests", 3}, {"tool_calls", 0}, {"calls", 1},
+                             {"input_tokens", 80}, {"output_tokens", 30}, {"reasoning_tokens", nullptr}});
+  CHECK(end["own_usage"] == json{{"tokens", 110}, {"model_requests", 2}, {"tool_calls", 0}, {"calls", 1},
+                                 {"input_tokens", 80}, {"output_tokens", 30}, {"reasoning_tokens", nullptr}});
 }
 
 TEST_CASE_METHOD(task_scene::chat_scene, "a model server's token counts past 10^12 are clamped, never wrapped",

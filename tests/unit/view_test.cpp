@@ -318,3 +318,43 @@ TEST_CASE("view server: a page that connects after a state was published gets it
   CHECK(got["running"] == true);
   server.stop();
 }
+
+TEST_CASE("view state: each member's usage and the formation's, priced, null for n/a and for a member not started",
+          "[view][usage]") {
+  SessionDir s;
+  auto v = mur::ViewSource::session("ses_u", s.dir.string());
+  s.line(ev("session_start", 1000, {{"capsule_name", "lead-cap"}, {"capsule_version", "1.0.0"},
+                                    {"price", {{"input_per_mtok", 2.5}, {"output_per_mtok", 10}}}}));
+  s.line(ev("task_start", 1100, {{"task_id", "t1"}, {"origin", "user"}, {"text", "do it"}}));
+  REQUIRE(v.poll());
+  json st = v.state(true, 1200);
+  // Started, nothing ended yet: zero, and exact.
+  CHECK(st["members"][0]["usage"]["model_requests"] == 0);
+  CHECK(st["members"][0]["usage"]["input_tokens"] == 0);
+  s.line(ev("task_end", 1800, {{"task_id", "t1"}, {"exit_status", "ok"}, {"answer", "done"},
+                               {"usage", {{"tokens", 1200}, {"model_requests", 1}, {"tool_calls", 2}, {"calls", 0},
+                                          {"input_tokens", 1000}, {"output_tokens", 200}, {"reasoning_tokens", 50}}}}));
+  s.line(ev("task_start", 1900, {{"task_id", "t2"}, {"origin", "user"}, {"text", "again"}}));
+  s.line(ev("task_end", 2000, {{"task_id", "t2"}, {"exit_status", "ok"}, {"answer", "done"},
+                               {"usage", {{"tokens", 0}, {"model_requests", 1}, {"tool_calls", 0}, {"calls", 0},
+                                          {"input_tokens", nullptr}, {"output_tokens", nullptr},
+                                          {"reasoning_tokens", nullptr}}}}));
+  REQUIRE(v.poll());
+  st = v.state(false, 3000);
+  const json want{{"tokens", 1200}, {"input_tokens", 1000}, {"output_tokens", 200}, {"reasoning_tokens", 50},
+                  {"model_requests", 2}, {"tool_calls", 2}, {"calls", 0}, {"cost", 0.0045}};
+  CHECK(st["members"][0]["usage"] == want);
+  CHECK(st["usage"] == want);
+  CHECK(st["tasks"][0]["usage"]["cost"] == 0.0045);
+  CHECK(st["tasks"][1]["usage"]["input_tokens"].is_null()); // this request's server reported nothing
+  CHECK(st["tasks"][1]["usage"]["cost"].is_null());
+
+  // A formation whose roster names a member that has not started: its usage is null.
+  mur::test::TempDir project("view-usage");
+  auto f = mur::ViewSource::formation("frm_00000000000000000000000000000000", project.dir.string(), {"lead", "coder"});
+  f.poll();
+  st = f.state(true, 1000);
+  REQUIRE(st["members"].size() == 2);
+  CHECK(st["members"][1]["usage"].is_null());
+  CHECK(st["usage"]["model_requests"] == 0);
+}
