@@ -17,6 +17,8 @@
 // `mur trace show TARGET` prints that tree in time order.
 #pragma once
 
+#include "launcher/traces/trace_model_requests.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -67,6 +69,7 @@ struct TaskNode {
   std::vector<std::string> no_answer_below; // "member status" of each call that ended without an answer
   nlohmann::json usage, own_usage, budget; // task_end's (task_start's budget until it ends); null when absent
   std::vector<CallNode> calls;
+  std::vector<ModelRequest> model_requests; // its `inference` events (trace_model_requests.hpp)
 };
 
 struct TraceTree {

@@ -1,7 +1,11 @@
 // libFuzzer target: any bytes as trace.jsonl text. read_trace_lines (and read_trace_line on
 // each line) never throws or crashes; every event it returns keeps the reader's promise (an
 // object with a string event_type and an integer timestamp within [0, 2^53)), and the readers'
-// field access on it (trace_fields) never throws.
+// field access on it (trace_fields) never throws; nor do the readers of a task's model requests
+// and of the view's transcript index, whose every blob path is a 64-hex name under the
+// session's own blobs/ folder.
+#include "launcher/traces/trace_model_requests.hpp"
+#include "launcher/view/transcript_index.hpp"
 #include "messages/vocabulary/trace_line.hpp"
 
 #include <cstddef>
@@ -21,7 +25,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto t = ts->get<std::int64_t>();
     if (t < 0 || t > mur::trace_int_max) std::abort();
     (void)e.dump(); // what a reader prints again is always valid UTF-8
+    (void)mur::model_requests_json({mur::model_request_of(e, t)}, 0).dump();
   }
+  const std::string dir = "/session";
+  for (const auto& [task, entry] : mur::transcript_index({mur::SessionEvents{"m", "ses", lines.events}}, {dir}))
+    if (!entry.blob_path.empty() &&
+        (entry.blob_path.size() != dir.size() + 7 + 64 || entry.blob_path.rfind(dir + "/blobs/", 0) != 0))
+      std::abort();
   (void)mur::read_trace_line(text);
   return 0;
 }
