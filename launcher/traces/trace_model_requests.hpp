@@ -1,5 +1,5 @@
 // trace_model_requests.hpp — a task's model requests, read from its `inference` events, for the
-// trace tree's tasks (`model_requests`, docs/traces.md §The tree as JSON) and the view's timeline.
+// trace tree's tasks (`model_requests`, docs/traces.md §`mur trace show TARGET`) and the view's timeline.
 //
 // Invariant: one request per `inference` event, in event order; a request ends at its event's
 // timestamp and starts `duration_ms` before it (a model that reports no duration — a script

@@ -88,7 +88,7 @@ li { margin: .15em 0; }
 .ask .outcome { margin-left: .5em; color: var(--dim); }
 .ask .outcome.bad { color: var(--bad); }
 .top { display: flex; flex-wrap: wrap; gap: 1.2em; align-items: flex-start; }
-.graph-box { flex: 2 1 28em; overflow-x: auto; }
+.graph-box { flex: 0 1 auto; max-width: 100%; overflow-x: auto; }
 .flight-box { flex: 1 1 18em; }
 .usage { color: var(--dim); font-size: .9em; }
 svg { font: 12px system-ui, sans-serif; }

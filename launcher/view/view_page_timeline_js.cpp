@@ -27,7 +27,7 @@ const char timeline[] = R"MURVIEW(
         for (const c of t.calls || []) if (c.duration_ms !== null) now = Math.max(now, c.started_at + c.duration_ms);
       }
     }
-    const span = Math.max(1000, now - t0);
+    const span = Math.max(200, now - t0);
     const width = Math.max(480, box.clientWidth || 900);
     const plot = width - T.label - T.right;
     const x = (at) => T.label + Math.max(0, Math.min(1, (at - t0) / span)) * plot;
