@@ -11,7 +11,8 @@
 // `capsule:<name>`; its child's task (the child session's `task_start.task_id` =
 // `child_task_id`) hangs under it the same way. A call of one of the capsule's own tools (a
 // `tool_call` event naming its `server`) is a call of kind "tool" under its task, started
-// `duration_ms` before its event; its arguments are known by size only. Texts are kept whole;
+// `duration_ms` before its event; its arguments are known by size only. A task's `inference`
+// events are its model requests (trace_model_requests.hpp). Texts are kept whole;
 // shortening is the renderer's.
 // Rule (docs/spec/choices.md §Observability): a formation's traces join into one tree, and
 // `mur trace show TARGET` prints that tree in time order.
