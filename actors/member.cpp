@@ -172,6 +172,7 @@ void spawn_member_door(member_actor* self, const std::vector<std::string>& calle
   each.ask_operator = st.setup.ask_operator;
   each.input_timeout_ms = st.setup.input_timeout.count();
   each.threaded = st.setup.threaded;
+  each.capture = st.setup.capture;
   each.model = st.setup.model;
   each.egress = call_port{st.egress};
   each.trace = st.setup.trace;

@@ -30,6 +30,7 @@
 #include "actors/ports.hpp"
 #include "messages/credentials/formation_bundle.hpp"
 #include "messages/vocabulary/token_price.hpp"
+#include "messages/vocabulary/trace_capture.hpp"
 
 #include <caf/fwd.hpp>
 
@@ -59,6 +60,7 @@ struct MemberSetup {
   bool ask_operator = false;                       // capabilities.ask_operator: its tasks may ask a person
   std::chrono::milliseconds input_timeout{3'600'000}; // lifecycle.input_timeout_secs
   bool threaded = false;                           // lifecycle.conversation: threaded (its door keeps conversations)
+  TraceCapture capture = TraceCapture::meta;       // trace.capture (content: each task's transcript as a blob)
   std::string system_prompt;                       // the capsule's own (inference.system_prompt[_file])
   std::chrono::milliseconds call_deadline{600'000};
   std::string launch_task;                         // --task: runs first, as the operator's task

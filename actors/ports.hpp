@@ -59,8 +59,10 @@ using mcp_transport = caf::typed_actor<caf::reacts_to<McpOpen>, caf::reacts_to<M
 using mcp_listener = caf::typed_actor<caf::reacts_to<McpLine>, caf::reacts_to<McpServerEnded>>;
 
 // The trace port: TraceEvent in; `trace_atom` reads every line back (tests, mur trace).
+// (TraceEvent, blob bytes): an event that names a content blob (task_end's transcript under
+// trace.capture: content): the blob is stored first, as `blobs/<sha256 of its bytes>`.
 // Real and simulated: actors/trace_recorder.cpp with a file sink or none.
-using trace_port = caf::typed_actor<caf::reacts_to<TraceEvent>,
+using trace_port = caf::typed_actor<caf::reacts_to<TraceEvent>, caf::reacts_to<TraceEvent, std::string>,
                                     caf::replies_to<trace_atom>::with<std::vector<std::string>>>;
 
 // The launcher's end of one member's lifeline: closing it (an exit, or close_atom) is the EOF the

@@ -10,8 +10,10 @@
 #include "actors/task_state.hpp"
 #include "actors/task_texts.hpp"
 #include "actors/task_trace_fields.hpp"
+#include "actors/transcript_blob.hpp"
 #include "messages/vocabulary/cancel_confirm.hpp"
 #include "messages/vocabulary/ids.hpp"
+#include "messages/vocabulary/sha256.hpp"
 #include "messages/vocabulary/text_cut.hpp"
 #include "messages/vocabulary/trace_context.hpp"
 #include "messages/wire/child_spawn.hpp"
@@ -46,6 +48,17 @@ void trace_member_call(task_ptr self, const RoundCall& c, const std::string& sta
   trace(self, is_capsule_target(c.member) ? "delegation" : "member_call",
         call_fields(self->state.setup.task.id, c, capped(c.task_text), status, duration_ms,
                     ms_between(c.made, self->clock().now()), output, truncated, delivered));
+}
+
+// task_end; under trace.capture: content with the task's transcript, a blob it names by its sha256.
+void trace_end(task_ptr self, nlohmann::json end) {
+  auto& st = self->state;
+  if (st.setup.capture != TraceCapture::content || !st.setup.trace) return trace(self, "task_end", end);
+  std::string blob = transcript_blob(st.setup.task.id, st.setup.member, st.transcript);
+  end["transcript_sha256"] = sha256_hex(blob);
+  end["transcript_bytes"] = blob.size();
+  self->send(st.setup.trace, TraceEvent{"task_end", end.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)},
+             std::move(blob));
 }
 
 // Ends the task: abandons what is still out, records what arrived but was never delivered,
@@ -84,7 +97,7 @@ void finish(task_ptr self, TaskFinished done) {
     for (const auto& n : done.no_answer_below) below.push_back({{"member", n.member}, {"status", n.status}});
     end["no_answer_below"] = std::move(below);
   }
-  trace(self, "task_end", end);
+  trace_end(self, std::move(end));
   if (st.setup.door) {
     self->send(st.setup.door, std::move(done));
     // CAF 0.17 keeps a monitor's entry on the monitored actor until it is removed or that actor

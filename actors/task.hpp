@@ -61,6 +61,7 @@
 #include "actors/ports.hpp"
 #include "messages/vocabulary/call_chain.hpp"
 #include "messages/vocabulary/task_budget.hpp"
+#include "messages/vocabulary/trace_capture.hpp"
 #include "messages/wire/a2a_task.hpp"
 
 #include <caf/fwd.hpp>
@@ -91,6 +92,7 @@ struct TaskSetup {
   bool ask_operator = false;          // ask-operator is offered (capabilities.ask_operator)
   std::int64_t input_timeout_ms = 3'600'000; // how long its own question waits (lifecycle.input_timeout_secs)
   bool threaded = false;              // lifecycle.conversation: threaded — a completed task hands back its exchange
+  TraceCapture capture = TraceCapture::meta; // trace.capture: content — its transcript is a blob task_end names
   Transcript history;                 // threaded: the earlier exchanges of its caller's conversation in its
                                       // context, put between the system message and the task (conversation_store.hpp)
 };

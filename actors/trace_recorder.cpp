@@ -21,6 +21,7 @@ struct TraceState {
   std::string quoted_session;     // session_id as a JSON string
   std::string root;               // the session_start event's id
   std::vector<std::string> lines; // kept only without a sink
+  std::vector<std::string> blobs; // kept only without a sink
   bool flush_due = false;         // a flush is scheduled
   std::optional<IdClock> clock;   // event ids and timestamps
   static inline const char* name = "mur.trace";
@@ -36,42 +37,49 @@ recorder_actor::behavior_type recorder(recorder_actor::stateful_pointer<TraceSta
   self->state.quoted_session = json_quoted(self->state.session_id);
   self->state.sink = std::move(sink);
   self->state.clock.emplace(ids, self->clock(), self->state.session_id + "/trace");
+  auto record = [self](const TraceEvent& ev) {
+    auto& st = self->state;
+    const std::string id = st.clock->mint(ids::event);
+    const bool root = ev.type == "session_start" && st.root.empty();
+    // The envelope, then the event's own fields spliced in as the sender wrote them (a JSON
+    // object's text): a line costs one string, not a parse and a second dump.
+    std::string text;
+    text.reserve(96 + st.session_id.size() + ev.fields.size());
+    text += "{\"event_type\":";
+    text += json_quoted(ev.type);
+    text += ",\"event_id\":\"";
+    text += id; // evt_ and an id's own alphabet: nothing to escape
+    text += "\",\"parent_id\":";
+    text += root || st.root.empty() ? std::string("null") : "\"" + st.root + "\"";
+    text += ",\"session_id\":";
+    text += st.quoted_session;
+    text += ",\"timestamp\":";
+    text += std::to_string(st.clock->now_ms());
+    if (root) st.root = id;
+    const std::string& f = ev.fields;
+    if (f.size() > 2 && f.front() == '{' && f.back() == '}') {
+      text += ',';
+      text.append(f, 1, std::string::npos);
+    } else {
+      text += '}'; // no fields (or not an object: the envelope alone)
+    }
+    if (!st.sink) {
+      st.lines.push_back(std::move(text));
+      return;
+    }
+    st.sink.write(text);
+    if (st.sink.flush && !st.flush_due) {
+      st.flush_due = true;
+      self->delayed_send(self, flush_every, flush_atom_v);
+    }
+  };
   return {
-    [=](const TraceEvent& ev) {
+    [=](const TraceEvent& ev) { record(ev); },
+    [=](const TraceEvent& ev, const std::string& blob) {
       auto& st = self->state;
-      const std::string id = st.clock->mint(ids::event);
-      const bool root = ev.type == "session_start" && st.root.empty();
-      // The envelope, then the event's own fields spliced in as the sender wrote them (a JSON
-      // object's text): a line costs one string, not a parse and a second dump.
-      std::string text;
-      text.reserve(96 + st.session_id.size() + ev.fields.size());
-      text += "{\"event_type\":";
-      text += json_quoted(ev.type);
-      text += ",\"event_id\":\"";
-      text += id; // evt_ and an id's own alphabet: nothing to escape
-      text += "\",\"parent_id\":";
-      text += root || st.root.empty() ? std::string("null") : "\"" + st.root + "\"";
-      text += ",\"session_id\":";
-      text += st.quoted_session;
-      text += ",\"timestamp\":";
-      text += std::to_string(st.clock->now_ms());
-      if (root) st.root = id;
-      const std::string& f = ev.fields;
-      if (f.size() > 2 && f.front() == '{' && f.back() == '}') {
-        text += ',';
-        text.append(f, 1, std::string::npos);
-      } else {
-        text += '}'; // no fields (or not an object: the envelope alone)
-      }
-      if (!st.sink) {
-        st.lines.push_back(std::move(text));
-        return;
-      }
-      st.sink.write(text);
-      if (st.sink.flush && !st.flush_due) {
-        st.flush_due = true;
-        self->delayed_send(self, flush_every, flush_atom_v);
-      }
+      if (!st.sink) st.blobs.push_back(blob);
+      else if (st.sink.blob) st.sink.blob(blob);
+      record(ev);
     },
     [=](flush_atom) {
       self->state.flush_due = false;

@@ -7,6 +7,9 @@
 // tests, wall-clock time otherwise: both from the injected IdClock); lines reach the sink in the
 // order received. No field is added that could hold a token. An event's fields (the text of a
 // JSON object, as its sender dumped it) are spliced after the envelope, not parsed again.
+// A blob (TraceEvent, bytes) is handed to the sink before its event's line, so a line that
+// names a blob is never read before the blob exists; without a sink the blobs are kept with the
+// lines (TraceState::blobs, for simulations).
 // Memory: a recorder with a sink keeps no line (a session's trace does not grow its memory).
 // Durability: the sink may buffer; the recorder asks it to flush at most `flush_every` after a
 // line was written (so a crash loses at most that much of the trace) and whenever it is asked
@@ -27,13 +30,16 @@
 
 namespace mur {
 
-// Where trace lines go: `write` takes each line (it may buffer), `flush` puts what it holds on disk.
+// Where trace lines go: `write` takes each line (it may buffer), `flush` puts what it holds on disk,
+// `blob` stores a content blob (a transcript) as `blobs/<sha256 of its bytes>` (none: dropped).
 struct TraceSink {
   TraceSink() = default;
-  TraceSink(std::function<void(const std::string& line)> w, std::function<void()> f = {})
-      : write(std::move(w)), flush(std::move(f)) {}
+  TraceSink(std::function<void(const std::string& line)> w, std::function<void()> f = {},
+            std::function<void(const std::string& bytes)> b = {})
+      : write(std::move(w)), flush(std::move(f)), blob(std::move(b)) {}
   std::function<void(const std::string& line)> write;
   std::function<void()> flush;
+  std::function<void(const std::string& bytes)> blob;
   explicit operator bool() const { return static_cast<bool>(write); }
 };
 

@@ -5,6 +5,7 @@
 #include "capsule/http_inference.hpp"
 #include "capsule/yaml_reader.hpp"
 #include "messages/vocabulary/duration.hpp"
+#include "messages/vocabulary/nearest_word.hpp"
 #include "messages/wire/child_spawn.hpp"
 
 #include <algorithm>
@@ -365,6 +366,18 @@ Retention parse_retention(const Value& v) {
   return r;
 }
 
+// trace.capture: none, meta or content; another word is refused naming the nearest one.
+TraceCapture parse_capture(const Value& v) {
+  const std::string word = v.string();
+  if (auto c = value_of(trace_capture_words, word)) return *c;
+  std::vector<std::string> words;
+  for (const auto& w : trace_capture_words) words.emplace_back(w.second);
+  const std::string near = nearest_word(word, words);
+  v.fail("'" + word + "' is not one of none, meta, content" + (near.empty() ? "" : " (did you mean '" + near + "'?)"),
+         near.empty() ? "write capture: meta (the default), content (also each task's transcript) or none"
+                      : "write capture: " + near);
+}
+
 // install.exclude: a list of globs (fnmatch) of relative paths; one without '/' names any file or
 // folder by its name, one with '/' a path from the capsule folder. A folder matched is left out
 // whole. It may not leave out a file the manifest names (murmur.yaml, a prompt file, a program).
@@ -483,10 +496,11 @@ Manifest parse_manifest(const std::string& text, const std::string& label) {
       n->fail("authentication is empty", "write authentication: {scheme: bearer}");
   }
   if (auto t = top.get("trace")) {
-    t->expect_map({"retain"});
+    t->expect_map({"retain", "capture"});
     if (auto r = t->get("retain")) m.retain = parse_retention(*r);
     else if (t->node()["retain"].IsDefined())
       t->fail("retain is empty", "give max_sessions, max_age or both, or remove trace.retain");
+    if (auto c = t->get("capture")) m.capture = parse_capture(*c);
   }
   if (auto i = top.get("install")) {
     i->expect_map({"exclude"});

@@ -35,6 +35,7 @@
 #include "messages/vocabulary/task_budget.hpp"
 #include "messages/vocabulary/token_price.hpp"
 #include "messages/vocabulary/call_chain.hpp"
+#include "messages/vocabulary/trace_capture.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -186,6 +187,7 @@ struct Manifest {
   bool ask_operator = false;           // capabilities.ask_operator: its tasks may ask a person (ask-operator)
   std::optional<Authentication> authentication;
   std::optional<Retention> retain;
+  TraceCapture capture = TraceCapture::meta; // trace.capture: none | meta | content (docs/traces.md §Transcripts)
   std::vector<std::string> install_exclude; // install.exclude: globs of paths an install leaves out
   std::vector<ToolServerSpec> tools;        // its own MCP tool servers (capsule/tool_server_spec.hpp)
   SpendLimits limits;                       // limits: what each of its tasks may spend (docs/budgets.md)

@@ -57,6 +57,7 @@ MemberSetup member_setup(const Manifest& m, const LaunchOptions& o, MemberPorts 
   ms.ask_operator = m.ask_operator;
   ms.input_timeout = std::chrono::seconds(m.lifecycle.input_timeout_secs);
   ms.threaded = m.lifecycle.conversation == Conversation::threaded;
+  ms.capture = m.capture;
   ms.system_prompt = m.inference.system_prompt; // a system_prompt_file is read into it at start
   ms.call_deadline = std::chrono::seconds(m.lifecycle.delegation_deadline_secs);
   ms.launch_task = o.task;

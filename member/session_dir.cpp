@@ -1,5 +1,6 @@
 #include "member/session_dir.hpp"
 
+#include "member/trace_blob_file.hpp"
 #include "member/trace_write_failure.hpp"
 #include "member/workdir_fix.hpp"
 #include "messages/vocabulary/failure.hpp"
@@ -132,7 +133,8 @@ TraceSink trace_file_sink(const SessionDir& dir, TraceWriteFn write) {
     [file](const std::string& line) {
       file->write(line);
     },
-    [file] { file->flush(); });
+    [file] { file->flush(); },
+    [dir = dir.path](const std::string& bytes) { write_trace_blob(dir, bytes); });
 }
 
 std::string result_text(const TaskView& t) {

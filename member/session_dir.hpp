@@ -41,7 +41,7 @@ SessionDir make_session_dir(const std::string& workdir, const std::string& sessi
 // How the sink writes: write(2) by default; tests hand in one that fails.
 using TraceWriteFn = std::function<ssize_t(int fd, const void* data, std::size_t size)>;
 
-// A buffered trace sink appending to trace.jsonl.
+// A buffered trace sink appending to trace.jsonl; its blobs go to blobs/ (member/trace_blob_file.hpp).
 TraceSink trace_file_sink(const SessionDir& dir, TraceWriteFn write = {});
 
 // What out/result.txt holds for a finished task.

@@ -130,6 +130,8 @@ struct Builder {
         c.duration_ms = num(e, "duration_ms");
         c.started_at = at - c.duration_ms;
         c.arguments_bytes = num(e, "arguments_bytes");
+      } else if (type == "inference" && !task_id.empty()) {
+        task(task_id, s, at).model_requests.push_back(model_request_of(e, at));
       } else if (type == "end_without_answer_refused") { // shown like a refused call, under its task
         const std::string key = "refused/" + s.session_id + "/" + std::to_string(refusals++);
         CallNode& c = call(key, task_id, s);
@@ -324,7 +326,8 @@ json task_json(const TaskNode& t, std::int64_t t0) {
               {"no_answer_below", t.no_answer_below},
               {"usage", t.usage.is_object() ? usage_shape(task_usage(t)) : json(nullptr)},
               {"own_usage", t.own_usage.is_object() ? usage_shape(priced(usage_in(t.own_usage), t.price)) : json(nullptr)},
-              {"budget", t.budget}, {"calls", calls}};
+              {"budget", t.budget}, {"calls", calls},
+              {"model_requests", model_requests_json(t.model_requests, t0)}};
 }
 
 } // namespace

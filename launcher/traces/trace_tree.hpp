@@ -11,14 +11,16 @@
 // `capsule:<name>`; its child's task (the child session's `task_start.task_id` =
 // `child_task_id`) hangs under it the same way. A call of one of the capsule's own tools (a
 // `tool_call` event naming its `server`) is a call of kind "tool" under its task, started
-// `duration_ms` before its event; its arguments are known by size only. Texts are kept whole;
-// shortening is the renderer's. A task's usage in text and JSON is the one usage shape
-// (trace_usage.hpp), its cost at its own session's price plus its callees' tasks'.
+// `duration_ms` before its event; its arguments are known by size only. A task's `inference`
+// events are its model requests (trace_model_requests.hpp). Texts are kept whole; shortening is
+// the renderer's. A task's usage in text and JSON is the one usage shape (trace_usage.hpp), its
+// cost at its own session's price plus its callees' tasks'.
 // Rule (docs/spec/choices.md §Observability): a formation's traces join into one tree, and
 // `mur trace show TARGET` prints that tree in time order.
 #pragma once
 
 #include "launcher/traces/trace_usage.hpp"
+#include "launcher/traces/trace_model_requests.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -72,6 +74,7 @@ struct TaskNode {
   nlohmann::json usage, own_usage, budget; // task_end's (task_start's budget until it ends); null when absent
   std::optional<TokenPrice> price;         // its session's (session_start's `price`)
   std::vector<CallNode> calls;
+  std::vector<ModelRequest> model_requests; // its `inference` events (trace_model_requests.hpp)
 };
 
 // What task `t` and the tasks below it that the tree holds spent: its task_end's `usage`, with

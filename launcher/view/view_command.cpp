@@ -38,7 +38,10 @@ std::int64_t now_ms() {
 void serve_until_ended(ViewSource& source, ViewServer& server, const std::function<bool()>& running) {
   for (int reads = 0;; ++reads) {
     const bool on = running(); // before reading: what the files hold then is whole if it has ended
-    if (source.poll() || reads == 0 || !on) server.publish(source.state(on, now_ms()));
+    if (source.poll() || reads == 0 || !on) {
+      server.set_transcripts(source.transcripts());
+      server.publish(source.state(on, now_ms()));
+    }
     if (!on) return;
     if (reads % reads_per_ping == reads_per_ping - 1) server.ping();
     std::this_thread::sleep_for(poll_every);

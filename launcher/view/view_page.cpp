@@ -1,6 +1,9 @@
 #include "launcher/view/view_page.hpp"
 
-// The three files of the page, as they are served. Edit them here; each is a raw string.
+#include "launcher/view/view_page_scripts.hpp"
+
+// The three files of the page, as they are served: the HTML, the stylesheet and the main part of
+// the script are raw strings here; the script's other parts are in view_page_*_js.cpp.
 namespace mur::view_page {
 
 namespace {
@@ -19,16 +22,28 @@ constexpr const char html_text[] = R"MURVIEW(<!doctype html>
   <span id="live" class="badge">connecting…</span>
 </header>
 <main>
+  <div class="top">
+    <section class="graph-box">
+      <h2>Who calls whom <small>(calls in flight are drawn moving)</small></h2>
+      <div id="graph"></div>
+    </section>
+    <section class="flight-box">
+      <h2>Calls in flight</h2>
+      <ul id="in-flight" class="flight"><li class="none">none</li></ul>
+      <p id="usage" class="usage"></p>
+    </section>
+  </div>
+  <section>
+    <h2>Timeline <small>(a row per member: tasks, model requests, calls and tool calls; click a task for its transcript)</small></h2>
+    <div id="timeline"></div>
+  </section>
+  <section id="detail" class="detail" hidden></section>
   <section>
     <h2>Members</h2>
     <div id="members" class="members"></div>
   </section>
   <section>
-    <h2>Calls in flight</h2>
-    <ul id="in-flight" class="flight"><li class="none">none</li></ul>
-  </section>
-  <section>
-    <h2>Tasks and calls <small>(offsets from the first session's start)</small></h2>
+    <h2>Tasks and calls <small>(offsets from the first session's start; click a task for its transcript)</small></h2>
     <ul id="tree" class="tree"><li class="none">none yet</li></ul>
   </section>
 </main>
@@ -72,36 +87,79 @@ li { margin: .15em 0; }
 .ask input { width: 70%; }
 .ask .outcome { margin-left: .5em; color: var(--dim); }
 .ask .outcome.bad { color: var(--bad); }
+.top { display: flex; flex-wrap: wrap; gap: 1.2em; align-items: flex-start; }
+.graph-box { flex: 0 1 auto; max-width: 100%; overflow-x: auto; }
+.flight-box { flex: 1 1 18em; }
+.usage { color: var(--dim); font-size: .9em; }
+svg { font: 12px system-ui, sans-serif; }
+svg.graph .node rect { fill: #fff; stroke: #8c959f; stroke-width: 1.2; }
+svg.graph .node.busy rect { stroke: var(--run); stroke-width: 2; fill: #fff8e5; }
+svg.graph .node.child rect { stroke-dasharray: 4 3; fill: var(--bg); }
+svg.graph .node.unseen rect { fill: var(--bg); }
+svg.graph .node .name { font-weight: 600; fill: var(--fg); }
+svg.graph .node .state { fill: var(--dim); font-size: 11px; }
+svg.graph .edge { fill: none; stroke: #afb8c1; stroke-width: 1.5; }
+svg.graph .edge.delegation { stroke-dasharray: 5 4; }
+svg.graph .edge.in-flight { stroke: var(--run); stroke-width: 3; stroke-dasharray: 8 6; animation: flow 0.9s linear infinite; }
+svg.graph marker.arrow path { fill: #afb8c1; }
+svg.graph marker.arrow.live path { fill: var(--run); }
+@keyframes flow { to { stroke-dashoffset: -14; } }
+@media (prefers-reduced-motion: reduce) { svg.graph .edge.in-flight { animation: none; } }
+#timeline { width: 100%; overflow-x: auto; }
+svg.timeline .row { fill: #fff; }
+svg.timeline .row.odd { fill: var(--bg); }
+svg.timeline .row-label { fill: var(--fg); font-weight: 600; }
+svg.timeline .tick { stroke: var(--line); }
+svg.timeline .tick-label { fill: var(--dim); font-size: 11px; }
+svg.timeline .bar.task { fill: #54aeff; cursor: pointer; }
+svg.timeline .bar.task:hover { fill: #0969da; }
+svg.timeline .bar.task.running { fill: #d4a72c; }
+svg.timeline .bar.task.failed, svg.timeline .bar.task.canceled, svg.timeline .bar.task.timed_out { fill: var(--bad); }
+svg.timeline .bar.model { fill: #8250df; }
+svg.timeline .bar.model.error { fill: var(--bad); }
+svg.timeline .bar.call { fill: #6e7781; }
+svg.timeline .bar.call.running { fill: var(--run); }
+svg.timeline .bar.tool { fill: #1a7f37; }
+.clickable { cursor: pointer; }
+.clickable:hover { text-decoration: underline; }
+.detail { border: 1px solid var(--line); border-radius: 6px; padding: .4em 1em 1em; margin-top: 1em; background: #fff; }
+.detail-head { display: flex; align-items: baseline; gap: .4em; flex-wrap: wrap; }
+.detail-head h2 { margin: .6em 0 .3em; }
+.detail-head .close { margin-left: auto; }
+.detail h3 { font-size: .95em; margin: .8em 0 .4em; }
+.facts { display: grid; grid-template-columns: max-content 1fr; gap: .15em 1em; margin: .3em 0; }
+.facts dt { color: var(--dim); }
+.facts dd { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; }
+.messages { display: flex; flex-direction: column; gap: .5em; }
+.msg { border-left: 4px solid var(--line); padding: .2em .7em; background: var(--bg); border-radius: 0 4px 4px 0; }
+.msg.system { border-color: #8c959f; }
+.msg.user { border-color: #0969da; }
+.msg.assistant { border-color: #8250df; }
+.msg.tool { border-color: #1a7f37; }
+.msg.answer { border-color: var(--ok); background: #eefbf0; }
+.msg .role { font-size: .8em; font-weight: 600; color: var(--dim); text-transform: uppercase; letter-spacing: .03em; }
+.msg pre { margin: .2em 0; white-space: pre-wrap; overflow-wrap: anywhere; font: .9em/1.4 ui-monospace, monospace; max-height: 22em; overflow-y: auto; }
+.tool-call { margin: .3em 0 .2em .5em; }
+.tool-name { font-family: ui-monospace, monospace; font-size: .9em; color: #8250df; }
+.note { color: var(--dim); font-style: italic; }
+.note.missing { color: var(--run); font-style: normal; }
 )MURVIEW";
 } // namespace
 
 namespace {
 constexpr const char js_text[] = R"MURVIEW(
-'use strict';
+
 // mur view's page: the state comes whole, as JSON, in each event of the server's SSE stream
-// (GET /events); the page fetches nothing else and polls nothing. A local timer only advances
-// the elapsed times of what is running, from the server's clock at the last event. A task that
-// waits on a question gets a text box: its Answer button POSTs /answer with the page's key.
-(function () {
-  const $ = (id) => document.getElementById(id);
-  let clockSkew = 0; // server now − page now, at the last state
+// (GET /events); the page polls nothing. A local timer advances the elapsed times and the
+// timeline of what is running, from the server's clock at the last event. A task that waits on
+// a question gets a text box: its Answer button POSTs /answer with the page's key; a click on a
+// task GETs its transcript (/transcript, with the same key). The helpers, the graph, the
+// timeline and the transcript panel come before this part (view_page_scripts.hpp).
   let es = null;
-  const key = new URLSearchParams(location.hash.slice(1)).get('key') || ''; // never sent to the server
+  let lastState = null;
   const drafts = {};   // task id → the text typed so far (kept across states)
   const outcomes = {}; // task id → what became of the last answer sent
 
-  function el(tag, cls, text) {
-    const e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined) e.textContent = text;
-    return e;
-  }
-  function secs(ms) { return (ms / 1000).toFixed(2) + 's'; }
-  function short(text, n) {
-    const one = String(text || '').replace(/\s+/g, ' ').trim();
-    return one.length > n ? one.slice(0, n - 1) + '\u2026' : one;
-  }
-  function status(s) { return el('span', 'status ' + s, s); }
   function quote(text, n) { return text ? el('span', 'text', '\u201c' + short(text, n) + '\u201d') : ''; }
   function elapsed(startedAt, durationMs) {
     if (durationMs !== null && durationMs !== undefined) return el('span', 'mono', secs(durationMs));
@@ -110,7 +168,7 @@ constexpr const char js_text[] = R"MURVIEW(
     tick(e);
     return e;
   }
-  function tick(e) { e.textContent = secs(Math.max(0, Date.now() + clockSkew - Number(e.dataset.startedAt))) + ' so far'; }
+  function tick(e) { e.textContent = secs(Math.max(0, serverNow() - Number(e.dataset.startedAt))) + ' so far'; }
   function replace(node, children, none) {
     node.replaceChildren(...(children.length ? children : [el('li', 'none', none)]));
   }
@@ -156,10 +214,14 @@ constexpr const char js_text[] = R"MURVIEW(
     const meta = [m.capsule ? m.capsule + '@' + m.version : '', m.state, m.callees.length ? 'may call ' + m.callees.join(', ') : '']
       .filter(Boolean).join(' \u00b7 ');
     card.append(el('div', 'meta', meta));
+    const usage = usageWords(m.usage);
+    if (usage) card.append(el('div', 'meta usage', 'usage: ' + usage));
     const ul = el('ul');
     for (const t of m.tasks) {
       const li = el('li', 'task');
-      li.append(el('span', 'mono', t.task_id.slice(0, 12) + '\u2026 '), status(t.status), ' ', elapsed(t.started_at, t.duration_ms),
+      const id = el('span', 'mono clickable', t.task_id.slice(0, 12) + '\u2026 ');
+      id.addEventListener('click', () => showTask(treeTask(t.task_id) || t));
+      li.append(id, status(t.status), ' ', elapsed(t.started_at, t.duration_ms),
         ' ', quote(t.text, 60));
       if (t.question) li.append(ask(t));
       ul.append(li);
@@ -186,10 +248,16 @@ constexpr const char js_text[] = R"MURVIEW(
   function taskItem(t) {
     const li = el('li', 'tree-task');
     li.dataset.member = t.member;
+    li.dataset.taskId = t.task_id;
     const said = t.answer || t.reason;
-    li.append(el('span', 'mono', '+' + secs(t.start_ms) + ' '), el('b', '', t.member || '-'), ' ', status(t.status), ' ',
+    const line = el('span', 'task-line clickable');
+    line.addEventListener('click', () => showTask(t));
+    line.append(el('span', 'mono', '+' + secs(t.start_ms) + ' '), el('b', '', t.member || '-'), ' ', status(t.status), ' ',
       elapsed(t.started_at, t.duration_ms), ' ', el('span', 'text', '\u201c' + short(t.text, 80) + '\u201d' +
       (t.duration_ms === null ? '' : ' \u2192 \u201c' + short(said, 80) + '\u201d')));
+    li.append(line);
+    const usage = usageWords(t.usage);
+    if (usage) li.append(' ', el('span', 'usage', usage));
     if (t.calls.length) {
       const ul = el('ul');
       for (const c of t.calls) ul.append(callItem(c));
@@ -216,8 +284,12 @@ constexpr const char js_text[] = R"MURVIEW(
     return li;
   }
 
+  // The tree's object of a task (it has the calls, model requests and usage a member card lacks).
+  function treeTask(id) { return lastState && everyTask(lastState.tasks).find((t) => t.task_id === id); }
+
   function render(s) {
     clockSkew = s.now_ms - Date.now();
+    lastState = s;
     $('target').textContent = s.formation_id || s.session_id || '';
     const live = $('live');
     live.textContent = s.running ? 'running' : 'ended';
@@ -230,6 +302,15 @@ constexpr const char js_text[] = R"MURVIEW(
     if (again) again.querySelector('input').focus();
     replace($('in-flight'), s.in_flight.map(flight), 'none');
     replace($('tree'), s.tasks.map(taskItem), 'none yet');
+    const usage = usageWords(s.usage);
+    $('usage').textContent = usage ? 'formation usage: ' + usage : '';
+    drawGraph(s);
+    drawTimeline(s);
+    const open = $('detail').dataset.taskId;
+    if (!$('detail').hidden && open) { // the panel follows its task (an end brings its transcript)
+      const t = treeTask(open);
+      if (t && t.status !== $('detail').dataset.status) showTask(t);
+    }
   }
 
   function connect() {
@@ -245,14 +326,21 @@ constexpr const char js_text[] = R"MURVIEW(
     };
   }
 
-  setInterval(() => document.querySelectorAll('.ticking').forEach(tick), 250);
+  setInterval(() => {
+    document.querySelectorAll('.ticking').forEach(tick);
+    if (lastState && lastState.running) drawTimeline(lastState);
+  }, 250);
+  window.addEventListener('resize', () => { if (lastState) drawTimeline(lastState); });
   connect();
-})();
 )MURVIEW";
 } // namespace
 
 std::string html() { return html_text; }
 const char* css() { return css_text; }
-const char* js() { return js_text; }
+std::string js() {
+  std::string out = "'use strict';\n(function () {\n";
+  for (const char* part : {scripts::common, scripts::graph, scripts::timeline, scripts::transcript, js_text}) out += part;
+  return out + "})();\n";
+}
 
 } // namespace mur::view_page

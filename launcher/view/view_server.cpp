@@ -3,6 +3,7 @@
 #include "http/connection_ceiling.hpp"
 #include "http/loopback_listener.hpp"
 #include "launcher/view/view_page.hpp"
+#include "messages/vocabulary/ids.hpp"
 #include "messages/vocabulary/strict_json.hpp"
 #include "os/fd_limit.hpp"
 
@@ -30,6 +31,7 @@ struct ViewServer::Shared {
   std::string last;       // the last state's event ("" before the first)
   json last_state;        // the last state itself: a page that connects later gets it with its clock now
   bool last_is_final = false;
+  TranscriptIndex transcripts; // under mu
   std::mutex delivered_mu; // taken alone (write completions come on the listener's thread)
   std::condition_variable delivered_cv;
   bool delivered = false;
@@ -96,11 +98,50 @@ std::string random_key() {
   return hex;
 }
 
+bool has_key(const ViewServer::Shared& sh, const PlainRequest& r) {
+  const std::string* key = r.header("x-mur-view-key");
+  return key != nullptr && key->size() == sh.key.size() && sodium_memcmp(key->data(), sh.key.data(), key->size()) == 0;
+}
+
+// The value of `name` in the target's query ("" when absent).
+std::string query_value(const std::string& target, const std::string& name) {
+  const auto q = target.find('?');
+  if (q == std::string::npos) return "";
+  std::size_t at = q + 1;
+  while (at <= target.size()) {
+    const auto end = std::min(target.find('&', at), target.size());
+    const std::string pair = target.substr(at, end - at);
+    if (pair.rfind(name + "=", 0) == 0) return pair.substr(name.size() + 1);
+    at = end + 1;
+  }
+  return "";
+}
+
+// GET /transcript?task=TASK_ID: the page's key, a task id, a task the traces name, its blob.
+void send_transcript(const std::shared_ptr<ViewServer::Shared>& sh, const PlainRequest& r, PlainResponder& out) {
+  if (!has_key(*sh, r)) return error(out, 403, "this request does not carry the view page's key (open the URL mur printed, with its #key)");
+  const std::string task = query_value(r.target, "task");
+  if (!ids::is_valid(task, ids::task)) return error(out, 400, "task must be a task id (tsk_ and 32 hex digits)");
+  TranscriptEntry entry;
+  {
+    std::lock_guard<std::mutex> lock(sh->mu);
+    auto it = sh->transcripts.find(task);
+    if (it == sh->transcripts.end()) return error(out, 404, "no task " + task + " is in these traces");
+    entry = it->second;
+  }
+  if (!entry.ended) return error(out, 404, "task " + task + " is still running: its transcript is written when it ends");
+  if (entry.blob_path.empty())
+    return error(out, 404, "task " + task + " was recorded without its transcript: add `trace: {capture: content}` to "
+                           "its capsule's murmur.yaml and run it again (docs/traces.md, Transcripts)");
+  auto bytes = read_transcript_blob(entry.blob_path);
+  if (!bytes) return error(out, 404, "the transcript of task " + task + " is named by its trace but its blob is missing "
+                                     "or damaged (W-TRC-004 says why when it was not written)");
+  answer(out, 200, "application/json", std::move(*bytes));
+}
+
 // POST /answer: the page's key, then the body, then the AnswerFn on a thread of its own.
 void take_answer(const std::shared_ptr<ViewServer::Shared>& sh, const PlainRequest& r, std::shared_ptr<PlainResponder> out) {
-  const std::string* key = r.header("x-mur-view-key");
-  if (key == nullptr || key->size() != sh->key.size() || sodium_memcmp(key->data(), sh->key.data(), key->size()) != 0)
-    return error(*out, 403, "this request does not carry the view page's key");
+  if (!has_key(*sh, r)) return error(*out, 403, "this request does not carry the view page's key");
   if (!sh->on_answer) return error(*out, 404, "this view takes no answers");
   const auto body = parse_bounded_json(r.body);
   if (!body || !body->is_object()) return error(*out, 400, "the body is not a JSON object");
@@ -150,6 +191,7 @@ void serve(const std::shared_ptr<ViewServer::Shared>& sh, const PlainRequest& r,
   if (path == "/" || path == "/index.html") return answer(*out, 200, "text/html; charset=utf-8", view_page::html());
   if (path == "/view.css") return answer(*out, 200, "text/css; charset=utf-8", view_page::css());
   if (path == "/view.js") return answer(*out, 200, "text/javascript; charset=utf-8", view_page::js());
+  if (path == "/transcript") return send_transcript(sh, r, *out);
   if (path != "/events") return answer(*out, 404, "text/plain; charset=utf-8", "not found\n");
   Headers h = common_headers();
   h.emplace_back("Content-Type", "text/event-stream");
@@ -192,6 +234,11 @@ void ViewServer::publish(const json& state) {
   shared_->last_state = state;
   shared_->last_is_final = final;
   to_every_page(*shared_, shared_->last, final ? on_final(shared_) : nullptr);
+}
+
+void ViewServer::set_transcripts(TranscriptIndex index) {
+  std::lock_guard<std::mutex> lock(shared_->mu);
+  shared_->transcripts = std::move(index);
 }
 
 void ViewServer::ping() {

@@ -92,6 +92,7 @@ bool ViewSource::poll() {
   auto add = [this](const std::string& path, const std::string& member, const std::string& session_id) {
     files_[path] = File{sessions_.size(), 0};
     sessions_.push_back(SessionEvents{member, session_id, {}});
+    dirs_.push_back(fs::path(path).parent_path().string());
     unreadable_.push_back(0);
   };
   // Delegated children live under their parent's session directory, at any depth
@@ -129,6 +130,8 @@ bool ViewSource::poll() {
     }
   return read;
 }
+
+TranscriptIndex ViewSource::transcripts() const { return transcript_index(sessions_, dirs_); }
 
 json ViewSource::state(bool running, std::int64_t now_ms) const {
   const TraceTree tree = build_trace_tree(sessions_);

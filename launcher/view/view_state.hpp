@@ -18,6 +18,7 @@
 
 #include "launcher/traces/trace_growth.hpp"
 #include "launcher/traces/trace_tree.hpp"
+#include "launcher/view/transcript_index.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -46,6 +47,9 @@ public:
   // session) still runs; `now_ms`: the wall clock, for the elapsed times of what is running.
   nlohmann::json state(bool running, std::int64_t now_ms) const;
 
+  // Every task read so far, with where its recorded transcript is (launcher/view/transcript_index.hpp).
+  TranscriptIndex transcripts() const;
+
 private:
   ViewSource() = default;
   struct File {
@@ -57,6 +61,7 @@ private:
   std::map<std::string, File> files_; // by trace file path
   std::optional<FormationSessionScan> sessions_scan_; // a formation's sessions as they appear
   std::vector<SessionEvents> sessions_;
+  std::vector<std::string> dirs_;     // per session: its trace directory
   std::vector<int> unreadable_;       // per session: lines that could not be read (skipped)
 };
 

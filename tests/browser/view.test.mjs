@@ -8,10 +8,14 @@
 // ended formation: a request naming another host is refused (403), the page shows the same tree,
 // and mur view ends once the page has it. A second formation — lead → a → b, b's script asks the
 // operator "which colour?" — shows the question on the entry's task; the test types the answer
-// into the page and presses Answer, and the entry's answer carries it. Every wait is a wait for a
-// condition, with a generous bound; nothing is timed.
+// into the page and presses Answer, and the entry's answer carries it. While calls are in flight
+// the graph has an SVG node per member and the calls on their edges, the timeline a bar per
+// task. A third formation, whose entry records its transcripts (trace.capture: content) and
+// answers with HTML: a click on its task shows the transcript, the HTML as text. Every wait is a
+// wait for a condition, with a generous bound; nothing is timed.
 // With MUR_VIEW_SCREENSHOT=FILE, the page is also saved as a PNG while the calls are in flight
-// (docs/images/view.png is made so).
+// (docs/images/view.png is made so); with MUR_VIEW_TRANSCRIPT_SCREENSHOT=FILE, the transcript
+// panel of the third (docs/images/view-transcript.png).
 // Run: MUR_BINARY=/path/to/mur node --test view.test.mjs
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -148,11 +152,23 @@ test('the page shows the members, the calls in flight, then the finished tree; m
     assert.match(text, /running/);
   }
   assert.equal(await page.locator('body').getAttribute('data-running'), 'true');
+  // The graph: an SVG node per member, the two calls in flight drawn on their edges; the
+  // timeline: a bar per member's task.
+  for (const name of ['lead', 'coder', 'reviewer']) {
+    assert.equal(await page.locator(`#graph svg g.node[data-member="${name}"]`).count(), 1, name);
+    await page.waitForSelector(`#timeline svg rect.bar.task[data-member="${name}"]`, { timeout: generous });
+  }
+  for (const [from, to] of [['lead', 'coder'], ['coder', 'reviewer']])
+    await page.waitForSelector(`#graph svg path.edge.in-flight[data-from="${from}"][data-to="${to}"]`,
+                               { state: 'attached', timeout: generous }); // a straight edge has no height: "hidden"
+  assert.equal(await page.locator('#graph svg path.edge.in-flight').count(), 2);
+  assert.equal(await page.locator('#timeline svg rect.bar.task').count(), 3);
   if (process.env.MUR_VIEW_SCREENSHOT) await page.screenshot({ path: process.env.MUR_VIEW_SCREENSHOT, fullPage: true });
 
   // Open the gate: the reviewer answers, the task ends, the formation ends.
   await fetch(started.endpoint.replace(/\/v1$/, '') + '/__replay/release?gate=coder', { method: 'POST' });
   await assertFinishedTree(page);
+  assert.equal(await page.locator('#graph svg path.edge.in-flight').count(), 0, 'nothing in flight once ended');
   await endKeptView(run);
   assert.deepEqual(outside, [], 'the page asked for nothing outside its own origin');
   const frm = /formation (frm_[0-9a-f]{32})/.exec(run.stderr())?.[1];
@@ -231,4 +247,70 @@ test('the page shows the question a task waits on and answers it', async () => {
   await endKeptView(run);
   assert.match(run.stdout(), /lead: a: b: The operator answered: blue/);
   assert.equal(await page.locator('.ask').count(), 0); // answered: the task asks nothing more
+});
+
+test('a click on a task shows its transcript, recorded with trace.capture: content, its HTML as text', async () => {
+  // lead → w, script capsules; the lead records its transcripts and answers with markup.
+  const hostile = '<script>alert(1)</script><b>x</b>';
+  const auth = 'network: {authentication: {scheme: bearer}}\n';
+  const capsules = {
+    'vt-lead': 'inference:\n  transport: script\n  turns:\n    - call: {member: w, task: "check {{task}}"}\n' +
+               `    - reply: '${hostile} {{answer.w}}'\n` +
+               'capabilities: {network: {allow: [localhost]}}\ntrace: {capture: content}\n' + auth,
+    'vt-w': 'inference:\n  transport: script\n  turns:\n    - reply: "checked: {{task}}"\n' +
+            'lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: sleep}\n' +
+            'exports: {peer_tasks: {accept: true}}\ncapabilities: {network: {allow: [localhost]}}\n' + auth,
+  };
+  for (const [name, body] of Object.entries(capsules)) {
+    const dir = join(home, name);
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'murmur.yaml'), `name: ${name}\nversion: 1.0.0\n` + body);
+    mur(['install', '-g', dir]);
+  }
+  const dir = join(home, 'transcript');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'roster.yaml'), 'roster_version: 1\nmembers:\n' +
+    '  - {name: lead, capsule: vt-lead, version: 1.0.0, entry: true}\n  - {name: w, capsule: vt-w, version: 1.0.0}\n' +
+    'reachability:\n  - {from: lead, to: [w]}\n');
+
+  const run = await launch(['run', '--roster', dir, '--task', 'the plan', '--ui'], dir);
+  browser ??= await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+  const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+  const dialogs = [];
+  page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss().catch(() => {}); });
+  await page.goto(run.page);
+  await page.waitForSelector('body[data-running="false"]', { timeout: generous });
+
+  // Without the page's key, no transcript.
+  const leadTask = await page.locator('#timeline rect.bar.task[data-member="lead"]').getAttribute('data-task-id');
+  assert.match(leadTask, /^tsk_[0-9a-f]{32}$/);
+  assert.equal((await fetch(run.url + 'transcript?task=' + leadTask)).status, 403);
+
+  // The lead's task: its bar in the timeline opens the transcript (system prompt, task, the call,
+  // its result, the continuation that delivered it, the answer).
+  await page.locator('#timeline rect.bar.task[data-member="lead"]').click();
+  const answer = page.locator('#detail .msg.answer pre.content');
+  await answer.waitFor({ timeout: generous });
+  assert.equal(await answer.textContent(), hostile + ' checked: check the plan');
+  const roles = await page.locator('#detail .msg .role').allTextContents();
+  assert.deepEqual(roles.map((r) => r.split(' \u00b7 ')[0]), ['system', 'user', 'assistant', 'tool result', 'user', 'assistant']);
+  assert.equal(await page.locator('#detail .msg.user pre.content').first().textContent(), 'the plan');
+  assert.match(await page.locator('#detail .msg.system pre.content').textContent(), /\S/);
+  assert.match(await page.locator('#detail .tool-call .tool-name').textContent(), /call-member/);
+  assert.match(await page.locator('#detail .tool-call pre.args').textContent(), /"member": "w"/);
+  assert.match(await page.locator('#detail .msg.tool pre.content').textContent(), /w is now working on this call/);
+  assert.match(await page.locator('#detail .msg.user pre.content').nth(1).textContent(), /checked: check the plan/);
+  assert.match(await page.locator('#detail .facts').innerText(), /usage/);
+  // The answer's markup stayed text: no element was made of it, no dialog opened.
+  assert.equal(await page.locator('script').count(), 1, 'only the page\'s own script');
+  assert.equal(await page.locator('#detail b, #tree b:text-is("x"), #members b').count(), 0);
+  assert.deepEqual(dialogs, []);
+  if (process.env.MUR_VIEW_TRANSCRIPT_SCREENSHOT)
+    await page.screenshot({ path: process.env.MUR_VIEW_TRANSCRIPT_SCREENSHOT, fullPage: true });
+
+  // The callee records no transcript: its task says how to turn it on.
+  await page.locator('#timeline rect.bar.task[data-member="w"]').click();
+  await page.waitForSelector('#detail .note.missing', { timeout: generous });
+  assert.match(await page.locator('#detail .note.missing').textContent(), /trace: \{capture: content\}/);
+  await endKeptView(run);
 });

@@ -2,7 +2,11 @@
 // each line) never throws or crashes; every event it returns keeps the reader's promise (an
 // object with a string event_type and an integer timestamp within [0, 2^53)), and the readers'
 // field access on it (trace_fields) never throws, nor does reading session_start's `price`
-// (price_in), which yields only finite prices ≥ 0.
+// (price_in), which yields only finite prices ≥ 0; nor do the readers of a task's model requests
+// and of the view's transcript index, whose every blob path is a 64-hex name under the
+// session's own blobs/ folder.
+#include "launcher/traces/trace_model_requests.hpp"
+#include "launcher/view/transcript_index.hpp"
 #include "messages/vocabulary/token_price.hpp"
 #include "messages/vocabulary/trace_line.hpp"
 
@@ -26,7 +30,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (auto p = e.find("price"); p != e.end())
       if (auto price = mur::price_in(*p); price && !(price->input_per_mtok >= 0 && price->output_per_mtok >= 0))
         std::abort();
+    (void)mur::model_requests_json({mur::model_request_of(e, t)}, 0).dump();
   }
+  const std::string dir = "/session";
+  for (const auto& [task, entry] : mur::transcript_index({mur::SessionEvents{"m", "ses", lines.events}}, {dir}))
+    if (!entry.blob_path.empty() &&
+        (entry.blob_path.size() != dir.size() + 7 + 64 || entry.blob_path.rfind(dir + "/blobs/", 0) != 0))
+      std::abort();
   (void)mur::read_trace_line(text);
   return 0;
 }

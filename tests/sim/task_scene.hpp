@@ -52,9 +52,14 @@ inline caf::behavior fake_door(caf::stateful_actor<DoorLog>* self) {
 
 struct TraceLog {
   std::vector<TraceEvent> events;
+  std::vector<std::string> blobs; // the content blobs sent with events (trace.capture: content)
 };
 inline caf::behavior fake_trace(caf::stateful_actor<TraceLog>* self) {
-  return {[=](const TraceEvent& e) { self->state.events.push_back(e); }};
+  return {[=](const TraceEvent& e) { self->state.events.push_back(e); },
+          [=](const TraceEvent& e, const std::string& blob) {
+            self->state.blobs.push_back(blob);
+            self->state.events.push_back(e);
+          }};
 }
 
 // Answers each CallMember with the CallStart scripted for its member (default: started).
@@ -140,6 +145,7 @@ struct scene : fixture {
   std::vector<OwnTool> own_tools;
   TaskLimits limits;                 // the capsule's and the formation's: set before start
   Budget caller_budget;              // what the task's caller had left: set before start
+  TraceCapture capture = TraceCapture::meta; // trace.capture: set before start
 
   void start(const Inference& inf, std::string submitter = "operator", std::vector<std::string> callees = {"coder", "tester"},
              std::map<std::string, CallStart> starts = {}, int max_turns = 10) {
@@ -172,6 +178,7 @@ struct scene : fixture {
     setup.own_tools = own_tools;
     setup.limits = limits;
     setup.task.budget = caller_budget;
+    setup.capture = capture;
     task = caf::actor_cast<caf::actor>(spawn_task(sys, setup));
     sched.run();
   }
@@ -186,6 +193,7 @@ struct scene : fixture {
       if (e.type == type) out.push_back(json::parse(e.fields));
     return out;
   }
+  std::vector<std::string>& blobs() { return deref<caf::stateful_actor<TraceLog>>(trace).state.blobs; }
   std::vector<std::string> event_types() {
     std::vector<std::string> out;
     for (const auto& e : deref<caf::stateful_actor<TraceLog>>(trace).state.events) out.push_back(e.type);

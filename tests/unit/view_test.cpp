@@ -10,6 +10,7 @@
 #include "launcher/traces/trace_tree.hpp"
 #include "launcher/view/view_server.hpp"
 #include "launcher/view/view_state.hpp"
+#include "member/trace_blob_file.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -357,4 +358,79 @@ TEST_CASE("view state: each member's usage and the formation's, priced, null for
   REQUIRE(st["members"].size() == 2);
   CHECK(st["members"][1]["usage"].is_null());
   CHECK(st["usage"]["model_requests"] == 0);
+}
+
+TEST_CASE("view server: GET /transcript needs the page's key and a task id, reads only the blob its trace names", "[view][transcript]") {
+  SessionDir s;
+  const std::string done = "tsk_" + std::string(31, '0') + "a", meta = "tsk_" + std::string(31, '0') + "b",
+                    running = "tsk_" + std::string(31, '0') + "c", unknown = "tsk_" + std::string(31, '0') + "d";
+  const std::string blob = R"({"task_id":")" + done + R"(","messages":[{"role":"assistant","content":"<b>x</b>"}]})";
+  const std::string sha = mur::write_trace_blob(s.dir.string(), blob);
+  REQUIRE(sha.size() == 64);
+  s.line(ev("session_start", 1000, {{"capsule_name", "lead-cap"}, {"capsule_version", "1.0.0"}}));
+  s.line(ev("task_start", 1100, {{"task_id", done}, {"origin", "user"}, {"text", "do it"}}));
+  s.line(ev("task_end", 1200, {{"task_id", done}, {"exit_status", "ok"}, {"transcript_sha256", sha}}));
+  s.line(ev("task_start", 1300, {{"task_id", meta}, {"origin", "user"}, {"text", "again"}}));
+  s.line(ev("task_end", 1400, {{"task_id", meta}, {"exit_status", "ok"}}));
+  s.line(ev("task_start", 1500, {{"task_id", running}, {"origin", "user"}, {"text", "still"}}));
+  auto v = mur::ViewSource::session("ses_x", s.dir.string());
+  REQUIRE(v.poll());
+  mur::ViewServer server(0, [](const std::string&, const std::string&, const std::string&) { return mur::AnswerOutcome{}; });
+  server.set_transcripts(v.transcripts());
+  const std::string url = server.url();
+  const auto port = static_cast<std::uint16_t>(std::stoi(url.substr(std::string("http://127.0.0.1:").size())));
+  const std::string host = "127.0.0.1:" + std::to_string(port);
+  const std::string key = "X-Mur-View-Key: " + server.page_url().substr(url.size() + 5) + "\r\n";
+  const auto status_of = [&](const std::string& path, const std::string& headers, const std::string& h = "") {
+    const std::string got = get(port, path, h.empty() ? host : h, headers);
+    return got.substr(0, 12);
+  };
+
+  CHECK(status_of("/transcript?task=" + done, "") == "HTTP/1.1 403");                                  // no key
+  CHECK(status_of("/transcript?task=" + done, "X-Mur-View-Key: " + std::string(64, 'f') + "\r\n") == "HTTP/1.1 403");
+  CHECK(status_of("/transcript?task=" + done, key, "rebound.example:" + std::to_string(port)) == "HTTP/1.1 403");
+  CHECK(status_of("/transcript?task=../../trace.jsonl", key) == "HTTP/1.1 400");
+  CHECK(status_of("/transcript?task=" + done + "/../x", key) == "HTTP/1.1 400");
+  CHECK(status_of("/transcript", key) == "HTTP/1.1 400");
+  CHECK(status_of("/transcript?task=" + unknown, key) == "HTTP/1.1 404");
+  const std::string no_capture = get(port, "/transcript?task=" + meta, host, key);
+  CHECK(no_capture.rfind("HTTP/1.1 404", 0) == 0);
+  CHECK(no_capture.find("trace: {capture: content}") != std::string::npos);
+  const std::string later = get(port, "/transcript?task=" + running, host, key);
+  CHECK(later.rfind("HTTP/1.1 404", 0) == 0);
+  CHECK(later.find("still running") != std::string::npos);
+  const std::string ok = get(port, "/transcript?task=" + done, host, key);
+  CHECK(ok.rfind("HTTP/1.1 200", 0) == 0);
+  CHECK(ok.find("Content-Type: application/json") != std::string::npos);
+  CHECK(ok.substr(ok.find("\r\n\r\n") + 4) == blob);
+
+  // A blob whose bytes are not what its name says is not handed out.
+  std::ofstream(s.dir / "blobs" / sha, std::ios::trunc) << "{\"messages\":[]}";
+  CHECK(status_of("/transcript?task=" + done, key) == "HTTP/1.1 404");
+}
+
+TEST_CASE("view state: the tree's tasks carry their model requests, from inference events", "[view][trace]") {
+  SessionDir s;
+  s.line(ev("session_start", 1000, {{"capsule_name", "lead-cap"}, {"capsule_version", "1.0.0"}}));
+  s.line(ev("task_start", 1100, {{"task_id", "t1"}, {"origin", "user"}, {"text", "do it"}}));
+  s.line(ev("inference", 1600, {{"task_id", "t1"}, {"turn", 0}, {"step", 0}, {"decision", "tool_call"}, {"model", "m1"},
+                                {"duration_ms", 400}, {"prompt_tokens", 120}, {"completion_tokens", 30}}));
+  s.line(ev("inference", 1700, {{"task_id", "t1"}, {"turn", 1}, {"step", 0}, {"decision", "end_turn"}}));
+  auto v = mur::ViewSource::session("ses_x", s.dir.string());
+  REQUIRE(v.poll());
+  const json st = v.state(true, 1800);
+  const json& q = st["tasks"][0]["model_requests"];
+  REQUIRE(q.size() == 2);
+  CHECK(q[0]["started_at"] == 1200); // its event's time less its duration
+  CHECK(q[0]["start_ms"] == 200);
+  CHECK(q[0]["duration_ms"] == 400);
+  CHECK(q[0]["model"] == "m1");
+  CHECK(q[0]["input_tokens"] == 120);
+  CHECK(q[0]["output_tokens"] == 30);
+  CHECK(q[0]["decision"] == "tool_call");
+  CHECK(q[1]["started_at"] == 1700); // a script model: no duration, no model, no counts
+  CHECK(q[1]["duration_ms"].is_null());
+  CHECK(q[1]["model"].is_null());
+  CHECK(q[1]["input_tokens"].is_null());
+  CHECK(q[1]["turn"] == 1);
 }
