@@ -13,6 +13,17 @@ std::once_flag curl_ready;
 
 size_t discard(char*, size_t size, size_t n, void*) { return size * n; }
 
+std::int64_t steady_ns(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+}
+
+// libcurl asks this often while a request runs (at least once a second when nothing moves): a
+// non-zero answer abandons the request once the final flush's bound has passed.
+int past_bound(void* abort_at, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  const auto& at = *static_cast<const std::atomic<std::int64_t>*>(abort_at);
+  return steady_ns(std::chrono::steady_clock::now()) >= at.load() ? 1 : 0;
+}
+
 } // namespace
 
 OtlpExporter::OtlpExporter(OtelSettings settings, std::function<std::vector<OtelAttribute>()> resource)
@@ -51,6 +62,7 @@ OtlpCounts OtlpExporter::finish(std::chrono::milliseconds bound) {
     if (!stopping_) {
       stopping_ = true;
       stop_by_ = std::chrono::steady_clock::now() + bound;
+      abort_at_ns_ = steady_ns(stop_by_);
     }
   }
   wake_.notify_one();
@@ -113,11 +125,18 @@ bool OtlpExporter::post(const std::string& body, std::chrono::milliseconds limit
   curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
   curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(std::max<std::int64_t>(1, limit.count())));
   curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, discard);
+  curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, past_bound);
+  curl_easy_setopt(e, CURLOPT_XFERINFODATA, &abort_at_ns_);
+  curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
   const CURLcode rc = curl_easy_perform(e);
   long status = 0;
   curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
   curl_slist_free_all(headers);
   curl_easy_cleanup(e);
+  if (rc == CURLE_ABORTED_BY_CALLBACK) {
+    why = "the final flush ran out of time";
+    return false;
+  }
   if (rc != CURLE_OK) {
     why = curl_easy_strerror(rc);
     return false;

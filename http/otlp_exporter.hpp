@@ -16,11 +16,13 @@
 #include "messages/vocabulary/otel_settings.hpp"
 #include "messages/vocabulary/otlp_protobuf.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <limits>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -60,6 +62,9 @@ private:
   OtlpCounts counts_;
   bool stopping_ = false;
   std::chrono::steady_clock::time_point stop_by_;
+  // stop_by_ for a request already in flight when finish() was called (libcurl's progress
+  // callback reads it without the lock): the request is abandoned then, so finish keeps its bound.
+  std::atomic<std::int64_t> abort_at_ns_{std::numeric_limits<std::int64_t>::max()};
   std::thread thread_;
 };
 

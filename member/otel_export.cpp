@@ -52,17 +52,17 @@ std::shared_ptr<MemberOtelExport> MemberOtelExport::start(bool print_warnings_he
 TraceSink MemberOtelExport::wrap(TraceSink file_sink) {
   auto st = st_;
   auto write = file_sink.write;
-  return TraceSink(
-    [st, write](const std::string& line) {
-      if (write) write(line);
-      std::vector<OtelSpan> spans;
-      {
-        std::lock_guard<std::mutex> lock(st->mu);
-        spans = st->builder.take(line);
-      }
-      st->exporter->offer(std::move(spans));
-    },
-    file_sink.flush);
+  TraceSink out = std::move(file_sink); // its flush and its blob writer stay as they are
+  out.write = [st, write](const std::string& line) {
+    if (write) write(line);
+    std::vector<OtelSpan> spans;
+    {
+      std::lock_guard<std::mutex> lock(st->mu);
+      spans = st->builder.take(line);
+    }
+    st->exporter->offer(std::move(spans));
+  };
+  return out;
 }
 
 void MemberOtelExport::finish(caf::scoped_actor& self, const trace_port& trace) {

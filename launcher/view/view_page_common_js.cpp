@@ -44,14 +44,24 @@ const char common[] = R"MURVIEW(
   // calls, cost}, each null when unknown; older traces: {tokens, …}) as words; null when absent.
   const usageNames = [['input_tokens', 'in'], ['output_tokens', 'out'], ['reasoning_tokens', 'reasoning'],
     ['tokens', 'tokens'], ['model_requests', 'requests'], ['tool_calls', 'tool calls'], ['calls', 'calls'], ['cost', 'cost']];
+  // A cost as mur trace show prints it (messages/vocabulary/token_price.cpp): up to 6 decimals,
+  // trailing zeros dropped down to 2, "<0.000001" for a cost above 0 that rounds to nothing.
+  function costWords(c) {
+    let s = c.toFixed(6);
+    if (c > 0 && s === '0.000000') return '<0.000001';
+    while (s.endsWith('0') && s.length - s.indexOf('.') > 3) s = s.slice(0, -1);
+    return s;
+  }
   function usageWords(u) {
     if (!u || typeof u !== 'object') return null;
     const words = [];
+    // `tokens` is the budget's count, 0 when no server reported any: n/a then, as trace show says.
+    const unreported = u.input_tokens === null && typeof u.model_requests === 'number' && u.model_requests > 0;
     for (const [key, name] of usageNames) {
       if (!(key in u)) continue;
-      const v = u[key];
+      const v = key === 'tokens' && unreported ? null : u[key];
       const shown = v === null || v === undefined ? 'n/a'
-        : typeof v === 'number' ? (key === 'cost' ? v.toFixed(4) : String(v))
+        : typeof v === 'number' ? (key === 'cost' ? costWords(v) : String(v))
         : typeof v === 'string' ? v : 'n/a';
       words.push(name + ' ' + shown);
     }

@@ -72,7 +72,8 @@ function setUp(modelEndpoint) {
                 '    - call: {member: reviewer, task: "Review: {{task}}"}\n' +
                 '    - reply: "Coder done; {{answer.reviewer}}"\n' +
                 peer('{network: {allow: [localhost]}, spawn: {allow: [ot-helper@1.0.0]}}'),
-    'ot-reviewer': `inference: {transport: http, endpoint: '${modelEndpoint}', model: coder}\n` + peer('{network: {allow: [localhost]}}'),
+    'ot-reviewer': `inference: {transport: http, endpoint: '${modelEndpoint}', model: coder}\ntrace: {capture: content}\n` +
+                   peer('{network: {allow: [localhost]}}'),
     'ot-helper': 'inference:\n  transport: script\n  turns:\n    - reply: "short {{task}}"\n',
   };
   for (const [name, manifest] of Object.entries(capsules)) {
@@ -98,19 +99,21 @@ function run(env, project, task) {
   return new Promise((resolve) => p.once('exit', (code) => resolve({ code, stdout, stderr })));
 }
 
-// Every trace.jsonl under `dir`, as text.
-function traces(dir) {
+// Every file named `name` under `dir` (any name when null), as paths.
+function filesNamed(dir, name) {
   const out = [];
   const walk = (d) => {
     for (const e of readdirSync(d, { withFileTypes: true })) {
       const p = join(d, e.name);
       if (e.isDirectory()) walk(p);
-      else if (e.name === 'trace.jsonl') out.push(readFileSync(p, 'utf8'));
+      else if (name === null || e.name === name) out.push(p);
     }
   };
   if (existsSync(dir)) walk(dir);
   return out;
 }
+// Every trace.jsonl under `dir`, as text.
+const traces = (dir) => filesNamed(dir, 'trace.jsonl').map((p) => readFileSync(p, 'utf8'));
 
 test('a three-member chain with a delegation exports one trace with its parent links and GenAI attributes', async () => {
   const receiver = await startReceiver();
@@ -190,6 +193,11 @@ test('a three-member chain with a delegation exports one trace with its parent l
       assert.ok([id(lead), id(reviewer)].includes(parent(c)));
     }
     assert.ok(chats.some((c) => parent(c) === id(coder)) && chats.some((c) => parent(c) === id(child)));
+    // Exporting leaves trace.capture: content whole: the reviewer's transcript blob is written.
+    const named = traces(dir).flatMap((t) => t.split('\n')).filter((l) => l.includes('"transcript_sha256"'))
+      .map((l) => JSON.parse(l).transcript_sha256);
+    assert.equal(named.length, 1);
+    assert.ok(filesNamed(dir, named[0]).some((p) => p.includes('/blobs/')), 'the transcript blob was not written');
     // No text of the task or of an answer in any attribute.
     for (const s of spans)
       for (const v of Object.values(s.attrs)) assert.ok(typeof v !== 'string' || !/add a flag|Coder done/.test(v), v);
