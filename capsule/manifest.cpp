@@ -114,6 +114,30 @@ std::vector<ScriptTurn> parse_turns(const Value& v) {
   return turns;
 }
 
+// The largest {n} / {n,m} a script route's `match` may hold: the standard library builds a
+// regular expression by copying the repeated part that many times (and overflows on a count
+// of 19 digits), so a manifest could otherwise take any amount of memory, or worse.
+constexpr long max_regex_repeat = 1000;
+
+// Whether `re` holds a brace count above max_regex_repeat (counted wherever digits follow a
+// `{`, escaped or in a class too: refusing those as well costs nothing a route needs).
+bool repeats_too_often(const std::string& re) {
+  // The digits from `at` on are a count too large (more than 4 digits, or above the bound);
+  // `at` moves past them.
+  const auto too_large = [&](std::size_t& at) {
+    const std::size_t from = at;
+    while (at < re.size() && std::isdigit(static_cast<unsigned char>(re[at]))) ++at;
+    return at - from > 4 || (at > from && std::stol(re.substr(from, at - from)) > max_regex_repeat);
+  };
+  for (std::size_t i = 0; i < re.size(); ++i) {
+    if (re[i] != '{') continue;
+    std::size_t j = i + 1;
+    if (too_large(j)) return true;
+    if (j < re.size() && re[j] == ',' && too_large(++j)) return true;
+  }
+  return false;
+}
+
 void parse_script(const Value& inf, Inference& out) {
   if (auto routes = inf.get("routes")) {
     for (const auto& r : routes->items()) {
@@ -121,6 +145,10 @@ void parse_script(const Value& inf, Inference& out) {
       ScriptRoute route;
       Value m = r.require("match");
       route.match = m.text();
+      if (repeats_too_often(route.match))
+        m.fail("repeats a part more than " + std::to_string(max_regex_repeat) +
+                   " times ({n} or {n,m}): the regular expression would be built that large",
+               "use a count of at most " + std::to_string(max_regex_repeat) + ", or + and * for \"any number\"");
       try {
         std::regex re(route.match, std::regex::ECMAScript);
       } catch (const std::regex_error&) {

@@ -124,7 +124,8 @@ std::vector<OtelSpan> SpanBuilder::take(const std::string& line) {
     s.kind = OtelSpanKind::client;
     place(s, at_ms, int_of(ev, "duration_ms", 0));
     s.attributes = {otel_attr("gen_ai.operation.name", "chat")};
-    if (!model.empty()) {
+    if (!model.empty()) { // an http member: it speaks OpenAI's Chat Completions (docs/observability.md)
+      s.attributes.push_back(otel_attr("gen_ai.provider.name", "openai"));
       s.attributes.push_back(otel_attr("gen_ai.request.model", model));
       s.attributes.push_back(otel_attr("gen_ai.response.model", model));
     }

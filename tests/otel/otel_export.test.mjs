@@ -188,6 +188,7 @@ test('a three-member chain with a delegation exports one trace with its parent l
     assert.ok(httpChats.length >= 3, chats.map((s) => s.name).join(', ')); // lead: task and continuation, reviewer: one
     for (const c of httpChats) {
       assert.equal(c.name, `chat ${c.attrs['gen_ai.request.model']}`);
+      assert.equal(c.attrs['gen_ai.provider.name'], 'openai');
       assert.ok(c.attrs['gen_ai.usage.input_tokens'] > 0);
       assert.ok(c.attrs['gen_ai.usage.output_tokens'] > 0);
       assert.ok([id(lead), id(reviewer)].includes(parent(c)));

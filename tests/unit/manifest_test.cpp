@@ -195,7 +195,17 @@ TEST_CASE("script errors name the turn at fault", "[manifest]") {
     {"inference: {turns: [{reply: x, think_ms: -1}]}\n", "inference.turns[0].think_ms"},
     {"inference: {routes: [{match: '([', turns: [{reply: x}]}]}\n", "inference.routes[0].match: is not a valid regular expression"},
     {"inference: {routes: [{match: a}]}\n", "inference.routes[0].turns: is required"},
+    {"inference: {routes: [{match: 'a{8888888888888888888}', turns: [{reply: x}]}]}\n", "inference.routes[0].match: repeats a part more than 1000 times"},
+    {"inference: {routes: [{match: 'a{2,1001}', turns: [{reply: x}]}]}\n", "inference.routes[0].match: repeats a part more than 1000 times"},
   });
+}
+
+TEST_CASE("a script route may repeat a part up to 1000 times, and commas between digits are text", "[manifest]") {
+  const Manifest m = parse_manifest(with_head("inference: {routes: [{match: 'a{2,1000}|b{1000}|1,50000|c{3,}', "
+                                              "turns: [{reply: x}]}]}\n"),
+                                    "murmur.yaml");
+  REQUIRE(m.inference.routes.size() == 1);
+  CHECK(m.inference.routes[0].match == "a{2,1000}|b{1000}|1,50000|c{3,}");
 }
 
 TEST_CASE("contradicting keys are E-MAN-003", "[manifest]") {

@@ -49,6 +49,7 @@ TEST_CASE("a task with a model request, a member call and a tool call becomes fo
   CHECK(chat[0].end_ns == 1500000000ull);
   CHECK(text(chat[0], "gen_ai.operation.name") == "chat");
   CHECK(text(chat[0], "gen_ai.request.model") == "qwen");
+  CHECK(text(chat[0], "gen_ai.provider.name") == "openai");
   CHECK(number(chat[0], "gen_ai.usage.input_tokens") == 120);
   CHECK(number(chat[0], "gen_ai.usage.output_tokens") == 7);
   CHECK_FALSE(chat[0].error);
