@@ -40,10 +40,6 @@ const char common[] = R"MURVIEW(
   }
   function status(s) { return el('span', 'status ' + s, s); }
 
-  // A usage object ({input_tokens, output_tokens, reasoning_tokens, model_requests, tool_calls,
-  // calls, cost}, each null when unknown; older traces: {tokens, …}) as words; null when absent.
-  const usageNames = [['input_tokens', 'in'], ['output_tokens', 'out'], ['reasoning_tokens', 'reasoning'],
-    ['tokens', 'tokens'], ['model_requests', 'requests'], ['tool_calls', 'tool calls'], ['calls', 'calls'], ['cost', 'cost']];
   // A cost as mur trace show prints it (messages/vocabulary/token_price.cpp): up to 6 decimals,
   // trailing zeros dropped down to 2, "<0.000001" for a cost above 0 that rounds to nothing.
   function costWords(c) {
@@ -52,20 +48,34 @@ const char common[] = R"MURVIEW(
     while (s.endsWith('0') && s.length - s.indexOf('.') > 3) s = s.slice(0, -1);
     return s;
   }
+  const isNumber = (v) => typeof v === 'number' && isFinite(v);
+  const grouped = (n) => n.toLocaleString('en-US');
+  // A usage object ({tokens, input_tokens, output_tokens, reasoning_tokens, model_requests,
+  // tool_calls, calls, cost}, a count null when unknown; older traces: {tokens, …}) as words, the
+  // tokens worded as mur trace show words them (launcher/traces/trace_usage.cpp): "1,200 tokens
+  // (1,000 in + 200 out, 50 reasoning)", or "n/a tokens" when no server reported any; the cost
+  // only when it is known. null when there is no usage.
   function usageWords(u) {
     if (!u || typeof u !== 'object') return null;
     const words = [];
-    // `tokens` is the budget's count, 0 when no server reported any: n/a then, as trace show says.
-    const unreported = u.input_tokens === null && typeof u.model_requests === 'number' && u.model_requests > 0;
-    for (const [key, name] of usageNames) {
-      if (!(key in u)) continue;
-      const v = key === 'tokens' && unreported ? null : u[key];
-      const shown = v === null || v === undefined ? 'n/a'
-        : typeof v === 'number' ? (key === 'cost' ? costWords(v) : String(v))
-        : typeof v === 'string' ? v : 'n/a';
-      words.push(name + ' ' + shown);
+    const tokens = isNumber(u.tokens) ? u.tokens : 0;
+    const plural = (n) => grouped(n) + (n === 1 ? ' token' : ' tokens');
+    if (isNumber(u.input_tokens) && isNumber(u.output_tokens)) {
+      let w = plural(tokens);
+      if (u.model_requests !== 0 || tokens !== 0) {
+        w += ' (' + grouped(u.input_tokens) + ' in + ' + grouped(u.output_tokens) + ' out';
+        if (isNumber(u.reasoning_tokens)) w += ', ' + grouped(u.reasoning_tokens) + ' reasoning';
+        w += ')';
+      }
+      words.push(w);
+    } else {
+      words.push(tokens > 0 ? plural(tokens) : 'n/a tokens');
     }
-    return words.length ? words.join(' \u00b7 ') : null;
+    if (isNumber(u.model_requests)) words.push('requests ' + u.model_requests);
+    if (isNumber(u.tool_calls)) words.push('tool calls ' + u.tool_calls);
+    if (isNumber(u.calls)) words.push('calls ' + u.calls);
+    if (isNumber(u.cost)) words.push('cost ' + costWords(u.cost));
+    return words.join(' \u00b7 ');
   }
 
   // Every task of the tree, depth first, each with its depth.
