@@ -257,9 +257,12 @@ test('a click on a task shows its transcript, recorded with trace.capture: conte
     'vt-lead': 'inference:\n  transport: script\n  turns:\n    - call: {member: w, task: "check {{task}}"}\n' +
                `    - reply: '${hostile} {{answer.w}}'\n` +
                'capabilities: {network: {allow: [localhost]}}\ntrace: {capture: content}\n' + auth,
-    'vt-w': 'inference:\n  transport: script\n  turns:\n    - reply: "checked: {{task}}"\n' +
+    'vt-w': 'inference:\n  transport: script\n  turns:\n    - delegate: {capsule: vt-child, task: "sum {{task}}"}\n' +
+            '    - reply: "checked: {{task}}"\n' +
             'lifecycle: {task_acceptance: queue, queue_depth: 1, after_task: sleep}\n' +
-            'exports: {peer_tasks: {accept: true}}\ncapabilities: {network: {allow: [localhost]}}\n' + auth,
+            'exports: {peer_tasks: {accept: true}}\n' +
+            'capabilities: {network: {allow: [localhost]}, spawn: {allow: [vt-child@1.0.0]}}\n' + auth,
+    'vt-child': 'inference:\n  transport: script\n  turns:\n    - reply: "short {{task}}"\n',
   };
   for (const [name, body] of Object.entries(capsules)) {
     const dir = join(home, name);
@@ -280,6 +283,11 @@ test('a click on a task shows its transcript, recorded with trace.capture: conte
   page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss().catch(() => {}); });
   await page.goto(run.page);
   await page.waitForSelector('body[data-running="false"]', { timeout: generous });
+
+  // The graph attaches w's delegated child to w: a node of its own, a delegation edge from w.
+  await page.waitForSelector('#graph svg g.node.child[data-member="capsule:vt-child"]', { state: 'attached', timeout: generous });
+  assert.equal(await page.locator('#graph svg path.edge.delegation[data-from="w"][data-to="capsule:vt-child"]').count(), 1);
+  assert.equal(await page.locator('#graph svg path.edge.callee[data-from="lead"][data-to="w"]').count(), 1);
 
   // Without the page's key, no transcript.
   const leadTask = await page.locator('#timeline rect.bar.task[data-member="lead"]').getAttribute('data-task-id');
