@@ -68,12 +68,16 @@ TraceSink MemberOtelExport::wrap(TraceSink file_sink) {
 void MemberOtelExport::finish(caf::scoped_actor& self, const trace_port& trace) {
   const OtlpCounts c = st_->exporter->finish(std::min(final_flush_bound, st_->settings.timeout));
   const std::uint64_t lost = c.dropped + c.failed;
+  std::string why; // each cause that lost spans, the others left out
+  if (c.dropped > 0)
+    why = std::to_string(c.dropped) + " dropped: the queue was full or the final flush ran out of time";
+  if (c.failed > 0)
+    why += (why.empty() ? "" : "; ") + std::to_string(c.failed) + " failed" +
+           (c.last_failure.empty() ? std::string() : ": " + c.last_failure);
   if (lost > 0)
     std::cerr << terminal_safe_for(
                    2, "warning W-OTL-003: " + std::to_string(lost) + " of " + std::to_string(lost + c.exported) +
-                        " span(s) were not exported (" + std::to_string(c.dropped) + " dropped: the queue was full or the "
-                        "final flush ran out of time; " + std::to_string(c.failed) + " failed" +
-                        (c.last_failure.empty() ? std::string() : ": " + c.last_failure) +
+                        " span(s) were not exported (" + why +
                         "). Fix: check that the collector at OTEL_EXPORTER_OTLP_ENDPOINT is up and answers within "
                         "OTEL_EXPORTER_OTLP_TIMEOUT; raise OTEL_BSP_MAX_QUEUE_SIZE for bursts")
               << "\n";
