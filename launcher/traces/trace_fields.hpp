@@ -24,6 +24,10 @@ inline std::int64_t num(const nlohmann::json& e, const char* key, std::int64_t o
   return it->get<std::int64_t>();
 }
 
+// A count or a time as the readers print it: null when it is not known (negative: the trace
+// did not say, or the thing still runs).
+inline nlohmann::json known(std::int64_t n) { return n < 0 ? nlohmann::json(nullptr) : nlohmann::json(n); }
+
 inline bool flag(const nlohmann::json& e, const char* key) {
   auto it = e.find(key);
   return it != e.end() && it->is_boolean() && it->get<bool>();

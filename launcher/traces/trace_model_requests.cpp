@@ -9,7 +9,7 @@ using json = nlohmann::json;
 using trace_fields::num;
 using trace_fields::str;
 
-json known(std::int64_t n) { return n < 0 ? json(nullptr) : json(n); }
+using trace_fields::known;
 json known(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
 
 // A token count under either name the events use (input_tokens, or mur's prompt_tokens).

@@ -308,10 +308,10 @@ json call_json(const CallNode& c, std::int64_t t0) {
   return json{{"kind", c.kind}, {"call_id", c.call_id}, {"caller", c.caller}, {"callee", c.callee}, {"status", c.status},
               {"child_session", c.child_session.empty() ? json(nullptr) : json(c.child_session)},
               {"start_ms", c.started_at - t0}, {"started_at", c.started_at},
-              {"duration_ms", c.duration_ms < 0 ? json(nullptr) : json(c.duration_ms)},
+              {"duration_ms", trace_fields::known(c.duration_ms)},
               {"delivered", c.delivered}, {"truncated", c.truncated}, {"text", c.text}, {"output", c.output},
               {"reason", c.reason}, {"tool", c.tool}, {"member_task_id", c.member_task_id},
-              {"arguments_bytes", c.arguments_bytes < 0 ? json(nullptr) : json(c.arguments_bytes)},
+              {"arguments_bytes", trace_fields::known(c.arguments_bytes)},
               {"task", c.task ? task_json(*c.task, t0) : json(nullptr)}};
 }
 
@@ -321,7 +321,7 @@ json task_json(const TaskNode& t, std::int64_t t0) {
   return json{{"task_id", t.task_id}, {"member", t.member}, {"session_id", t.session_id}, {"origin", t.origin},
               {"submitter", t.submitter}, {"status", t.status}, {"state", t.state},
               {"start_ms", t.started_at - t0}, {"started_at", t.started_at},
-              {"duration_ms", t.duration_ms < 0 ? json(nullptr) : json(t.duration_ms)}, {"turns", t.turns},
+              {"duration_ms", trace_fields::known(t.duration_ms)}, {"turns", t.turns},
               {"text", t.text}, {"answer", t.answer}, {"reason", t.reason},
               {"no_answer_below", t.no_answer_below},
               {"usage", t.usage.is_object() ? usage_shape(task_usage(t)) : json(nullptr)},

@@ -23,7 +23,6 @@ using trace_fields::num;
 using trace_fields::str;
 
 
-json duration(std::int64_t ms) { return ms < 0 ? json(nullptr) : json(ms); }
 
 // A member as its session_start names it, and how its session ended so far.
 struct Member {
@@ -40,7 +39,7 @@ void collect(const TaskNode& t, std::int64_t t0, std::int64_t now, std::map<std:
   if (auto it = by_member.find(t.member); it != by_member.end())
     it->second->tasks.push_back(json{{"task_id", t.task_id}, {"status", t.status}, {"origin", t.origin},
                                      {"start_ms", t.started_at - t0}, {"started_at", t.started_at},
-                                     {"duration_ms", duration(t.duration_ms)},
+                                     {"duration_ms", trace_fields::known(t.duration_ms)},
                                      {"elapsed_ms", t.duration_ms >= 0 ? json(t.duration_ms) : now < 0 ? json(nullptr) : json(now - t.started_at)},
                                      {"text", t.text}, {"answer", t.answer.empty() ? t.reason : t.answer}});
   for (const auto& c : t.calls) {
@@ -136,11 +135,17 @@ TranscriptIndex ViewSource::transcripts() const { return transcript_index(sessio
 json ViewSource::state(bool running, std::int64_t now_ms) const {
   const TraceTree tree = build_trace_tree(sessions_);
   std::vector<Member> members;
-  for (const auto& name : planned_) members.push_back(Member{name, "", "", "", "not started", {}, false});
+  const auto blank = [](const std::string& name, const char* ending) {
+    Member m;
+    m.name = name;
+    m.ending = ending;
+    return m;
+  };
+  for (const auto& name : planned_) members.push_back(blank(name, "not started"));
   for (const auto& s : sessions_) {
     auto it = std::find_if(members.begin(), members.end(),
                            [&](const Member& m) { return !m.started && m.name == s.member; });
-    if (it == members.end()) it = members.insert(members.end(), Member{s.member, "", "", "", "", {}, false});
+    if (it == members.end()) it = members.insert(members.end(), blank(s.member, ""));
     Member& m = *it;
     m.started = true;
     m.session_id = s.session_id;
